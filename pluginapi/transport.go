@@ -1,0 +1,95 @@
+package pluginapi
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Transport is the Go interface a transport plugin implements. A transport moves
+// JSON-RPC messages between the host and one MCP server; it is not an MCP client:
+// the host runs the MCP session (initialize, pagination, notifications) on top of it.
+type Transport interface {
+	// Describe reports the plugin's name, version and optional features.
+	Describe(ctx context.Context) (Description, error)
+	// Validate strictly decodes config (an unknown field is an error) without
+	// connecting to anything. It returns a *Error of KindInvalidConfig on bad input.
+	Validate(ctx context.Context, config json.RawMessage) error
+	// Open connects to the server described by req. The returned Conn is owned by
+	// the caller, who must Close it. ctx bounds the connection attempt only.
+	Open(ctx context.Context, req OpenRequest) (Conn, error)
+}
+
+// Conn is one open connection to one MCP server. Send may be called from
+// several goroutines; Recv is called from one reader goroutine.
+type Conn interface {
+	// Send delivers one JSON-RPC message (request, response or notification) to
+	// the server. A deadline on ctx bounds the delivery.
+	Send(ctx context.Context, msg json.RawMessage) error
+	// Recv blocks until the server sends one JSON-RPC message, the connection
+	// ends (io.EOF or a *Error of KindServerExited/KindPluginExited), or ctx ends.
+	Recv(ctx context.Context) (json.RawMessage, error)
+	// SessionID returns the transport session id, or "" when there is none.
+	SessionID() string
+	// Close ends the connection and releases everything it holds (for stdio,
+	// the server's whole process group). It is safe to call more than once.
+	Close() error
+}
+
+// OpenRequest is what a transport needs to open one connection.
+type OpenRequest struct {
+	// ServerName is the configured server name, for logs and error messages.
+	ServerName string
+	// Config is the server's configuration object as JSON (the fields of
+	// `tools.mcp.servers.<name>` that the transport understands).
+	Config json.RawMessage
+	// WantDirectPipes asks a transport advertising FeatureDirectPipes to hand the
+	// server's pipes to the host instead of relaying messages.
+	WantDirectPipes bool
+}
+
+// Description identifies a transport plugin.
+type Description struct {
+	// Name is the transport type it serves, e.g. "stdio".
+	Name string `json:"name"`
+	// Version is the plugin's own version string.
+	Version string `json:"version"`
+	// Features lists optional capabilities (see the Feature constants).
+	Features []string `json:"features,omitempty"`
+}
+
+// HasFeature reports whether d advertises feature f.
+func (d Description) HasFeature(f string) bool {
+	for _, x := range d.Features {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// Feature names advertised in Description.Features.
+const (
+	// FeatureDirectPipes means Open can hand the host the server's stdin and
+	// stdout (over a Unix socket, SCM_RIGHTS) so messages skip the plugin hop.
+	FeatureDirectPipes = "direct-pipes"
+	// FeatureDiagnostics means the plugin keeps server diagnostics (stderr tail).
+	FeatureDiagnostics = "diagnostics"
+)
+
+// Diagnostics is what a transport knows about its server beyond messages.
+type Diagnostics struct {
+	// Stderr is the tail of the server's standard error (at most 64 KiB).
+	Stderr string `json:"stderr,omitempty"`
+	// PID is the server process id, 0 when there is no local process.
+	PID int `json:"pid,omitempty"`
+	// ExitedAt is when the server process exited, zero while it runs.
+	ExitedAt time.Time `json:"exited_at,omitzero"`
+	// ExitStatus describes how the server process ended ("exit status 1", "signal: killed").
+	ExitStatus string `json:"exit_status,omitempty"`
+}
+
+// DiagnosticsProvider is implemented by a Conn that can report Diagnostics.
+type DiagnosticsProvider interface {
+	Diagnostics() Diagnostics
+}
