@@ -1,0 +1,53 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/pluginapi"
+)
+
+// ErrNotConnected is wrapped by Call's error when the server has no live connection.
+var ErrNotConnected = errors.New("server is not connected")
+
+// Call runs tool with args on the server. A tool's own failure is a result with
+// IsError set; an error means the call could not be made or completed: the
+// server is down, it crashed mid-call (then it is being restarted), or the call
+// timed out (then the server was told to cancel it).
+func (s *Server) Call(ctx context.Context, tool string, args any) (*mcp.CallToolResult, error) {
+	s.mu.RLock()
+	sess, st := s.live, s.status
+	s.mu.RUnlock()
+	if sess == nil {
+		reason := ""
+		if st.LastError != "" {
+			reason = "; last error: " + st.LastError
+		}
+		return nil, fmt.Errorf("server %q (%s%s): %w", s.spec.Name, st.State, reason, ErrNotConnected)
+	}
+	limit := s.spec.Timeouts.Call
+	callCtx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := sess.client.CallTool(callCtx, req)
+	if err == nil {
+		return res, nil
+	}
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("server %q: tool %q: cancelled by the caller: %w", s.spec.Name, tool, ctx.Err())
+	case callCtx.Err() != nil:
+		return nil, fmt.Errorf("server %q: tool %q: no result within %s (raise timeouts.call_seconds to wait longer); the server was asked to cancel: %w",
+			s.spec.Name, tool, limit, callCtx.Err())
+	}
+	switch pluginapi.KindOf(err) {
+	case pluginapi.KindServerExited, pluginapi.KindPluginExited:
+		return nil, fmt.Errorf("server %q crashed during tool %q and is being restarted: %w", s.spec.Name, tool, err)
+	}
+	return nil, fmt.Errorf("server %q: tool %q: %w", s.spec.Name, tool, err)
+}

@@ -1,0 +1,116 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/msgtransport"
+	"github.com/plughost/plughost/pluginapi"
+)
+
+// connect runs one full start-up: plugin process, connection, initialize,
+// tools/list. On success the session is live and the status connected.
+func (s *Server) connect(ctx context.Context) (*session, error) {
+	began := time.Now()
+	s.update(func(st *Status) { st.State, st.NextRetry = StateConnecting, time.Time{} })
+	sess, err := s.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	init, err := s.initialize(ctx, sess)
+	if err == nil {
+		err = s.listTools(ctx, sess)
+	}
+	if err != nil {
+		s.teardown(sess, false)
+		return nil, err
+	}
+	diagCtx, cancel := context.WithTimeout(ctx, time.Second)
+	if d, derr := sess.plugin.Diagnostics(diagCtx); derr == nil {
+		sess.serverPID = d.PID
+	}
+	cancel()
+	took := time.Since(began)
+	s.update(func(st *Status) {
+		st.State = StateConnected
+		st.StartupDuration = took
+		st.ServerName, st.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
+		st.ProtocolVersion = init.ProtocolVersion
+		st.PluginPID, st.ServerPID = sess.plugin.PID(), sess.serverPID
+	})
+	s.logger.Info("connected", "tools", s.Status().Tools, "startup", took.Round(time.Millisecond))
+	return sess, nil
+}
+
+// open launches the plugin and opens the connection.
+func (s *Server) open(ctx context.Context) (*session, error) {
+	pc, err := pluginapi.NewClient(pluginapi.ClientConfig{
+		Path:         s.spec.PluginPath,
+		SHA256:       s.spec.PluginSHA256,
+		Env:          s.spec.PluginEnv,
+		Logger:       s.logger.Named("plugin"),
+		StartTimeout: s.spec.Timeouts.Start,
+	})
+	if err != nil {
+		return nil, phaseError("start transport plugin", s.spec.Timeouts.Start, "start_seconds", err)
+	}
+	openCtx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)
+	defer cancel()
+	conn, err := pc.Transport().Open(openCtx, pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config})
+	if err != nil {
+		pc.Kill()
+		return nil, phaseError("connect", s.spec.Timeouts.Initialize, "initialize_seconds", err)
+	}
+	tr := msgtransport.New(conn, s.logger)
+	sess := &session{
+		plugin:    pc,
+		transport: tr,
+		client:    client.NewClient(tr, client.WithProtocolVersion(protocolVersion)),
+		relist:    make(chan struct{}, 1),
+	}
+	if err := sess.client.Start(ctx); err != nil {
+		s.teardown(sess, false)
+		return nil, fmt.Errorf("start MCP client: %w", err)
+	}
+	sess.client.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+			select {
+			case sess.relist <- struct{}{}:
+			default: // a re-list is already pending; it will see this change too
+			}
+		}
+	})
+	return sess, nil
+}
+
+func (s *Server) initialize(ctx context.Context, sess *session) (*mcp.InitializeResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = protocolVersion
+	req.Params.ClientInfo = mcp.Implementation{Name: "plughost", Version: s.spec.ClientVersion}
+	res, err := sess.client.Initialize(ctx, req)
+	if err != nil {
+		return nil, phaseError("initialize", s.spec.Timeouts.Initialize, "initialize_seconds", err)
+	}
+	return res, nil
+}
+
+func (s *Server) listTools(ctx context.Context, sess *session) error {
+	ctx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.ListTools)
+	defer cancel()
+	res, err := sess.client.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return phaseError("list tools", s.spec.Timeouts.ListTools, "list_tools_seconds", err)
+	}
+	s.mu.Lock()
+	s.tools = res.Tools
+	s.live = sess
+	s.mu.Unlock()
+	s.update(func(st *Status) { st.Tools = len(res.Tools) })
+	return nil
+}

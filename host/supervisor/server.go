@@ -1,0 +1,220 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/msgtransport"
+	"github.com/plughost/plughost/pluginapi"
+)
+
+// protocolVersion is the MCP version plughost asks for. Pinned: mcp-go's probe
+// of the 2026 draft costs 5 s against every older server.
+const protocolVersion = mcp.ProtocolVersion20251125
+
+// Server supervises one MCP server. Create it with New and drive it with Run;
+// every other method is safe for concurrent use.
+type Server struct {
+	spec     Spec
+	logger   hclog.Logger
+	onChange func()
+
+	mu       sync.RWMutex
+	status   Status
+	tools    []mcp.Tool
+	live     *session
+	lastDiag pluginapi.Diagnostics
+}
+
+// session is one live connection: a plugin process and the MCP client on it.
+type session struct {
+	plugin    *pluginapi.Client
+	transport *msgtransport.Transport
+	client    *client.Client
+	serverPID int
+	relist    chan struct{}
+}
+
+// New returns a supervisor for spec. onChange (may be nil) is called, never
+// under a lock, whenever the status or tool list changes.
+func New(spec Spec, logger hclog.Logger, onChange func()) *Server {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	if onChange == nil {
+		onChange = func() {}
+	}
+	return &Server{
+		spec:     spec,
+		logger:   logger.With("server", spec.Name),
+		onChange: onChange,
+		status:   Status{Name: spec.Name, State: StateConnecting, Transport: spec.Transport, Since: time.Now()},
+	}
+}
+
+// Name returns the server's configured name.
+func (s *Server) Name() string { return s.spec.Name }
+
+// Status returns a snapshot of the server's status.
+func (s *Server) Status() Status {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.status
+}
+
+// Tools returns the server's tools as it last listed them (nil when not connected).
+func (s *Server) Tools() []mcp.Tool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]mcp.Tool(nil), s.tools...)
+}
+
+// Run keeps the server connected until ctx ends, restarting it with backoff
+// after every failure; it returns once everything it started has stopped.
+func (s *Server) Run(ctx context.Context) {
+	var delay time.Duration
+	for {
+		sess, err := s.connect(ctx)
+		if err == nil {
+			upAt := time.Now()
+			err = s.serve(ctx, sess)
+			if time.Since(upAt) >= stableAfter {
+				delay = 0
+			}
+		}
+		if ctx.Err() != nil {
+			s.update(func(st *Status) { st.State = StateStopped; st.NextRetry = time.Time{} })
+			return
+		}
+		delay = s.spec.Backoff.next(delay)
+		s.logger.Warn("server failed; restarting", "error", err, "in", delay)
+		s.update(func(st *Status) {
+			st.State, st.LastError, st.NextRetry = StateError, err.Error(), time.Now().Add(delay)
+		})
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			s.update(func(st *Status) { st.State = StateStopped; st.NextRetry = time.Time{} })
+			return
+		}
+		s.update(func(st *Status) { st.Restarts++ })
+	}
+}
+
+// ConnectOnce connects, lists tools and disconnects: a connectivity check that
+// does not restart anything. The returned Status has the tool count and the
+// start-up duration; on failure the error says which phase failed.
+func (s *Server) ConnectOnce(ctx context.Context) (Status, []mcp.Tool, error) {
+	sess, err := s.connect(ctx)
+	if err != nil {
+		return s.Status(), nil, err
+	}
+	st, tools := s.Status(), s.Tools()
+	s.teardown(sess, false)
+	return st, tools, nil
+}
+
+// Diagnostics returns the server's diagnostics (stderr tail, pid) from the
+// live plugin, or the last ones captured before a crash.
+func (s *Server) Diagnostics(ctx context.Context) pluginapi.Diagnostics {
+	s.mu.RLock()
+	sess, last := s.live, s.lastDiag
+	s.mu.RUnlock()
+	if sess == nil {
+		return last
+	}
+	d, err := sess.plugin.Diagnostics(ctx)
+	if err != nil {
+		return last
+	}
+	return d
+}
+
+func (s *Server) update(f func(*Status)) {
+	s.mu.Lock()
+	before := s.status.State
+	f(&s.status)
+	if s.status.State != before {
+		s.status.Since = time.Now()
+	}
+	s.mu.Unlock()
+	s.onChange()
+}
+
+// serve watches a live session until it ends, re-listing tools whenever the
+// server says they changed. It returns why the session ended.
+func (s *Server) serve(ctx context.Context, sess *session) error {
+	for {
+		select {
+		case <-sess.transport.Done():
+			err := sess.transport.Err()
+			s.teardown(sess, true)
+			return fmt.Errorf("connection lost: %w", err)
+		case <-sess.relist:
+			if err := s.relist(ctx, sess); err != nil {
+				s.logger.Warn("re-listing tools after list_changed failed", "error", err)
+			}
+		case <-ctx.Done():
+			s.teardown(sess, false)
+			return ctx.Err()
+		}
+	}
+}
+
+func (s *Server) relist(ctx context.Context, sess *session) error {
+	ctx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.ListTools)
+	defer cancel()
+	res, err := sess.client.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return phaseError("list tools", s.spec.Timeouts.ListTools, "list_tools_seconds", err)
+	}
+	s.mu.Lock()
+	s.tools = res.Tools
+	s.mu.Unlock()
+	s.update(func(st *Status) { st.Tools = len(res.Tools) })
+	s.logger.Info("tools changed", "tools", len(res.Tools))
+	return nil
+}
+
+// teardown closes a session. crashed says the connection already died: then
+// the plugin may be gone too, and the server's process group is killed from
+// here so nothing is orphaned.
+func (s *Server) teardown(sess *session, crashed bool) {
+	diagCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+	d, derr := sess.plugin.Diagnostics(diagCtx)
+	cancel()
+	s.mu.Lock()
+	if derr == nil {
+		s.lastDiag = d
+	}
+	if s.live == sess {
+		s.live = nil
+		s.tools = nil
+	}
+	s.mu.Unlock()
+	_ = sess.client.Close()
+	pluginDied := sess.plugin.Exited()
+	sess.plugin.Kill()
+	if crashed && pluginDied && sess.serverPID > 0 {
+		// The plugin died without stopping its server: stop the group here.
+		_ = syscall.Kill(-sess.serverPID, syscall.SIGKILL)
+	}
+	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0 })
+}
+
+// phaseError names the phase that failed and, for a timeout, the setting
+// that controls it.
+func phaseError(phase string, limit time.Duration, setting string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || pluginapi.KindOf(err) == pluginapi.KindTimeout {
+		return fmt.Errorf("%s: no answer within %s (raise timeouts.%s to wait longer): %w", phase, limit, setting, err)
+	}
+	return fmt.Errorf("%s: %w", phase, err)
+}

@@ -1,0 +1,59 @@
+package supervisor
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Spec is everything the supervisor needs to run one server. The host builds it
+// from validated config; the supervisor applies no config rules of its own.
+type Spec struct {
+	// Name is the configured server name.
+	Name string
+	// Transport is the effective transport type ("stdio", "sse", "http", …).
+	Transport string
+	// PluginPath is the transport plugin executable; PluginSHA256 an optional pin.
+	PluginPath   string
+	PluginSHA256 string
+	// PluginEnv is the plugin process's whole environment.
+	PluginEnv []string
+	// Config is the transport's part of the server config, secrets revealed.
+	Config json.RawMessage
+	// Timeouts bound each phase.
+	Timeouts Timeouts
+	// Backoff paces restarts.
+	Backoff Backoff
+	// ClientVersion is reported to servers in initialize.
+	ClientVersion string
+}
+
+// Timeouts bound each phase of a server's life.
+type Timeouts struct {
+	// Start bounds launching the plugin process and its handshake.
+	Start time.Duration
+	// Initialize bounds opening the connection and the MCP initialize exchange.
+	Initialize time.Duration
+	// ListTools bounds one tools/list (all pages).
+	ListTools time.Duration
+	// Call bounds one tools/call.
+	Call time.Duration
+}
+
+// Backoff paces restarts: the delay starts at Initial, doubles after each
+// failure up to Max, and resets once a connection has stayed up for
+// stableAfter.
+type Backoff struct {
+	Initial time.Duration
+	Max     time.Duration
+}
+
+// stableAfter is how long a connection must last before a later failure is
+// treated as a fresh one rather than part of a crash loop.
+const stableAfter = 30 * time.Second
+
+func (b Backoff) next(d time.Duration) time.Duration {
+	if d <= 0 {
+		return b.Initial
+	}
+	return min(2*d, b.Max)
+}

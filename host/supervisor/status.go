@@ -1,0 +1,51 @@
+package supervisor
+
+import "time"
+
+// State is where a server is in its lifecycle.
+type State string
+
+// States a server can be in.
+const (
+	// StateDisabled: `enabled: false` in config; never started.
+	StateDisabled State = "disabled"
+	// StateInvalid: its config is wrong; never started until fixed.
+	StateInvalid State = "invalid"
+	// StateConnecting: plugin starting, initialize or tools/list under way.
+	StateConnecting State = "connecting"
+	// StateConnected: up, tools listed.
+	StateConnected State = "connected"
+	// StateError: the last attempt failed or the server crashed; a restart is
+	// scheduled (see Status.NextRetry).
+	StateError State = "error"
+	// StateStopped: shut down by the host.
+	StateStopped State = "stopped"
+)
+
+// Status is a snapshot of one server, safe to copy and print.
+type Status struct {
+	Name      string `json:"name"`
+	State     State  `json:"state"`
+	Transport string `json:"transport"`
+	// Tools is how many tools the server lists (when connected).
+	Tools int `json:"tools"`
+	// LastError is the most recent failure, kept after recovery for diagnosis.
+	LastError string `json:"last_error,omitempty"`
+	// Restarts counts restarts after a crash or failed attempt.
+	Restarts int `json:"restarts"`
+	// Since is when State last changed.
+	Since time.Time `json:"since"`
+	// NextRetry is when the next attempt starts, in StateError.
+	NextRetry time.Time `json:"next_retry,omitzero"`
+	// StartupDuration is how long the last successful connect took
+	// (plugin start + initialize + tools/list).
+	StartupDuration time.Duration `json:"startup_ns,omitempty"`
+	// ServerName and ServerVersion are what the server reported in initialize.
+	ServerName    string `json:"server_name,omitempty"`
+	ServerVersion string `json:"server_version,omitempty"`
+	// ProtocolVersion is the negotiated MCP protocol version.
+	ProtocolVersion string `json:"protocol_version,omitempty"`
+	// PluginPID and ServerPID identify the processes (0 when unknown).
+	PluginPID int `json:"plugin_pid,omitempty"`
+	ServerPID int `json:"server_pid,omitempty"`
+}

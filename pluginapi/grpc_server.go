@@ -1,0 +1,176 @@
+package pluginapi
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/plughost/plughost/pluginapi/internal/pb"
+)
+
+// grpcServer exposes a Transport over gRPC inside a plugin process.
+type grpcServer struct {
+	pb.UnimplementedTransportServer
+	impl   Transport
+	logger hclog.Logger
+
+	mu   sync.Mutex
+	last DiagnosticsProvider // the current or most recent connection
+}
+
+func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.DescribeResponse, error) {
+	d, err := s.impl.Describe(ctx)
+	if err != nil {
+		return nil, toStatus("describe", err)
+	}
+	return &pb.DescribeResponse{Name: d.Name, Version: d.Version, Features: d.Features}, nil
+}
+
+func (s *grpcServer) Validate(ctx context.Context, req *pb.ValidateRequest) (*pb.ValidateResponse, error) {
+	if err := s.impl.Validate(ctx, req.GetConfig()); err != nil {
+		return nil, toStatus("validate", err)
+	}
+	return &pb.ValidateResponse{}, nil
+}
+
+func (s *grpcServer) Diagnostics(context.Context, *pb.DiagnosticsRequest) (*pb.DiagnosticsResponse, error) {
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	if last == nil {
+		return &pb.DiagnosticsResponse{}, nil
+	}
+	return diagnosticsToProto(last.Diagnostics()), nil
+}
+
+// Connect runs one connection: Open, then relay messages both ways until
+// either side ends. Only the relay goroutine reading from the server writes to
+// the stream after Opened, so the stream has a single writer.
+func (s *grpcServer) Connect(stream pb.Transport_ConnectServer) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return toStatus("open", err)
+	}
+	open := first.GetOpen()
+	if open == nil {
+		return toStatus("open", Errorf("open", KindInternal, "first frame must be Open"))
+	}
+	conn, err := s.open(stream.Context(), open)
+	if err != nil {
+		return toStatus("open", err)
+	}
+	defer conn.Close()
+	if dp, ok := conn.(DiagnosticsProvider); ok {
+		s.mu.Lock()
+		s.last = dp
+		s.mu.Unlock()
+	}
+	if err := stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_Opened{Opened: &pb.Opened{SessionId: conn.SessionID()}}}); err != nil {
+		return toStatus("open", err)
+	}
+	return toStatus("relay", s.relay(stream, conn))
+}
+
+func (s *grpcServer) open(ctx context.Context, open *pb.Open) (Conn, error) {
+	if d := open.GetDeadlineUnixNano(); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, time.Unix(0, d))
+		defer cancel()
+	}
+	return s.impl.Open(ctx, OpenRequest{
+		ServerName:      open.GetServerName(),
+		Config:          open.GetConfig(),
+		WantDirectPipes: open.GetWantDirectPipes(),
+	})
+}
+
+// relay moves messages until the host closes its side (nil), the server ends
+// (its error) or the stream breaks.
+func (s *grpcServer) relay(stream pb.Transport_ConnectServer, conn Conn) error {
+	ctx := stream.Context()
+	fromServer := make(chan error, 1)
+	fromHost := make(chan error, 1)
+	go func() { fromServer <- s.serverToHost(ctx, stream, conn) }()
+	go func() { fromHost <- s.hostToServer(ctx, stream, conn) }()
+	select {
+	case err := <-fromServer:
+		return err
+	case err := <-fromHost:
+		if errors.Is(err, io.EOF) {
+			return nil // the host closed the connection
+		}
+		// A failed write usually means the server died; its exit reason,
+		// which the reading side reports, is the more useful error.
+		select {
+		case rerr := <-fromServer:
+			return rerr
+		case <-time.After(200 * time.Millisecond):
+			return err
+		}
+	}
+}
+
+func (s *grpcServer) serverToHost(ctx context.Context, stream pb.Transport_ConnectServer, conn Conn) error {
+	sid := conn.SessionID()
+	for {
+		msg, err := conn.Recv(ctx)
+		if err != nil {
+			return err
+		}
+		if now := conn.SessionID(); now != sid {
+			sid = now
+			if err := stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_SessionId{SessionId: sid}}); err != nil {
+				return err
+			}
+		}
+		if err := stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_Message{Message: &pb.Message{Json: msg}}}); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *grpcServer) hostToServer(ctx context.Context, stream pb.Transport_ConnectServer, conn Conn) error {
+	for {
+		f, err := stream.Recv()
+		if err != nil {
+			return err // io.EOF: the host closed the connection
+		}
+		m := f.GetMessage()
+		if m == nil {
+			s.logger.Warn("ignoring unexpected frame from host")
+			continue
+		}
+		if err := sendWithDeadline(ctx, conn, m); err != nil {
+			return err
+		}
+	}
+}
+
+func sendWithDeadline(ctx context.Context, conn Conn, m *pb.Message) error {
+	if d := m.GetDeadlineUnixNano(); d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, time.Unix(0, d))
+		defer cancel()
+	}
+	return conn.Send(ctx, m.GetJson())
+}
+
+func diagnosticsToProto(d Diagnostics) *pb.DiagnosticsResponse {
+	out := &pb.DiagnosticsResponse{Stderr: d.Stderr, Pid: int64(d.PID), ExitStatus: d.ExitStatus}
+	if !d.ExitedAt.IsZero() {
+		out.ExitedAtUnixNano = d.ExitedAt.UnixNano()
+	}
+	return out
+}
+
+func diagnosticsFromProto(r *pb.DiagnosticsResponse) Diagnostics {
+	d := Diagnostics{Stderr: r.GetStderr(), PID: int(r.GetPid()), ExitStatus: r.GetExitStatus()}
+	if n := r.GetExitedAtUnixNano(); n > 0 {
+		d.ExitedAt = time.Unix(0, n)
+	}
+	return d
+}

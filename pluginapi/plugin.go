@@ -1,0 +1,56 @@
+package pluginapi
+
+import (
+	"context"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/plughost/plughost/pluginapi/internal/pb"
+)
+
+// maxMessageBytes bounds one JSON-RPC message on the wire. Tool results of
+// tens of megabytes are normal (logs, page dumps); the host bounds them later.
+const maxMessageBytes = 256 << 20
+
+// windowBytes is the static HTTP/2 flow-control window on both sides; a fixed
+// 1 MB window beats BDP probing for a local relay of small messages.
+const windowBytes = 1 << 20
+
+// transportPlugin is the go-plugin glue: it builds the gRPC server in the
+// plugin and the client shim in the host.
+type transportPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	impl   Transport
+	logger hclog.Logger
+}
+
+func (p *transportPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	pb.RegisterTransportServer(s, &grpcServer{impl: p.impl, logger: p.logger})
+	return nil
+}
+
+func (p *transportPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, cc *grpc.ClientConn) (any, error) {
+	return &grpcClient{client: pb.NewTransportClient(cc)}, nil
+}
+
+func serverOptions(opts []grpc.ServerOption) []grpc.ServerOption {
+	return append(opts,
+		grpc.InitialWindowSize(windowBytes),
+		grpc.InitialConnWindowSize(windowBytes),
+		grpc.MaxRecvMsgSize(maxMessageBytes),
+		grpc.MaxSendMsgSize(maxMessageBytes),
+	)
+}
+
+func dialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithInitialWindowSize(windowBytes),
+		grpc.WithInitialConnWindowSize(windowBytes),
+		grpc.WithDefaultCallOptions(
+			grpc.MaxCallRecvMsgSize(maxMessageBytes),
+			grpc.MaxCallSendMsgSize(maxMessageBytes),
+		),
+	}
+}

@@ -1,0 +1,115 @@
+package pluginapi
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/plughost/plughost/pluginapi/internal/pb"
+)
+
+// toStatus encodes err for the wire, keeping its Kind in an ErrorDetail.
+func toStatus(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *Error
+	if !errors.As(err, &pe) {
+		pe = &Error{Op: op, Kind: kindOfPlain(err), Err: err}
+	}
+	st := status.New(codeOf(pe.Kind), pe.Error())
+	if withDetail, derr := st.WithDetails(&pb.ErrorDetail{
+		Op: pe.Op, Kind: string(pe.Kind), Message: errMessage(pe),
+	}); derr == nil {
+		st = withDetail
+	}
+	return st.Err()
+}
+
+func errMessage(e *Error) string {
+	if e.Err == nil {
+		return string(e.Kind)
+	}
+	return e.Err.Error()
+}
+
+func kindOfPlain(err error) Kind {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return KindTimeout
+	case errors.Is(err, context.Canceled):
+		return KindCanceled
+	case errors.Is(err, io.EOF):
+		return KindServerExited
+	}
+	return KindInternal
+}
+
+func codeOf(k Kind) codes.Code {
+	switch k {
+	case KindInvalidConfig:
+		return codes.InvalidArgument
+	case KindConnect, KindServerExited:
+		return codes.FailedPrecondition
+	case KindTimeout:
+		return codes.DeadlineExceeded
+	case KindCanceled:
+		return codes.Canceled
+	case KindUnsupported:
+		return codes.Unimplemented
+	}
+	return codes.Internal
+}
+
+// fromStatus rebuilds a typed *Error from a gRPC error received by the host.
+// A status without our detail means the plugin process or its connection died.
+func fromStatus(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, io.EOF) {
+		return &Error{Op: op, Kind: KindServerExited, Err: errors.New("connection closed by plugin")}
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return &Error{Op: op, Kind: kindOfPlain(err), Err: err}
+	}
+	for _, d := range st.Details() {
+		if ed, ok := d.(*pb.ErrorDetail); ok {
+			kind := Kind(ed.GetKind())
+			return &Error{Op: ed.GetOp(), Kind: kind, Err: remoteError{msg: ed.GetMessage(), base: baseOf(kind)}}
+		}
+	}
+	switch st.Code() {
+	case codes.DeadlineExceeded:
+		return &Error{Op: op, Kind: KindTimeout, Err: remoteError{msg: st.Message(), base: context.DeadlineExceeded}}
+	case codes.Canceled:
+		return &Error{Op: op, Kind: KindCanceled, Err: remoteError{msg: st.Message(), base: context.Canceled}}
+	case codes.Unimplemented:
+		return &Error{Op: op, Kind: KindUnsupported, Err: remoteError{msg: st.Message()}}
+	}
+	return &Error{Op: op, Kind: KindPluginExited, Err: remoteError{msg: "plugin unreachable: " + st.Message()}}
+}
+
+func baseOf(k Kind) error {
+	switch k {
+	case KindTimeout:
+		return context.DeadlineExceeded
+	case KindCanceled:
+		return context.Canceled
+	}
+	return nil
+}
+
+// remoteError carries an error message from the other side of the plugin
+// boundary; it unwraps to the matching context error so errors.Is keeps working.
+type remoteError struct {
+	msg  string
+	base error
+}
+
+func (e remoteError) Error() string { return e.msg }
+func (e remoteError) Unwrap() error { return e.base }
