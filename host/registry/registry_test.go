@@ -69,3 +69,21 @@ func TestClosest(t *testing.T) {
 		t.Fatalf("closest to a bare tool name: got %v", got)
 	}
 }
+
+func TestParams(t *testing.T) {
+	tool := Tool{InputSchema: []byte(`{"type":"object","properties":{
+		"b":{"type":"string","description":"bee"},
+		"a":{"type":["number","null"]},
+		"c":{"type":"integer"}},"required":["c"]}`)}
+	want := []Param{
+		{Name: "c", Type: "integer", Required: true},
+		{Name: "a", Type: "number|null"},
+		{Name: "b", Type: "string", Description: "bee"},
+	}
+	if diff := cmp.Diff(want, tool.Params()); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	if got := (Tool{InputSchema: []byte(`not json`)}).Params(); len(got) != 0 {
+		t.Fatalf("unreadable schema gave %v", got)
+	}
+}

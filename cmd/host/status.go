@@ -1,0 +1,30 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/plughost/plughost/host/supervisor"
+)
+
+// describeState renders a status as the one phrase a person wants to read.
+func describeState(st supervisor.Status) string {
+	switch st.State {
+	case supervisor.StateConnected:
+		return fmt.Sprintf("connected, %d tools (started in %s)", st.Tools, st.StartupDuration.Round(time.Millisecond))
+	case supervisor.StateError:
+		s := "error: " + st.LastError
+		if !st.NextRetry.IsZero() {
+			s += fmt.Sprintf(" (retry in %s)", time.Until(st.NextRetry).Round(time.Second))
+		}
+		return s
+	case supervisor.StateInvalid:
+		return "invalid config: " + st.LastError
+	case supervisor.StateDisabled:
+		if st.LastError != "" {
+			return "disabled (" + st.LastError + ")"
+		}
+		return "disabled"
+	}
+	return string(st.State)
+}

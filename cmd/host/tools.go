@@ -1,0 +1,113 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/spf13/cobra"
+)
+
+func newToolsCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List the tools an agent sees, under their final mcp_<server>_<tool> names",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			h, err := g.startHost(cmd.Context(), wait)
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			tools := h.NewSession().Tools()
+			if asJSON {
+				return writeJSON(g.stdout, tools)
+			}
+			if len(tools) == 0 {
+				fmt.Fprintln(g.stdout, "No tools: no server is connected (see plughost mcp list).")
+				return nil
+			}
+			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "TOOL\tSERVER\tDESCRIPTION")
+			for _, t := range tools {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Server, firstLine(t.Description))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (names, descriptions, input schemas)")
+	cmd.Flags().DurationVar(&wait, "wait", 45*time.Second, "how long to wait for servers to connect")
+	return cmd
+}
+
+func newCallCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "call <tool-name> [json-args]",
+		Short: "Call one tool by its agent-facing name and print the result",
+		Example: `  plughost call mcp_demo_echo '{"text": "hello"}'
+  plughost call mcp_demo_calculate '{"expression": "2*(3+4)"}'`,
+		Args: rangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			raw := json.RawMessage("{}")
+			if len(args) == 2 {
+				raw = json.RawMessage(args[1])
+				if !json.Valid(raw) {
+					return usagef("json-args is not valid JSON: %s (quote it in the shell, e.g. '{\"text\": \"hi\"}')", args[1])
+				}
+			}
+			h, err := g.startHost(cmd.Context(), wait)
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			res, err := h.NewSession().Call(cmd.Context(), args[0], raw)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := writeJSON(g.stdout, res); err != nil {
+					return err
+				}
+			} else {
+				printResult(g, res)
+			}
+			if res.IsError {
+				return fmt.Errorf("tool %s reported an error", args[0])
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole CallToolResult as JSON")
+	cmd.Flags().DurationVar(&wait, "wait", 45*time.Second, "how long to wait for servers to connect")
+	return cmd
+}
+
+// printResult prints text content as is and summarizes everything else.
+func printResult(g *globals, res *mcp.CallToolResult) {
+	for _, c := range res.Content {
+		switch v := c.(type) {
+		case mcp.TextContent:
+			fmt.Fprintln(g.stdout, v.Text)
+		case mcp.ImageContent:
+			fmt.Fprintf(g.stdout, "[image %s, %d base64 chars]\n", v.MIMEType, len(v.Data))
+		case mcp.AudioContent:
+			fmt.Fprintf(g.stdout, "[audio %s, %d base64 chars]\n", v.MIMEType, len(v.Data))
+		case mcp.ResourceLink:
+			fmt.Fprintf(g.stdout, "[resource link %s]\n", v.URI)
+		case mcp.EmbeddedResource:
+			fmt.Fprintln(g.stdout, "[embedded resource]")
+		default:
+			fmt.Fprintf(g.stdout, "[content of type %T]\n", c)
+		}
+	}
+	if res.StructuredContent != nil && len(res.Content) == 0 {
+		b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
+		fmt.Fprintln(g.stdout, string(b))
+	}
+}

@@ -1,0 +1,176 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"strings"
+
+	"github.com/plughost/plughost/host/secret"
+)
+
+// Built-in transport types. TransportStreamableHTTP is an alias that Transport
+// normalises to TransportHTTP.
+const (
+	TransportStdio          = "stdio"
+	TransportSSE            = "sse"
+	TransportHTTP           = "http"
+	TransportStreamableHTTP = "streamable-http"
+)
+
+// BuiltinTransports returns the effective built-in transport types, in the
+// order they are documented.
+func BuiltinTransports() []string {
+	return []string{TransportStdio, TransportSSE, TransportHTTP}
+}
+
+func isBuiltin(transport string) bool {
+	switch transport {
+	case TransportStdio, TransportSSE, TransportHTTP:
+		return true
+	}
+	return false
+}
+
+// Transport returns the effective transport type: an explicit type, with
+// "streamable-http" normalised to "http"; otherwise "sse" when only url is
+// set and "stdio" when only command is set. It returns "" when the type is
+// omitted and neither or both of url and command are set (Validate reports
+// both cases).
+func (s Server) Transport() string {
+	switch {
+	case s.Type == TransportStreamableHTTP:
+		return TransportHTTP
+	case s.Type != "":
+		return s.Type
+	case s.URL != "" && s.Command == "":
+		return TransportSSE
+	case s.Command != "" && s.URL == "":
+		return TransportStdio
+	}
+	return ""
+}
+
+// Deferred reports whether the server's tools are hidden behind the search
+// tools. With discovery off nothing is deferred (the per-server setting is
+// ignored); with discovery on a server is deferred unless it sets
+// "deferred": false.
+func (s Server) Deferred(discoveryEnabled bool) bool {
+	if !discoveryEnabled {
+		return false
+	}
+	if s.DeferredOverride != nil {
+		return *s.DeferredOverride
+	}
+	return true
+}
+
+// Timeouts returns the server's effective timeouts: global, with each phase
+// the server overrides replaced.
+func (s Server) Timeouts(global Timeouts) Timeouts {
+	t := global
+	o := s.TimeoutOverrides
+	if o.Start != nil {
+		t.Start = seconds(*o.Start)
+	}
+	if o.Initialize != nil {
+		t.Initialize = seconds(*o.Initialize)
+	}
+	if o.ListTools != nil {
+		t.ListTools = seconds(*o.ListTools)
+	}
+	if o.Call != nil {
+		t.Call = seconds(*o.Call)
+	}
+	return t
+}
+
+// stdioConfig is what a stdio transport plugin receives.
+type stdioConfig struct {
+	Command    string            `json:"command,omitempty"`
+	Args       []string          `json:"args,omitempty"`
+	Env        map[string]string `json:"env,omitempty"`
+	EnvFile    string            `json:"env_file,omitempty"`
+	InheritEnv bool              `json:"inherit_env,omitempty"`
+}
+
+// remoteConfig is what an sse or http transport plugin receives.
+type remoteConfig struct {
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	OAuth   *OAuth            `json:"oauth,omitempty"`
+}
+
+// TransportConfig returns the JSON object the server's transport plugin
+// receives: for stdio command, args, env, env_file and inherit_env; for sse
+// and http url, headers and oauth; for any other type every key except those
+// the host owns (enabled, deferred, type, timeouts), including Extra. Secrets
+// are revealed, empty fields omitted, and a relative env_file is made
+// absolute against configDir (the directory of the user's config file).
+func (s Server) TransportConfig(configDir string) (json.RawMessage, error) {
+	envFile, err := absEnvFile(s.EnvFile, configDir)
+	if err != nil {
+		return nil, err
+	}
+	stdio := stdioConfig{
+		Command: s.Command, Args: s.Args, Env: reveal(s.Env),
+		EnvFile: envFile, InheritEnv: s.InheritEnv,
+	}
+	remote := remoteConfig{URL: s.URL, Headers: reveal(s.Headers), OAuth: s.OAuth}
+	switch s.Transport() {
+	case TransportStdio:
+		return json.Marshal(stdio)
+	case TransportSSE, TransportHTTP:
+		return json.Marshal(remote)
+	}
+	return thirdPartyConfig(stdio, remote, s.Extra)
+}
+
+// thirdPartyConfig merges every transport field and the unknown keys into one
+// object; the typed fields win over an Extra key of the same name.
+func thirdPartyConfig(stdio stdioConfig, remote remoteConfig, extra map[string]json.RawMessage) (json.RawMessage, error) {
+	out := maps.Clone(extra)
+	if out == nil {
+		out = map[string]json.RawMessage{}
+	}
+	for _, part := range []any{stdio, remote} {
+		b, err := json.Marshal(part)
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, err
+		}
+		maps.Copy(out, m)
+	}
+	return json.Marshal(out)
+}
+
+func reveal(m map[string]secret.String) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v.Reveal()
+	}
+	return out
+}
+
+func absEnvFile(p, configDir string) (string, error) {
+	switch {
+	case p == "":
+		return "", nil
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		return "", fmt.Errorf("env_file %q: ~ is not expanded here; load the config with Load, which expands it", p)
+	case filepath.IsAbs(p):
+		return filepath.Clean(p), nil
+	}
+	abs, err := filepath.Abs(filepath.Join(configDir, p))
+	if err != nil {
+		return "", fmt.Errorf("env_file %q: %w", p, err)
+	}
+	return abs, nil
+}

@@ -1,0 +1,240 @@
+package config
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/plughost/plughost/host/secret"
+)
+
+// Config is the effective plughost configuration. Its JSON form has the shape
+// of the spec, {"tools": {"mcp": {...}}}, so users can paste existing
+// snippets. Marshalling masks secrets: use it for display, never to write a
+// config file back.
+type Config struct {
+	// MCP is the tools.mcp section.
+	MCP MCP
+}
+
+// fileShape is the JSON shape of a config file; the schema of every layer is
+// derived from it.
+type fileShape struct {
+	Tools struct {
+		MCP MCP `json:"mcp"`
+	} `json:"tools"`
+}
+
+// MarshalJSON encodes c in the spec's shape, secrets masked.
+func (c Config) MarshalJSON() ([]byte, error) {
+	var f fileShape
+	f.Tools.MCP = c.MCP
+	return json.Marshal(f)
+}
+
+// UnmarshalJSON decodes the spec's shape without any schema check; use Load
+// and Validate for user input.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	var f fileShape
+	f.Tools.MCP = c.MCP
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	c.MCP = f.Tools.MCP
+	return nil
+}
+
+// MCP is the tools.mcp section: the global integration settings and the
+// servers.
+type MCP struct {
+	// Enabled turns the MCP integration on.
+	Enabled bool `json:"enabled"`
+	// Discovery configures hiding tools behind search tools.
+	Discovery Discovery `json:"discovery"`
+	// MaxInlineTextChars is the head+tail character budget of a text result.
+	MaxInlineTextChars int `json:"max_inline_text_chars"`
+	// Workspace is the directory holding result artifacts (~ expanded by Load).
+	Workspace string `json:"workspace"`
+	// Timeouts are the global per-phase timeouts, in seconds.
+	Timeouts TimeoutSeconds `json:"timeouts"`
+	// Restart paces the restarts of crashed servers.
+	Restart Restart `json:"restart"`
+	// Plugins says where transport plugins are found and pins their digests.
+	Plugins Plugins `json:"plugins"`
+	// Servers maps a server name to its config.
+	Servers map[string]Server `json:"servers"`
+}
+
+// Discovery is tools.mcp.discovery.
+type Discovery struct {
+	// Enabled hides the tools of deferred servers behind the search tools.
+	Enabled bool `json:"enabled"`
+	// TTL is the number of turns a discovered tool stays unlocked.
+	TTL int `json:"ttl"`
+	// MaxSearchResults caps the tools one search returns.
+	MaxSearchResults int `json:"max_search_results"`
+	// UseBM25 registers tool_search_tool_bm25.
+	UseBM25 bool `json:"use_bm25"`
+	// UseRegex registers tool_search_tool_regex.
+	UseRegex bool `json:"use_regex"`
+}
+
+// TimeoutSeconds is tools.mcp.timeouts: the global timeout of each phase, in
+// seconds (fractions allowed).
+type TimeoutSeconds struct {
+	// Start bounds launching a transport plugin.
+	Start float64 `json:"start_seconds"`
+	// Initialize bounds connecting and the MCP initialize exchange.
+	Initialize float64 `json:"initialize_seconds"`
+	// ListTools bounds one tools/list.
+	ListTools float64 `json:"list_tools_seconds"`
+	// Call bounds one tools/call.
+	Call float64 `json:"call_seconds"`
+}
+
+// Durations converts t to durations.
+func (t TimeoutSeconds) Durations() Timeouts {
+	return Timeouts{
+		Start:      seconds(t.Start),
+		Initialize: seconds(t.Initialize),
+		ListTools:  seconds(t.ListTools),
+		Call:       seconds(t.Call),
+	}
+}
+
+// TimeoutOverrides is a server's timeouts object: each field, when set,
+// replaces the global value of that phase.
+type TimeoutOverrides struct {
+	// Start overrides tools.mcp.timeouts.start_seconds.
+	Start *float64 `json:"start_seconds,omitempty"`
+	// Initialize overrides tools.mcp.timeouts.initialize_seconds.
+	Initialize *float64 `json:"initialize_seconds,omitempty"`
+	// ListTools overrides tools.mcp.timeouts.list_tools_seconds.
+	ListTools *float64 `json:"list_tools_seconds,omitempty"`
+	// Call overrides tools.mcp.timeouts.call_seconds.
+	Call *float64 `json:"call_seconds,omitempty"`
+}
+
+// Timeouts are effective per-phase timeouts.
+type Timeouts struct {
+	// Start bounds launching a transport plugin and its handshake.
+	Start time.Duration
+	// Initialize bounds connecting and the MCP initialize exchange.
+	Initialize time.Duration
+	// ListTools bounds one tools/list.
+	ListTools time.Duration
+	// Call bounds one tools/call.
+	Call time.Duration
+}
+
+// Restart is tools.mcp.restart: exponential backoff between restarts of a
+// crashed server.
+type Restart struct {
+	// InitialBackoffSeconds is the first delay.
+	InitialBackoffSeconds float64 `json:"initial_backoff_seconds"`
+	// MaxBackoffSeconds caps the delay.
+	MaxBackoffSeconds float64 `json:"max_backoff_seconds"`
+}
+
+// InitialBackoff returns InitialBackoffSeconds as a duration.
+func (r Restart) InitialBackoff() time.Duration { return seconds(r.InitialBackoffSeconds) }
+
+// MaxBackoff returns MaxBackoffSeconds as a duration.
+func (r Restart) MaxBackoff() time.Duration { return seconds(r.MaxBackoffSeconds) }
+
+// Plugins is tools.mcp.plugins.
+type Plugins struct {
+	// Dirs are searched in order for mcp-transport-<type> executables. Empty
+	// means the built-in default (plugins/ beside the binary, then
+	// ~/.plughost/plugins). Load expands a leading ~.
+	Dirs []string `json:"dirs"`
+	// SHA256 pins a transport type's plugin executable to a hex sha256 digest.
+	SHA256 map[string]string `json:"sha256"`
+}
+
+// Server is one entry of tools.mcp.servers.
+type Server struct {
+	// Enabled turns the server on. It is required in the config file.
+	Enabled bool `json:"enabled"`
+	// DeferredOverride is the per-server "deferred" setting; nil when omitted.
+	// Use the Deferred method for the effective value.
+	DeferredOverride *bool `json:"deferred,omitempty"`
+	// Type is the transport as written ("" means auto-detect). Use the
+	// Transport method for the effective value.
+	Type string `json:"type,omitempty"`
+	// Command is the executable of a stdio server.
+	Command string `json:"command,omitempty"`
+	// Args are the arguments of a stdio server.
+	Args []string `json:"args,omitempty"`
+	// Env sets environment variables of a stdio server.
+	Env map[string]secret.String `json:"env,omitempty"`
+	// EnvFile is an environment file for a stdio server (~ expanded by Load;
+	// relative paths are relative to the config file's directory).
+	EnvFile string `json:"env_file,omitempty"`
+	// InheritEnv passes the host's whole environment to a stdio server.
+	InheritEnv bool `json:"inherit_env,omitempty"`
+	// URL is the endpoint of an sse or http server.
+	URL string `json:"url,omitempty"`
+	// Headers are sent with every request of an sse or http server.
+	Headers map[string]secret.String `json:"headers,omitempty"`
+	// OAuth enables browser login for a remote server.
+	OAuth *OAuth `json:"oauth,omitempty"`
+	// TimeoutOverrides replaces global timeouts for this server. Use the
+	// Timeouts method for the effective values.
+	TimeoutOverrides TimeoutOverrides `json:"timeouts,omitzero"`
+	// Extra holds keys this schema does not know. They are kept for servers of
+	// third-party transport types, whose plugin receives (and validates) them;
+	// for built-in types they are reported as unknown keys. Extra is not
+	// marshalled because its values may be secrets.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON decodes a server, keeping unknown keys in Extra.
+func (s *Server) UnmarshalJSON(b []byte) error {
+	type plain Server // plain has no methods, so this does not recurse
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	known := serverKeys()
+	for k, v := range all {
+		if known[k] {
+			continue
+		}
+		if p.Extra == nil {
+			p.Extra = map[string]json.RawMessage{}
+		}
+		p.Extra[k] = v
+	}
+	*s = Server(p)
+	return nil
+}
+
+// OAuth is a server's oauth object; {} enables browser login with dynamic
+// client registration.
+type OAuth struct {
+	// ClientID is a pre-registered client id (dynamic registration if empty).
+	ClientID string `json:"client_id,omitempty"`
+	// Issuer overrides the authorization server discovered from the server.
+	Issuer string `json:"issuer,omitempty"`
+	// Scopes are the scopes requested.
+	Scopes []string `json:"scopes,omitempty"`
+	// CallbackPort fixes the local redirect port (0: any free port).
+	CallbackPort int `json:"callback_port,omitempty"`
+}
+
+// seconds converts a number of seconds to a duration, saturating instead of
+// overflowing; NaN and negative values become 0.
+func seconds(s float64) time.Duration {
+	const maxSeconds = float64(1<<63-1) / float64(time.Second)
+	switch {
+	case !(s > 0):
+		return 0
+	case s >= maxSeconds:
+		return time.Duration(1<<63 - 1)
+	}
+	return time.Duration(s * float64(time.Second))
+}

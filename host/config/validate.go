@@ -1,0 +1,118 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// ValidateOptions adjusts validation to the host.
+type ValidateOptions struct {
+	// ExtraTypes are third-party transport types the host found on disk
+	// (mcp-transport-<type> executables). A server of such a type is checked
+	// only for the keys the host owns; its plugin validates the rest.
+	ExtraTypes []string
+}
+
+// Validate checks a typed configuration: value ranges, the discovery rule,
+// and each server's transport settings. It is the one validator behind the
+// runtime, the CLI, the API and the dashboard. For a configuration from Load
+// call Loaded.Validate, which also reports what only the raw layers show
+// (unknown keys, wrong JSON types, a missing "enabled").
+func Validate(cfg *Config, opts ValidateOptions) Problems {
+	return validate(cfg, opts, true)
+}
+
+func validate(cfg *Config, opts ValidateOptions, reportExtra bool) Problems {
+	var p Problems
+	if cfg == nil {
+		p.fatal("", "no configuration was given; load one with config.Load")
+		return p
+	}
+	checkGlobal(&p, cfg.MCP)
+	for _, name := range slices.Sorted(maps.Keys(cfg.MCP.Servers)) {
+		sv := serverValidator{p: &p, name: name, s: cfg.MCP.Servers[name], opts: opts}
+		sv.check(reportExtra)
+	}
+	return p
+}
+
+func checkGlobal(p *Problems, m MCP) {
+	d := m.Discovery
+	if d.Enabled && !d.UseBM25 && !d.UseRegex {
+		p.fatal("tools.mcp.discovery", "discovery is enabled but both search tools are off, so hidden tools could never be found; "+
+			"set tools.mcp.discovery.use_bm25 or tools.mcp.discovery.use_regex to true, or set tools.mcp.discovery.enabled to false")
+	}
+	if d.TTL < 1 {
+		p.fatal("tools.mcp.discovery.ttl", fmt.Sprintf("must be at least 1, got %d; set the number of turns a found tool stays unlocked (default 5)", d.TTL))
+	}
+	if d.MaxSearchResults < 1 || d.MaxSearchResults > 50 {
+		p.fatal("tools.mcp.discovery.max_search_results", fmt.Sprintf("must be between 1 and 50, got %d; set a value in that range (default 5)", d.MaxSearchResults))
+	}
+	if m.MaxInlineTextChars < 256 {
+		p.fatal("tools.mcp.max_inline_text_chars", fmt.Sprintf("must be at least 256, got %d; set a larger budget (default 16384)", m.MaxInlineTextChars))
+	}
+	if strings.TrimSpace(m.Workspace) == "" {
+		p.fatal("tools.mcp.workspace", `must not be empty; set it to a directory for result artifacts (default "~/.plughost/workspace")`)
+	}
+	checkTimeouts(p, m.Timeouts)
+	checkRestart(p, m.Restart)
+	checkPlugins(p, m.Plugins)
+}
+
+func checkTimeouts(p *Problems, t TimeoutSeconds) {
+	for _, f := range []struct {
+		key string
+		v   float64
+		def int
+	}{
+		{"start_seconds", t.Start, 15}, {"initialize_seconds", t.Initialize, 30},
+		{"list_tools_seconds", t.ListTools, 30}, {"call_seconds", t.Call, 120},
+	} {
+		if !(f.v > 0) {
+			p.fatal(pathOf("tools", "mcp", "timeouts", f.key), fmt.Sprintf("must be greater than 0, got %v; set a number of seconds (default %d)", f.v, f.def))
+		}
+	}
+}
+
+func checkRestart(p *Problems, r Restart) {
+	if !(r.InitialBackoffSeconds > 0) {
+		p.fatal("tools.mcp.restart.initial_backoff_seconds", fmt.Sprintf("must be greater than 0, got %v; set a number of seconds (default 1)", r.InitialBackoffSeconds))
+	}
+	switch {
+	case !(r.MaxBackoffSeconds > 0):
+		p.fatal("tools.mcp.restart.max_backoff_seconds", fmt.Sprintf("must be greater than 0, got %v; set a number of seconds (default 60)", r.MaxBackoffSeconds))
+	case r.MaxBackoffSeconds < r.InitialBackoffSeconds:
+		p.fatal("tools.mcp.restart.max_backoff_seconds", fmt.Sprintf("must be at least initial_backoff_seconds (%v), got %v; raise it or lower initial_backoff_seconds", r.InitialBackoffSeconds, r.MaxBackoffSeconds))
+	}
+}
+
+func checkPlugins(p *Problems, pl Plugins) {
+	for i, d := range pl.Dirs {
+		if strings.TrimSpace(d) == "" {
+			p.fatal(indexPath("tools.mcp.plugins.dirs", i), "is empty; remove the entry or give a directory")
+		}
+	}
+	for _, typ := range slices.Sorted(maps.Keys(pl.SHA256)) {
+		at := pathOf("tools", "mcp", "plugins", "sha256", typ)
+		if typ == "" {
+			p.fatal(at, "the transport type is empty; key each digest by its type, e.g. \"stdio\"")
+		}
+		if d := pl.SHA256[typ]; !isHexDigest(d) {
+			p.fatal(at, fmt.Sprintf("must be a sha256 digest of 64 hexadecimal characters, got %d characters; compute it with: sha256sum mcp-transport-%s", len(d), trunc(typ)))
+		}
+	}
+}
+
+func isHexDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return false
+		}
+	}
+	return true
+}

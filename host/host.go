@@ -1,0 +1,280 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/plugindir"
+	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/pluginapi"
+)
+
+// Options configure a Host beyond its config.
+type Options struct {
+	// ConfigDir resolves relative paths in the config (env_file); "" means the
+	// working directory.
+	ConfigDir string
+	// Environ is the host's environment ("KEY=value"), the source of what
+	// stdio servers inherit. The host never reads the process environment
+	// itself; pass os.Environ() to use it.
+	Environ []string
+	// PluginDirs overrides where transport plugins are searched; nil means
+	// tools.mcp.plugins.dirs, else plugindir.DefaultDirs.
+	PluginDirs []string
+	// Logger receives the host's logs; nil discards them.
+	Logger hclog.Logger
+	// Version is reported to servers as the client version.
+	Version string
+}
+
+// Host runs the configured MCP servers. Create it with New, then Start it;
+// it is safe for concurrent use.
+type Host struct {
+	cfg      *config.Config
+	opts     Options
+	logger   hclog.Logger
+	registry *registry.Registry
+	order    []string // every configured server, sorted
+	servers  map[string]*supervisor.Server
+	inactive map[string]supervisor.Status // disabled or invalid entries
+
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced on every change
+	cancel  context.CancelFunc
+	running sync.WaitGroup
+	closed  bool
+}
+
+// New validates cfg and prepares a Host; nothing is started until Start. A
+// global config problem (e.g. discovery on with no search engine) is an
+// error; a bad server entry only marks that server invalid.
+func New(cfg *config.Config, opts Options) (*Host, error) {
+	if cfg == nil {
+		return nil, errors.New("host: nil config")
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	dirs := pluginDirs(cfg, opts)
+	return newHost(cfg, config.Validate(cfg, config.ValidateOptions{ExtraTypes: extraTypes(cfg, dirs)}), dirs, opts)
+}
+
+// NewFromLoaded is New for a configuration from config.Load: it also reports
+// what only the raw layers show (unknown keys, wrong JSON types, a server
+// without "enabled").
+func NewFromLoaded(l *config.Loaded, opts Options) (*Host, error) {
+	if l == nil || l.Config == nil {
+		return nil, errors.New("host: nil config")
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	dirs := pluginDirs(l.Config, opts)
+	return newHost(l.Config, l.Validate(config.ValidateOptions{ExtraTypes: extraTypes(l.Config, dirs)}), dirs, opts)
+}
+
+func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts Options) (*Host, error) {
+	if err := problems.Err(); err != nil {
+		return nil, fmt.Errorf("invalid config: %w", err)
+	}
+	h := &Host{
+		cfg:      cfg,
+		opts:     opts,
+		logger:   opts.Logger,
+		registry: registry.New(),
+		servers:  map[string]*supervisor.Server{},
+		inactive: map[string]supervisor.Status{},
+		changed:  make(chan struct{}),
+	}
+	for name, srv := range cfg.MCP.Servers {
+		h.order = append(h.order, name)
+		h.addServer(name, srv, problems.ServerErr(name), dirs)
+	}
+	sort.Strings(h.order)
+	return h, nil
+}
+
+func (h *Host) addServer(name string, srv config.Server, problem error, dirs []string) {
+	inactive := func(state supervisor.State, reason string) {
+		h.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: reason}
+	}
+	switch {
+	case !h.cfg.MCP.Enabled:
+		inactive(supervisor.StateDisabled, "tools.mcp.enabled is false")
+		return
+	case !srv.Enabled:
+		inactive(supervisor.StateDisabled, "")
+		return
+	case problem != nil:
+		inactive(supervisor.StateInvalid, problem.Error())
+		return
+	}
+	spec, err := h.spec(name, srv, dirs)
+	if err != nil {
+		inactive(supervisor.StateInvalid, err.Error())
+		return
+	}
+	h.servers[name] = supervisor.New(spec, h.logger, func() { h.serverChanged(name) })
+}
+
+// spec turns a validated server entry into what the supervisor runs.
+func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.Spec, error) {
+	typ := srv.Transport()
+	path, err := plugindir.Locate(typ, dirs)
+	if err != nil {
+		return supervisor.Spec{}, fmt.Errorf("%s: %w", config.ServerPath(name, "type"), err)
+	}
+	tcfg, err := srv.TransportConfig(h.opts.ConfigDir)
+	if err != nil {
+		return supervisor.Spec{}, fmt.Errorf("server %q: %w", name, err)
+	}
+	env := pluginapi.BaseEnviron(h.opts.Environ)
+	if srv.InheritEnv {
+		env = append([]string(nil), h.opts.Environ...)
+	}
+	t := srv.Timeouts(h.cfg.MCP.Timeouts.Durations())
+	return supervisor.Spec{
+		Name:          name,
+		Transport:     typ,
+		PluginPath:    path,
+		PluginSHA256:  h.cfg.MCP.Plugins.SHA256[typ],
+		PluginEnv:     env,
+		Config:        tcfg,
+		Timeouts:      supervisor.Timeouts{Start: t.Start, Initialize: t.Initialize, ListTools: t.ListTools, Call: t.Call},
+		Backoff:       supervisor.Backoff{Initial: h.cfg.MCP.Restart.InitialBackoff(), Max: h.cfg.MCP.Restart.MaxBackoff()},
+		ClientVersion: h.opts.Version,
+	}, nil
+}
+
+func pluginDirs(cfg *config.Config, opts Options) []string {
+	if opts.PluginDirs != nil {
+		return opts.PluginDirs
+	}
+	if len(cfg.MCP.Plugins.Dirs) > 0 {
+		return cfg.MCP.Plugins.Dirs
+	}
+	exe, _ := os.Executable()
+	home, _ := os.UserHomeDir()
+	return plugindir.DefaultDirs(exe, home)
+}
+
+// extraTypes lists the third-party transport types installed in dirs, so the
+// validator accepts them.
+func extraTypes(cfg *config.Config, dirs []string) []string {
+	var out []string
+	for _, srv := range cfg.MCP.Servers {
+		typ := srv.Transport()
+		if _, err := plugindir.Locate(typ, dirs); err == nil {
+			out = append(out, typ)
+		}
+	}
+	return out
+}
+
+// Start launches every enabled server in parallel and returns at once; the
+// host is usable while servers come up. Servers stop when Close is called.
+func (h *Host) Start(ctx context.Context) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cancel != nil || h.closed {
+		return
+	}
+	ctx, h.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	for _, s := range h.servers {
+		h.running.Add(1)
+		go func() {
+			defer h.running.Done()
+			s.Run(ctx)
+		}()
+	}
+}
+
+// Close stops every server and plugin and waits until they are gone.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	cancel := h.cancel
+	h.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	h.running.Wait()
+	return nil
+}
+
+func (h *Host) serverChanged(name string) {
+	s := h.servers[name]
+	h.registry.SetServer(name, s.Tools())
+	h.mu.Lock()
+	close(h.changed)
+	h.changed = make(chan struct{})
+	h.mu.Unlock()
+}
+
+// Changed returns a channel closed at the next status or tool change.
+func (h *Host) Changed() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.changed
+}
+
+// Statuses returns every configured server's status, sorted by name.
+func (h *Host) Statuses() []supervisor.Status {
+	out := make([]supervisor.Status, 0, len(h.order))
+	for _, name := range h.order {
+		st, _ := h.Status(name)
+		out = append(out, st)
+	}
+	return out
+}
+
+// Status returns one server's status.
+func (h *Host) Status(name string) (supervisor.Status, bool) {
+	if s, ok := h.servers[name]; ok {
+		return s.Status(), true
+	}
+	st, ok := h.inactive[name]
+	return st, ok
+}
+
+// Server returns the supervisor of a running server.
+func (h *Host) Server(name string) (*supervisor.Server, bool) {
+	s, ok := h.servers[name]
+	return s, ok
+}
+
+// WaitSettled blocks until no server is connecting (each is connected or has
+// failed at least once) or ctx ends.
+func (h *Host) WaitSettled(ctx context.Context) error {
+	for {
+		ch := h.Changed()
+		if !h.anyConnecting() {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (h *Host) anyConnecting() bool {
+	for _, s := range h.servers {
+		if st := s.Status(); st.State == supervisor.StateConnecting && st.Restarts == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Registry returns the current tool snapshot of every connected server.
+func (h *Host) Registry() *registry.Snapshot { return h.registry.Snapshot() }

@@ -1,0 +1,80 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/pluginapi"
+)
+
+// ServerNames returns every configured server name, sorted.
+func (h *Host) ServerNames() []string { return append([]string(nil), h.order...) }
+
+// ServerConfig returns a server's config entry. Its secrets are secret.String
+// values, masked whenever printed or marshalled.
+func (h *Host) ServerConfig(name string) (config.Server, bool) {
+	s, ok := h.cfg.MCP.Servers[name]
+	return s, ok
+}
+
+// Config returns the host's configuration (secrets masked when printed).
+func (h *Host) Config() *config.Config { return h.cfg }
+
+// ServerTools returns the agent-facing tools of one server, sorted by name.
+func (h *Host) ServerTools(name string) []registry.Tool {
+	var out []registry.Tool
+	for _, t := range h.registry.Snapshot().Tools() {
+		if t.Server == name {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Diagnostics returns a server's diagnostics (stderr tail, pids).
+func (h *Host) Diagnostics(ctx context.Context, name string) (pluginapi.Diagnostics, bool) {
+	s, ok := h.servers[name]
+	if !ok {
+		return pluginapi.Diagnostics{}, false
+	}
+	return s.Diagnostics(ctx), true
+}
+
+// TestReport is the outcome of a one-off connectivity check.
+type TestReport struct {
+	Status supervisor.Status     `json:"status"`
+	OK     bool                  `json:"ok"`
+	Error  string                `json:"error,omitempty"`
+	Tools  []string              `json:"tools,omitempty"`
+	Took   time.Duration         `json:"took_ns"`
+	Diag   pluginapi.Diagnostics `json:"diagnostics"`
+}
+
+// Test connects to one server once (plugin start, initialize, tools/list),
+// disconnects and reports. It works whether or not the host is started, and
+// never restarts anything.
+func (h *Host) Test(ctx context.Context, name string) (TestReport, error) {
+	s, ok := h.servers[name]
+	if !ok {
+		st, known := h.inactive[name]
+		if !known {
+			return TestReport{}, fmt.Errorf("no server named %q in the config (configured: %v)", name, h.order)
+		}
+		return TestReport{Status: st, Error: fmt.Sprintf("server %q is %s: %s", name, st.State, st.LastError)}, nil
+	}
+	began := time.Now()
+	st, tools, err := s.ConnectOnce(ctx)
+	rep := TestReport{Status: st, OK: err == nil, Took: time.Since(began)}
+	if err != nil {
+		rep.Error = err.Error()
+	}
+	for _, t := range tools {
+		rep.Tools = append(rep.Tools, t.Name)
+	}
+	rep.Diag = s.Diagnostics(ctx)
+	return rep, nil
+}
