@@ -64,7 +64,7 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	dirs := pluginDirs(cfg, opts)
-	return newHost(cfg, config.Validate(cfg, config.ValidateOptions{ExtraTypes: extraTypes(cfg, dirs)}), dirs, opts)
+	return newHost(cfg, config.Validate(cfg, config.ValidateOptions{ExtraTypes: extraTypes(cfg)}), dirs, opts)
 }
 
 // NewFromLoaded is New for a configuration from config.Load: it also reports
@@ -78,7 +78,7 @@ func NewFromLoaded(l *config.Loaded, opts Options) (*Host, error) {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	dirs := pluginDirs(l.Config, opts)
-	return newHost(l.Config, l.Validate(config.ValidateOptions{ExtraTypes: extraTypes(l.Config, dirs)}), dirs, opts)
+	return newHost(l.Config, l.Validate(config.ValidateOptions{ExtraTypes: extraTypes(l.Config)}), dirs, opts)
 }
 
 func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts Options) (*Host, error) {
@@ -166,13 +166,18 @@ func pluginDirs(cfg *config.Config, opts Options) []string {
 	return plugindir.DefaultDirs(exe, home)
 }
 
-// extraTypes lists the third-party transport types installed in dirs, so the
-// validator accepts them.
-func extraTypes(cfg *config.Config, dirs []string) []string {
+// extraTypes lists the non-built-in transport types the config uses. The
+// validator accepts them and leaves their keys to the plugin; whether the
+// plugin exists is checked when the server is prepared, where the error can
+// name the executable and the dirs searched.
+func extraTypes(cfg *config.Config) []string {
+	builtin := map[string]bool{}
+	for _, t := range config.BuiltinTransports() {
+		builtin[t] = true
+	}
 	var out []string
 	for _, srv := range cfg.MCP.Servers {
-		typ := srv.Transport()
-		if _, err := plugindir.Locate(typ, dirs); err == nil {
+		if typ := srv.Transport(); typ != "" && !builtin[typ] {
 			out = append(out, typ)
 		}
 	}

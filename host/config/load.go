@@ -285,21 +285,24 @@ func (ld *loader) environment(environ []string) {
 }
 
 func (ld *loader) sets(items []string) {
-	for _, item := range items {
+	for i, item := range items {
 		keys, value, err := parseSet(item)
 		if err != nil {
-			ld.fatal(fmt.Sprintf("--set %q: %v", pathPart(item), err))
+			ld.fatal(setItemName(i, item) + ": " + err.Error())
 			continue
 		}
 		ld.applyPath("--set "+pathOf(keys...), keys, value)
 	}
 }
 
-// pathPart returns item up to its first "=", so that a message never shows
-// a value (which may be a secret).
-func pathPart(item string) string {
-	p, _, _ := strings.Cut(item, "=")
-	return trunc(p)
+// setItemName names a malformed --set item for a message: by its path when
+// it has an "=", else by its position, so that a message never shows a value
+// (which may be a secret).
+func setItemName(i int, item string) string {
+	if p, _, ok := strings.Cut(item, "="); ok {
+		return fmt.Sprintf("--set %q", trunc(p))
+	}
+	return fmt.Sprintf("--set item %d", i+1)
 }
 
 // applyPath applies a single value addressed by keys.

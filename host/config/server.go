@@ -129,10 +129,13 @@ func (s Server) TransportConfig(configDir string) (json.RawMessage, error) {
 
 // thirdPartyConfig merges every transport field and the unknown keys into one
 // object; the typed fields win over an Extra key of the same name.
-func thirdPartyConfig(stdio stdioConfig, remote remoteConfig, extra map[string]json.RawMessage) (json.RawMessage, error) {
-	out := maps.Clone(extra)
-	if out == nil {
-		out = map[string]json.RawMessage{}
+func thirdPartyConfig(stdio stdioConfig, remote remoteConfig, extra map[string]secret.String) (json.RawMessage, error) {
+	out := map[string]json.RawMessage{}
+	for k, v := range extra {
+		if !json.Valid([]byte(v.Reveal())) {
+			return nil, fmt.Errorf("key %q does not hold valid JSON", k)
+		}
+		out[k] = json.RawMessage(v.Reveal())
 	}
 	for _, part := range []any{stdio, remote} {
 		b, err := json.Marshal(part)

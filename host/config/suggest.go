@@ -19,10 +19,26 @@ func closest(key string, candidates []string) string {
 		}
 	}
 	limit := max(2, utf8.RuneCountInString(key)/3)
-	if bestDist < 0 || bestDist > limit {
-		return ""
+	if bestDist >= 0 && bestDist <= limit {
+		return best
 	}
-	return best
+	return extension(key, candidates)
+}
+
+// extension returns the only candidate that starts with key or that key
+// starts with ("client" for "client_id"), or "".
+func extension(key string, candidates []string) string {
+	key = strings.ToLower(key)
+	found := ""
+	for _, c := range candidates {
+		if len(key) >= 3 && (strings.HasPrefix(c, key) || strings.HasPrefix(key, c)) {
+			if found != "" {
+				return ""
+			}
+			found = c
+		}
+	}
+	return found
 }
 
 // distance is the Levenshtein edit distance between a and b, in runes.

@@ -181,11 +181,12 @@ type Server struct {
 	// TimeoutOverrides replaces global timeouts for this server. Use the
 	// Timeouts method for the effective values.
 	TimeoutOverrides TimeoutOverrides `json:"timeouts,omitzero"`
-	// Extra holds keys this schema does not know. They are kept for servers of
+	// Extra holds the keys this schema does not know, each with its raw JSON
+	// value (a secret, since it may hold one). They are kept for servers of
 	// third-party transport types, whose plugin receives (and validates) them;
 	// for built-in types they are reported as unknown keys. Extra is not
-	// marshalled because its values may be secrets.
-	Extra map[string]json.RawMessage `json:"-"`
+	// marshalled.
+	Extra map[string]secret.String `json:"-"`
 }
 
 // UnmarshalJSON decodes a server, keeping unknown keys in Extra.
@@ -205,9 +206,9 @@ func (s *Server) UnmarshalJSON(b []byte) error {
 			continue
 		}
 		if p.Extra == nil {
-			p.Extra = map[string]json.RawMessage{}
+			p.Extra = map[string]secret.String{}
 		}
-		p.Extra[k] = v
+		p.Extra[k] = secret.String(v)
 	}
 	*s = Server(p)
 	return nil

@@ -181,16 +181,8 @@ func TestCallTools(t *testing.T) {
 		{name: "generate_text too large", tool: "generate_text", args: map[string]any{"chars": maxGeneratedChars + 1}, wantErr: true},
 		{name: "generate_text zero", tool: "generate_text", args: map[string]any{"chars": 0}, wantErr: true},
 		{name: "generate_text fractional", tool: "generate_text", args: map[string]any{"chars": 1.5}, wantErr: true},
-		{name: "sleep zero", tool: "sleep", args: map[string]any{"seconds": 0}, want: "slept 0s"},
-		{
-			name: "sleep short", tool: "sleep", args: map[string]any{"seconds": 0.01},
-			check: func(t *testing.T, text string) {
-				d, err := time.ParseDuration(strings.TrimPrefix(text, "slept "))
-				if err != nil || d < 10*time.Millisecond {
-					t.Errorf("sleep 0.01 reported %q", text)
-				}
-			},
-		},
+		{name: "sleep zero", tool: "sleep", args: map[string]any{"seconds": 0}, check: checkSlept(0)},
+		{name: "sleep short", tool: "sleep", args: map[string]any{"seconds": 0.01}, check: checkSlept(10 * time.Millisecond)},
 		{name: "sleep negative", tool: "sleep", args: map[string]any{"seconds": -1}, wantErr: true},
 		{name: "sleep too long", tool: "sleep", args: map[string]any{"seconds": 3601}, wantErr: true},
 		{
@@ -219,6 +211,17 @@ func TestCallTools(t *testing.T) {
 				t.Error("error result has no message")
 			}
 		})
+	}
+}
+
+// checkSlept checks that text reports a sleep of at least min.
+func checkSlept(min time.Duration) func(t *testing.T, text string) {
+	return func(t *testing.T, text string) {
+		t.Helper()
+		d, err := time.ParseDuration(strings.TrimPrefix(text, "slept "))
+		if !strings.HasPrefix(text, "slept ") || err != nil || d < min {
+			t.Errorf("sleep reported %q, want \"slept\" and at least %s", text, min)
+		}
 	}
 }
 

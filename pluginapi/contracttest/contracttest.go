@@ -324,4 +324,3 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
-

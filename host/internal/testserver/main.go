@@ -10,7 +10,9 @@
 // Tools: noop, echo, env, pid, sleep, add_tool, remove_tool, stderr, crash, big
 // (see tools.go). Diagnostics and markers go to stderr, one per line:
 // "sleeping <id>" when a sleep starts, "cancelled <id>" when its request is
-// cancelled (<id> is the JSON-RPC request id), "crashing" before crash exits.
+// cancelled (<id> is the JSON-RPC request id; the line also appears when the
+// session ends, stdin closing, while the sleep runs), "crashing" before crash
+// exits with status 3.
 //
 // The grandchild is deliberately left running when the server exits: killing
 // it is the host's job, and tests check that it does.
@@ -40,7 +42,11 @@ type options struct {
 
 func main() {
 	opts, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
 	if err != nil {
+		fmt.Fprintln(os.Stderr, "testserver:", err)
 		os.Exit(2)
 	}
 	if err := run(context.Background(), opts, os.Stdin, os.Stdout, os.Stderr); err != nil {

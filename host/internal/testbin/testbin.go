@@ -1,0 +1,88 @@
+// Package testbin builds the project's binaries (plugins, test servers,
+// plughost itself) for integration tests, once per test process.
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Set is a directory of freshly built binaries laid out like a release:
+// <Dir>/plughost, <Dir>/plugins/mcp-transport-<type>, <Dir>/testserver.
+type Set struct {
+	Dir string
+}
+
+// PluginDir is where the transport plugins are.
+func (s Set) PluginDir() string { return filepath.Join(s.Dir, "plugins") }
+
+// Path returns the path of a built binary by name.
+func (s Set) Path(name string) string { return filepath.Join(s.Dir, name) }
+
+// Build compiles the given binaries into a new temp dir. targets maps an
+// output path relative to the dir to a package path relative to the module
+// root, e.g. {"plugins/mcp-transport-stdio": "./plugins/stdio"}.
+func Build(targets map[string]string) (Set, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return Set{}, err
+	}
+	dir, err := os.MkdirTemp("", "plughost-testbin-")
+	if err != nil {
+		return Set{}, err
+	}
+	for out, pkg := range targets {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg)
+		cmd.Dir = root
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return Set{}, fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
+		}
+	}
+	return Set{Dir: dir}, nil
+}
+
+// Standard builds the stdio plugin, the test server and plughost.
+func Standard() (Set, error) {
+	return Build(map[string]string{
+		"plugins/mcp-transport-stdio": "./plugins/stdio",
+		"testserver":                  "./host/internal/testserver",
+		"plughost":                    "./cmd/host",
+	})
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("find module root: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("find module root: not inside the plughost module")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// NPMServer returns the entry script of an npm reference server installed by
+// `make testdeps` (under $PLUGHOST_NPM_DIR, else <module>/.cache/npm), or an
+// explanation of why it is missing.
+func NPMServer(pkg, script string) (string, error) {
+	dir := os.Getenv("PLUGHOST_NPM_DIR")
+	if dir == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(root, ".cache", "npm")
+	}
+	p := filepath.Join(dir, "node_modules", pkg, script)
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("%s is not installed at %s (run `make testdeps`, which needs npm): %w", pkg, p, err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		return "", fmt.Errorf("node is not on PATH: %w", err)
+	}
+	return p, nil
+}
