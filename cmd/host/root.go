@@ -45,6 +45,7 @@ none of them, the built-in demo config is used.`,
 		newToolsCommand(g),
 		newCallCommand(g),
 		newDemoServerCommand(g),
+		newBenchCommand(g),
 	)
 	return root
 }

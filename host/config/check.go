@@ -125,12 +125,16 @@ func (c *checker) mapping(n *node, v any, at loc) (any, bool) {
 	}
 	out := map[string]any{}
 	for _, key := range slices.Sorted(maps.Keys(m)) {
+		v := m[key]
+		if t, ok := v.(rawText); ok {
+			v = coerce(n.elem, string(t))
+		}
 		// A null server removes a server defined by a lower layer.
-		if m[key] == nil && n.elem.open {
+		if v == nil && n.elem.open {
 			out[key] = nil
 			continue
 		}
-		if cv, ok := c.check(n.elem, m[key], at.child(key)); ok {
+		if cv, ok := c.check(n.elem, v, at.child(key)); ok {
 			out[key] = cv
 		}
 	}

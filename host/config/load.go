@@ -245,6 +245,9 @@ func userFilePath(opts LoadOptions, home string) (string, bool) {
 
 func (ld *loader) userFile(opts LoadOptions, home string, out *Loaded) error {
 	path, explicit := userFilePath(opts, home)
+	if abs, err := filepath.Abs(path); err == nil && path != "" {
+		path = abs
+	}
 	out.UserFile = path
 	data := opts.UserData
 	if data == nil && path != "" {

@@ -58,10 +58,10 @@ func TestDefaultsFunction(t *testing.T) {
 func TestLayerPrecedence(t *testing.T) {
 	defaults := minimalDefaults(`{"tools":{"mcp":{"discovery":{"ttl":1,"max_search_results":1}}}}`)
 	tests := []struct {
-		name                                 string
-		system, user, env, set               string
-		wantTTL, wantMaxResults              int
-		wantSources                          int
+		name                    string
+		system, user, env, set  string
+		wantTTL, wantMaxResults int
+		wantSources             int
 	}{
 		{name: "defaults only", wantTTL: 1, wantMaxResults: 1, wantSources: 1},
 		{name: "system dir", system: "2", wantTTL: 2, wantMaxResults: 1, wantSources: 2},
@@ -405,8 +405,8 @@ func TestEnvAndSetProblems(t *testing.T) {
 			fatal: []string{`tools.mcp.discovery.tll: unknown key "tll" (did you mean "ttl"?) in --set tools.mcp.discovery.tll`},
 		},
 		{
-			name:  "set syntax",
-			sets:  []string{"tools.mcp.enabled", `tools.mcp.servers["a.b.enabled=true`, "tools..mcp=1"},
+			name: "set syntax",
+			sets: []string{"tools.mcp.enabled", `tools.mcp.servers["a.b.enabled=true`, "tools..mcp=1"},
 			fatal: []string{
 				`--set item 1: missing "=": write --set path=value, e.g. --set tools.mcp.enabled=true`,
 				`--set "tools.mcp.servers[\"a.b.enabled": a bracketed key must be a double-quoted string, e.g. servers["my.server"]`,
@@ -520,5 +520,92 @@ func TestLoadErrorsAreNotValidationErrors(t *testing.T) {
 	var ve *ValidationError
 	if err == nil || errors.As(err, &ve) || !errors.Is(err, fs.ErrNotExist) && !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestNullRemovesServerFromEnvAndSet(t *testing.T) {
+	e := newTestEnv(t)
+	writeFile(t, e.user, `{"tools":{"mcp":{"servers":{"a":{"enabled":true,"command":"x"},"b":{"enabled":true,"command":"y"},"c":{"enabled":true,"command":"z"}}}}}`)
+	opts := e.opts()
+	opts.Environ = []string{"PLUGHOST_TOOLS__MCP__SERVERS__A=null"}
+	opts.Sets = []string{"tools.mcp.servers.b=null"}
+	ld := mustLoad(t, opts)
+	if diff := cmp.Diff([]string{"c"}, keys(ld.Config.MCP.Servers)); diff != "" {
+		t.Errorf("servers mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRelativeUserFileIsMadeAbsolute(t *testing.T) {
+	e := newTestEnv(t)
+	t.Chdir(e.home)
+	writeFile(t, filepath.Join(e.home, "rel.json"), `{}`)
+	opts := e.opts()
+	opts.UserFile = "rel.json"
+	ld := mustLoad(t, opts)
+	if ld.UserFile != filepath.Join(e.home, "rel.json") || !ld.UserFileExists {
+		t.Errorf("UserFile = %q, exists = %v", ld.UserFile, ld.UserFileExists)
+	}
+}
+
+// TestSpecExamples loads the examples of the spec: all valid except the
+// slack server's "type": "slack", which disables that server only.
+func TestSpecExamples(t *testing.T) {
+	tests := []struct {
+		name    string
+		json    string
+		servers map[string]string // server -> effective transport
+		bad     []string
+	}{
+		{
+			name: "stdio",
+			json: `{"tools": {"mcp": {"enabled": true, "servers": {
+  "filesystem": {"enabled": true, "command": "npx",
+                 "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]}}}}}`,
+			servers: map[string]string{"filesystem": "stdio"},
+		},
+		{
+			name: "remote sse with header",
+			json: `{"tools": {"mcp": {"enabled": true, "servers": {
+  "remote-mcp": {"enabled": true, "type": "sse", "url": "https://example.com/mcp",
+                 "headers": {"Authorization": "Bearer YOUR_TOKEN"}}}}}}`,
+			servers: map[string]string{"remote-mcp": "sse"},
+		},
+		{
+			name: "discovery with slack",
+			json: `{"tools": {"mcp": {"enabled": true,
+  "discovery": {"enabled": true, "ttl": 5, "max_search_results": 5, "use_bm25": true, "use_regex": false},
+  "servers": {
+    "github": {"enabled": true, "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+               "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "YOUR_GITHUB_TOKEN"}},
+    "postgres": {"enabled": true, "command": "npx",
+                 "args": ["-y", "@modelcontextprotocol/server-postgres", "postgresql://user:password@localhost/dbname"]},
+    "slack": {"enabled": true, "type": "slack", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-slack"],
+              "env": {"SLACK_BOT_TOKEN": "YOUR_SLACK_BOT_TOKEN", "SLACK_TEAM_ID": "YOUR_SLACK_TEAM_ID"}}}}}}`,
+			servers: map[string]string{"github": "stdio", "postgres": "stdio", "slack": "slack"},
+			bad:     []string{"slack"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ld := loadUser(t, tt.json)
+			p := ld.Validate(ValidateOptions{})
+			if err := p.Err(); err != nil {
+				t.Fatalf("fatal: %v", err)
+			}
+			got := map[string]string{}
+			for name, s := range ld.Config.MCP.Servers {
+				got[name] = s.Transport()
+			}
+			if diff := cmp.Diff(tt.servers, got); diff != "" {
+				t.Errorf("transports mismatch (-want +got):\n%s", diff)
+			}
+			var bad []string
+			for name := range p.Servers {
+				bad = append(bad, name)
+			}
+			if diff := cmp.Diff(tt.bad, bad); diff != "" {
+				t.Errorf("servers with problems mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -13,9 +13,13 @@ import (
 // Built-in transport types. TransportStreamableHTTP is an alias that Transport
 // normalises to TransportHTTP.
 const (
-	TransportStdio          = "stdio"
-	TransportSSE            = "sse"
-	TransportHTTP           = "http"
+	// TransportStdio runs the server as a child process speaking over its pipes.
+	TransportStdio = "stdio"
+	// TransportSSE is the legacy HTTP+SSE transport.
+	TransportSSE = "sse"
+	// TransportHTTP is the streamable HTTP transport.
+	TransportHTTP = "http"
+	// TransportStreamableHTTP is an alias of TransportHTTP.
 	TransportStreamableHTTP = "streamable-http"
 )
 

@@ -313,6 +313,7 @@ func (c *Conn) wait() {
 	drain := time.Now().Add(c.timing.termGrace + c.timing.drainWait)
 	c.stdout.SetReadDeadline(drain)
 	c.stderr.SetReadDeadline(drain)
+	c.endGroup()
 	close(c.groupDone)
 }
 

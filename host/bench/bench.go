@@ -1,0 +1,247 @@
+// Package bench measures plughost's overheads against a direct MCP client, so
+// `plughost bench` and `go test -bench` reproduce the figures in
+// docs/benchmarks.md. Measurements alternate between the compared setups in
+// small rounds, so machine noise hits both alike and the ratio stays honest.
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/config"
+)
+
+// Options say what to run.
+type Options struct {
+	// Command and Args start the MCP server measured (stdio).
+	Command string
+	Args    []string
+	// Tool and ToolArgs are the call measured; it should do next to nothing.
+	Tool     string
+	ToolArgs map[string]any
+	// PluginDirs locate the transport plugins.
+	PluginDirs []string
+	// Environ is passed to the host (and so to the server).
+	Environ []string
+	// Calls is the number of calls per setup.
+	Calls int
+	// Servers is the server count of the start-up measurement.
+	Servers int
+}
+
+// Latency is a latency distribution summary.
+type Latency struct {
+	N   int           `json:"n"`
+	P50 time.Duration `json:"p50_ns"`
+	P90 time.Duration `json:"p90_ns"`
+	P99 time.Duration `json:"p99_ns"`
+}
+
+func summarize(samples []time.Duration) Latency {
+	sort.Slice(samples, func(i, j int) bool { return samples[i] < samples[j] })
+	at := func(q float64) time.Duration { return samples[int(q*float64(len(samples)-1))] }
+	return Latency{N: len(samples), P50: at(0.50), P90: at(0.90), P99: at(0.99)}
+}
+
+// CallResult compares per-call latency through the host with a direct client.
+type CallResult struct {
+	Direct Latency `json:"direct"`
+	Host   Latency `json:"host"`
+	// RatioP50 and RatioP99 are host / direct.
+	RatioP50 float64 `json:"ratio_p50"`
+	RatioP99 float64 `json:"ratio_p99"`
+}
+
+// CallLatency measures o.Tool through the host (plugin hop) and through a
+// direct mcp-go stdio client to the same server, alternating in rounds.
+func CallLatency(ctx context.Context, o Options) (CallResult, error) {
+	direct, err := directClient(ctx, o)
+	if err != nil {
+		return CallResult{}, err
+	}
+	defer direct.Close()
+	h, err := startHost(ctx, o, 1)
+	if err != nil {
+		return CallResult{}, err
+	}
+	defer h.Close()
+	sess := h.NewSession()
+	name := "mcp_s0_" + o.Tool
+	args, _ := json.Marshal(o.ToolArgs)
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = o.Tool, o.ToolArgs
+
+	viaDirect := func() error { _, err := direct.CallTool(ctx, req); return err }
+	viaHost := func() error { _, err := sess.Call(ctx, name, args); return err }
+	for i := 0; i < 200; i++ { // warm up both paths
+		if err := viaDirect(); err != nil {
+			return CallResult{}, fmt.Errorf("direct call: %w", err)
+		}
+		if err := viaHost(); err != nil {
+			return CallResult{}, fmt.Errorf("host call: %w", err)
+		}
+	}
+	const round = 50
+	var d, hs []time.Duration
+	for len(d) < o.Calls {
+		for _, run := range []struct {
+			f   func() error
+			out *[]time.Duration
+		}{{viaDirect, &d}, {viaHost, &hs}} {
+			for i := 0; i < round; i++ {
+				t0 := time.Now()
+				if err := run.f(); err != nil {
+					return CallResult{}, err
+				}
+				*run.out = append(*run.out, time.Since(t0))
+			}
+		}
+	}
+	r := CallResult{Direct: summarize(d), Host: summarize(hs)}
+	r.RatioP50 = float64(r.Host.P50) / float64(r.Direct.P50)
+	r.RatioP99 = float64(r.Host.P99) / float64(r.Direct.P99)
+	return r, nil
+}
+
+func directClient(ctx context.Context, o Options) (*client.Client, error) {
+	tr := transport.NewStdio(o.Command, o.Environ, o.Args...)
+	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	if err := c.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start direct client: %w", err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	req.Params.ClientInfo = mcp.Implementation{Name: "plughost-bench", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("initialize direct client: %w", err)
+	}
+	return c, nil
+}
+
+// startHost starts a host with n copies of the server, named s0…s<n-1>.
+func startHost(ctx context.Context, o Options, n int) (*host.Host, error) {
+	servers := map[string]any{}
+	for i := 0; i < n; i++ {
+		servers[fmt.Sprintf("s%d", i)] = map[string]any{"enabled": true, "command": o.Command, "args": o.Args}
+	}
+	raw, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{"enabled": true, "servers": servers}}})
+	l, err := config.Load(config.LoadOptions{UserFile: "bench.json", UserData: raw, SystemDir: filepath.Join(os.TempDir(), "plughost-bench-no-system-layers"), Home: os.TempDir()})
+	if err != nil {
+		return nil, err
+	}
+	h, err := host.NewFromLoaded(l, host.Options{Environ: o.Environ, PluginDirs: o.PluginDirs, Version: "bench"})
+	if err != nil {
+		return nil, err
+	}
+	h.Start(ctx)
+	if err := waitConnected(ctx, h, n); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+func waitConnected(ctx context.Context, h *host.Host, n int) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for {
+		ch := h.Changed()
+		up := 0
+		for _, st := range h.Statuses() {
+			if st.State == "connected" {
+				up++
+			}
+		}
+		if up == n {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("%d of %d servers connected: %v", up, n, h.Statuses())
+		}
+	}
+}
+
+// StartupResult compares start-up of one server with many.
+type StartupResult struct {
+	One  time.Duration `json:"one_ns"`
+	Many time.Duration `json:"many_ns"`
+	N    int           `json:"n"`
+	// PluginRSSKiB and ServerRSSKiB are the mean resident memory of one
+	// plugin process and of one server process with N running.
+	PluginRSSKiB int `json:"plugin_rss_kib"`
+	ServerRSSKiB int `json:"server_rss_kib"`
+}
+
+// Startup measures the time from Start to all-connected for one server and
+// for o.Servers servers (best of three each), and the RSS of the processes.
+func Startup(ctx context.Context, o Options) (StartupResult, error) {
+	r := StartupResult{N: o.Servers}
+	for i := 0; i < 3; i++ {
+		for _, n := range []int{1, o.Servers} {
+			t0 := time.Now()
+			h, err := startHost(ctx, o, n)
+			if err != nil {
+				return r, err
+			}
+			took := time.Since(t0)
+			if n == o.Servers && i == 0 {
+				r.PluginRSSKiB, r.ServerRSSKiB = meanRSS(h)
+			}
+			h.Close()
+			best := &r.One
+			if n == o.Servers {
+				best = &r.Many
+			}
+			if *best == 0 || took < *best {
+				*best = took
+			}
+		}
+	}
+	return r, nil
+}
+
+func meanRSS(h *host.Host) (plugin, server int) {
+	var p, s, n int
+	for _, st := range h.Statuses() {
+		p += rssKiB(st.PluginPID)
+		s += rssKiB(st.ServerPID)
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return p / n, s / n
+}
+
+// rssKiB reads VmRSS of a process from /proc (Linux); 0 if unknown.
+func rssKiB(pid int) int {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			return n
+		}
+	}
+	return 0
+}
