@@ -1,0 +1,243 @@
+package msgtransport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// fakeConn is an in-memory Conn: toServer receives what the transport sends,
+// fromServer feeds what Recv returns.
+type fakeConn struct {
+	toServer   chan json.RawMessage
+	fromServer chan json.RawMessage
+	endErr     chan error
+	closeOnce  sync.Once
+	closed     chan struct{}
+}
+
+func newFakeConn() *fakeConn {
+	return &fakeConn{
+		toServer:   make(chan json.RawMessage, 64),
+		fromServer: make(chan json.RawMessage, 64),
+		endErr:     make(chan error, 1),
+		closed:     make(chan struct{}),
+	}
+}
+
+func (c *fakeConn) Send(ctx context.Context, msg json.RawMessage) error {
+	select {
+	case c.toServer <- msg:
+		return nil
+	case <-c.closed:
+		return io.ErrClosedPipe
+	}
+}
+
+func (c *fakeConn) Recv(ctx context.Context) (json.RawMessage, error) {
+	select {
+	case m := <-c.fromServer:
+		return m, nil
+	case err := <-c.endErr:
+		return nil, err
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+func (c *fakeConn) SessionID() string { return "sid" }
+func (c *fakeConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+func request(id int64, method string) transport.JSONRPCRequest {
+	return transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method}
+}
+
+func started(t *testing.T) (*Transport, *fakeConn) {
+	t.Helper()
+	conn := newFakeConn()
+	tr := New(conn, nil)
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr, conn
+}
+
+func within(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("timed out: %s", what)
+	}
+}
+
+func TestResponsesCorrelateOutOfOrder(t *testing.T) {
+	tr, conn := started(t)
+	type out struct {
+		id   int64
+		resp *transport.JSONRPCResponse
+		err  error
+	}
+	results := make(chan out, 2)
+	for _, id := range []int64{1, 2} {
+		go func() {
+			r, err := tr.SendRequest(context.Background(), request(id, "tools/list"))
+			results <- out{id, r, err}
+		}()
+	}
+	<-conn.toServer
+	<-conn.toServer
+	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":2,"result":{"n":2}}`)
+	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"nope"}}`)
+	for i := 0; i < 2; i++ {
+		r := <-results
+		if r.err != nil {
+			t.Fatalf("id %d: %v", r.id, r.err)
+		}
+		switch r.id {
+		case 1:
+			if r.resp.Error == nil || r.resp.Error.Message != "nope" {
+				t.Errorf("id 1: got %+v, want the error response", r.resp)
+			}
+		case 2:
+			if string(r.resp.Result) != `{"n":2}` {
+				t.Errorf("id 2: result %s", r.resp.Result)
+			}
+		}
+	}
+}
+
+func TestNotificationsInOrderAndOffTheReadLoop(t *testing.T) {
+	tr, conn := started(t)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var got []string
+	all := make(chan struct{})
+	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+		<-release // a slow handler must not hold up responses
+		mu.Lock()
+		got = append(got, n.Method)
+		if len(got) == 3 {
+			close(all)
+		}
+		mu.Unlock()
+	})
+	for _, m := range []string{"a", "b", "c"} {
+		conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","method":"` + m + `"}`)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := tr.SendRequest(context.Background(), request(7, "ping")); err != nil {
+			t.Errorf("ping: %v", err)
+		}
+	}()
+	<-conn.toServer
+	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":7,"result":{}}`)
+	within(t, done, "response while a notification handler is blocked")
+	close(release)
+	within(t, all, "all notifications")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 || got[0] != "a" || got[1] != "b" || got[2] != "c" {
+		t.Fatalf("notifications %v, want [a b c] in order", got)
+	}
+}
+
+func TestServerRequestIsAnswered(t *testing.T) {
+	tr, conn := started(t)
+	tr.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"roots":[]}`)), nil
+	})
+	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}`)
+	var resp struct {
+		ID     string          `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	select {
+	case msg := <-conn.toServer:
+		if err := json.Unmarshal(msg, &resp); err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no answer to the server's request")
+	}
+	if resp.ID != "srv-1" || string(resp.Result) != `{"roots":[]}` {
+		t.Fatalf("answer %+v", resp)
+	}
+}
+
+func TestConnectionEndFailsPendingCalls(t *testing.T) {
+	tr, conn := started(t)
+	crash := errors.New("server exited: exit status 3")
+	errc := make(chan error, 1)
+	go func() {
+		_, err := tr.SendRequest(context.Background(), request(1, "tools/call"))
+		errc <- err
+	}()
+	<-conn.toServer
+	conn.endErr <- crash
+	select {
+	case err := <-errc:
+		if !errors.Is(err, crash) {
+			t.Fatalf("pending call: %v, want the connection's end error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("pending call not failed")
+	}
+	within(t, tr.Done(), "Done")
+	if _, err := tr.SendRequest(context.Background(), request(2, "ping")); !errors.Is(err, crash) {
+		t.Fatalf("call after the end: %v, want the end error", err)
+	}
+}
+
+func TestCancelledCallReturnsAndForgetsID(t *testing.T) {
+	tr, conn := started(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := tr.SendRequest(ctx, request(1, "tools/call"))
+		errc <- err
+	}()
+	<-conn.toServer
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	// The id is free again, and a late response for it is dropped quietly.
+	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	go func() {
+		_, err := tr.SendRequest(context.Background(), request(1, "ping"))
+		errc <- err
+	}()
+	<-conn.toServer
+	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	if err := <-errc; err != nil {
+		t.Fatalf("reused id: %v", err)
+	}
+}
+
+func TestCloseFailsPending(t *testing.T) {
+	tr, conn := started(t)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := tr.SendRequest(context.Background(), request(1, "tools/call"))
+		errc <- err
+	}()
+	<-conn.toServer
+	tr.Close()
+	if err := <-errc; !errors.Is(err, ErrClosed) {
+		t.Fatalf("got %v, want ErrClosed", err)
+	}
+}
