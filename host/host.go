@@ -33,6 +33,9 @@ type Options struct {
 	Logger hclog.Logger
 	// Version is reported to servers as the client version.
 	Version string
+	// RelayOnly turns off the direct-pipes fast path: every message goes
+	// through the plugin process (for comparison and diagnosis).
+	RelayOnly bool
 }
 
 // Host runs the configured MCP servers. Create it with New, then Start it;
@@ -151,6 +154,7 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		Timeouts:      supervisor.Timeouts{Start: t.Start, Initialize: t.Initialize, ListTools: t.ListTools, Call: t.Call},
 		Backoff:       supervisor.Backoff{Initial: h.cfg.MCP.Restart.InitialBackoff(), Max: h.cfg.MCP.Restart.MaxBackoff()},
 		ClientVersion: h.opts.Version,
+		DirectPipes:   !h.opts.RelayOnly,
 	}, nil
 }
 

@@ -77,6 +77,14 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 	}
 	conn := &grpcConn{stream: stream, cancel: cancel, ended: make(chan struct{})}
 	conn.sessionID.Store(opened.GetSessionId())
+	if path := opened.GetPipeSocket(); path != "" {
+		stdin, stdout, err := collectPipes(ctx, path)
+		if err != nil {
+			conn.Close()
+			return nil, &Error{Op: "open", Kind: KindConnect, Err: err}
+		}
+		return newPipeConn(conn, stdin, stdout), nil
+	}
 	return conn, nil
 }
 

@@ -69,10 +69,30 @@ func (s *grpcServer) Connect(stream pb.Transport_ConnectServer) error {
 		s.last = dp
 		s.mu.Unlock()
 	}
-	if err := stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_Opened{Opened: &pb.Opened{SessionId: conn.SessionID()}}}); err != nil {
+	if err := s.announce(stream, conn, open.GetWantDirectPipes()); err != nil {
 		return toStatus("open", err)
 	}
 	return toStatus("relay", s.relay(stream, conn))
+}
+
+// announce sends the Opened frame. When the host asked for direct pipes and the
+// connection can hand them off, the frame carries the socket the host collects
+// them from; messages then flow host↔server directly and the relay below only
+// carries the connection's lifetime (server exit, host close).
+func (s *grpcServer) announce(stream pb.Transport_ConnectServer, conn Conn, wantPipes bool) error {
+	opened := &pb.Opened{SessionId: conn.SessionID()}
+	ph, ok := conn.(PipeHandoff)
+	if !wantPipes || !ok {
+		return stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_Opened{Opened: opened}})
+	}
+	stdin, stdout, err := ph.HandOff()
+	if err != nil {
+		return err
+	}
+	return offerPipes(stream.Context(), stdin, stdout, func(path string) error {
+		opened.PipeSocket = path
+		return stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_Opened{Opened: opened}})
+	})
 }
 
 func (s *grpcServer) open(ctx context.Context, open *pb.Open) (Conn, error) {

@@ -3,6 +3,7 @@ package pluginapi
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"time"
 )
 
@@ -92,4 +93,16 @@ type Diagnostics struct {
 // DiagnosticsProvider is implemented by a Conn that can report Diagnostics.
 type DiagnosticsProvider interface {
 	Diagnostics() Diagnostics
+}
+
+// PipeHandoff is implemented by a Conn that can give the host its server's
+// standard input and output, so messages skip the plugin hop (the
+// FeatureDirectPipes fast path). The plugin keeps owning the process: it still
+// watches it, keeps its stderr and kills its process group on Close.
+type PipeHandoff interface {
+	// HandOff returns the server's stdin (write end) and stdout (read end).
+	// The caller owns the returned files. Afterwards Send fails and Recv
+	// returns only when the server exits, with the exit error. It must be
+	// called before the first Recv.
+	HandOff() (stdin, stdout *os.File, err error)
 }

@@ -156,10 +156,12 @@ type loader struct {
 // mapProvider is a koanf.Provider for an already parsed layer.
 type mapProvider map[string]any
 
+// ReadBytes is not supported: the layer is already parsed.
 func (m mapProvider) ReadBytes() ([]byte, error) {
 	return nil, errors.New("config: mapProvider has no bytes")
 }
 
+// Read returns the parsed layer.
 func (m mapProvider) Read() (map[string]any, error) { return m, nil }
 
 // apply checks one parsed layer and merges what is valid of it.

@@ -12,8 +12,10 @@ import (
 // Path is empty for problems of a whole file or variable (such as malformed
 // JSON), whose Msg names the file or variable.
 type ValidationError struct {
+	// Path is the JSON path of the offending key ("" for a whole file).
 	Path string
-	Msg  string
+	// Msg says what is wrong and how to fix it.
+	Msg string
 }
 
 // Error returns "<path>: <msg>", or Msg alone when Path is empty.

@@ -60,7 +60,12 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 	}
 	openCtx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)
 	defer cancel()
-	conn, err := pc.Transport().Open(openCtx, pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config})
+	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config}
+	if s.spec.DirectPipes {
+		d, err := pc.Transport().Describe(openCtx)
+		req.WantDirectPipes = err == nil && d.HasFeature(pluginapi.FeatureDirectPipes)
+	}
+	conn, err := pc.Transport().Open(openCtx, req)
 	if err != nil {
 		pc.Kill()
 		return nil, phaseError("connect", s.spec.Timeouts.Initialize, "initialize_seconds", err)

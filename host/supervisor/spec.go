@@ -25,6 +25,9 @@ type Spec struct {
 	Backoff Backoff
 	// ClientVersion is reported to servers in initialize.
 	ClientVersion string
+	// DirectPipes lets a plugin that advertises pluginapi.FeatureDirectPipes
+	// hand the server's stdin/stdout to the host, so calls skip the plugin hop.
+	DirectPipes bool
 }
 
 // Timeouts bound each phase of a server's life.
