@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/plughost/plughost/host/config"
@@ -62,7 +63,7 @@ func (h *Host) Test(ctx context.Context, name string) (TestReport, error) {
 	if !ok {
 		st, known := h.inactive[name]
 		if !known {
-			return TestReport{}, fmt.Errorf("no server named %q in the config (configured: %v)", name, h.order)
+			return TestReport{}, fmt.Errorf("no server named %q in the config (configured: %s)", name, strings.Join(h.order, ", "))
 		}
 		return TestReport{Status: st, Error: fmt.Sprintf("server %q is %s: %s", name, st.State, st.LastError)}, nil
 	}

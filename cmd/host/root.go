@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
@@ -29,6 +30,17 @@ none of them, the built-in demo config is used.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
+		// Without Args and RunE, cobra reports an unknown command as a plain
+		// error (exit 1), not a usage error.
+		Args: unknownCommand,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		// hclog would silently log at info for a level it does not know.
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			if hclog.LevelFromString(g.logLevel) == hclog.NoLevel {
+				return usagef("--log-level %q: want trace, debug, info, warn, error or off", g.logLevel)
+			}
+			return nil
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -56,6 +68,17 @@ func (g *globals) logger() hclog.Logger {
 		Level:  hclog.LevelFromString(g.logLevel),
 		Output: g.stderr,
 	})
+}
+
+// unknownCommand rejects `plughost <word>` for a word that is no command.
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		return usagef("unknown command %q for %q (did you mean %s?)", args[0], cmd.CommandPath(), strings.Join(s, ", "))
+	}
+	return usagef("unknown command %q for %q (see --help)", args[0], cmd.CommandPath())
 }
 
 // exactArgs is cobra.ExactArgs with a usage error (exit code 2).

@@ -2,13 +2,17 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/plughost/plughost/host/supervisor"
 )
 
 // describeState renders a status as the one phrase a person wants to read.
+// A multi-line error (several config problems) is joined with "; ", so that
+// every status stays on one line of a table or log.
 func describeState(st supervisor.Status) string {
+	st.LastError = strings.ReplaceAll(st.LastError, "\n", "; ")
 	switch st.State {
 	case supervisor.StateConnected:
 		return fmt.Sprintf("connected, %d tools (started in %s)", st.Tools, st.StartupDuration.Round(time.Millisecond))

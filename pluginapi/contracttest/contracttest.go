@@ -24,6 +24,8 @@ type Harness struct {
 	Config json.RawMessage
 	// InvalidConfigs must each be rejected by Validate and Open.
 	InvalidConfigs []json.RawMessage
+	// WantDirectPipes opens connections asking for the direct-pipes fast path.
+	WantDirectPipes bool
 }
 
 // timeout bounds every wait in the suite; generous for slow CI machines.
@@ -215,7 +217,7 @@ func testClose(t *testing.T, h Harness) {
 // openInitialized opens a connection and performs the MCP handshake.
 func openInitialized(t *testing.T, h Harness) pluginapi.Conn {
 	t.Helper()
-	conn, err := h.Transport.Open(ctx(t), pluginapi.OpenRequest{ServerName: "contract", Config: h.Config})
+	conn, err := h.Transport.Open(ctx(t), pluginapi.OpenRequest{ServerName: "contract", Config: h.Config, WantDirectPipes: h.WantDirectPipes})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -58,6 +58,10 @@ type Conn struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	handMu    sync.Mutex // guards reading and handedOff
+	reading   bool       // the stdout reader has started
+	handedOff bool       // stdin and stdout belong to someone else now
+
 	mu         sync.Mutex
 	exitedAt   time.Time
 	exitStatus string
@@ -66,10 +70,12 @@ type Conn struct {
 var (
 	_ pluginapi.Conn                = (*Conn)(nil)
 	_ pluginapi.DiagnosticsProvider = (*Conn)(nil)
+	_ pluginapi.PipeHandoff         = (*Conn)(nil)
 )
 
-// newConn wraps a started server and starts its goroutines.
-func newConn(log hclog.Logger, tm timing, cmd *exec.Cmd, p pipes) *Conn {
+// newConn wraps a started server and starts its goroutines. With lazyRead the
+// stdout reader waits for the first Recv, so the pipes can be handed off.
+func newConn(log hclog.Logger, tm timing, cmd *exec.Cmd, p pipes, lazyRead bool) *Conn {
 	c := &Conn{
 		log:        log,
 		timing:     tm,
@@ -87,11 +93,57 @@ func newConn(log hclog.Logger, tm timing, cmd *exec.Cmd, p pipes) *Conn {
 		groupDone:  make(chan struct{}),
 		closing:    make(chan struct{}),
 	}
-	c.readers.Add(2)
-	go c.readLoop()
+	c.readers.Add(1)
 	go c.copyStderr()
 	go c.wait()
+	if !lazyRead {
+		c.startReading()
+	}
 	return c
+}
+
+// startReading starts the stdout reader once, unless the pipes were handed
+// off; it reports whether stdout is (now) being read here.
+func (c *Conn) startReading() bool {
+	c.handMu.Lock()
+	defer c.handMu.Unlock()
+	if c.handedOff {
+		return false
+	}
+	if !c.reading {
+		c.reading = true
+		c.readers.Add(1)
+		go c.readLoop()
+	}
+	return true
+}
+
+// HandOff gives the caller the server's stdin and stdout (the direct-pipes
+// fast path; see pluginapi.PipeHandoff). The Conn keeps watching the process:
+// Recv then returns only when the server exits, with the usual exit error, and
+// Close still ends the process group. It fails once Recv has started reading.
+func (c *Conn) HandOff() (stdin, stdout *os.File, err error) {
+	c.handMu.Lock()
+	defer c.handMu.Unlock()
+	if c.reading {
+		return nil, nil, pluginapi.Errorf("open", pluginapi.KindInternal, "stdout is already being read; open with WantDirectPipes to hand it off")
+	}
+	c.handedOff = true
+	c.readers.Add(1)
+	go c.awaitExit()
+	return c.stdin, c.stdout, nil
+}
+
+// awaitExit stands in for the reader after a handoff: it ends Recv when the
+// server exits or the Conn closes.
+func (c *Conn) awaitExit() {
+	defer c.readers.Done()
+	select {
+	case <-c.exited:
+		c.finishRecv(c.endError())
+	case <-c.closing:
+		c.finishRecv(io.EOF)
+	}
 }
 
 // SessionID returns "": stdio has no transport session.
@@ -112,6 +164,9 @@ func (c *Conn) Send(ctx context.Context, msg json.RawMessage) error {
 	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if c.isHandedOff() {
+		return pluginapi.Errorf("send", pluginapi.KindInternal, "the server's stdin was handed to the host; write to it there")
+	}
 	select {
 	case <-c.closing:
 		return pluginapi.Errorf("send", pluginapi.KindServerExited, "connection closed: %w", os.ErrClosed)
@@ -145,16 +200,14 @@ func oneLine(msg json.RawMessage) (json.RawMessage, error) {
 	if len(msg) == 0 {
 		return nil, pluginapi.Errorf("send", pluginapi.KindInternal, "empty message")
 	}
-	for _, b := range msg {
-		if b == '\n' || b == '\r' {
-			var buf bytes.Buffer
-			if err := json.Compact(&buf, msg); err != nil {
-				return nil, pluginapi.Errorf("send", pluginapi.KindInternal, "message is not valid JSON: %w", err)
-			}
-			return buf.Bytes(), nil
-		}
+	if bytes.IndexByte(msg, '\n') < 0 && bytes.IndexByte(msg, '\r') < 0 {
+		return msg, nil
 	}
-	return msg, nil
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, msg); err != nil {
+		return nil, pluginapi.Errorf("send", pluginapi.KindInternal, "message is not valid JSON: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // write writes buf to stdin, interrupted by ctx's deadline or cancellation.
@@ -210,6 +263,7 @@ func (c *Conn) exitSuffix() string {
 // KindServerExited that quotes the exit status and the end of stderr; after
 // Close it returns io.EOF.
 func (c *Conn) Recv(ctx context.Context) (json.RawMessage, error) {
+	c.startReading()
 	select {
 	case m := <-c.msgs:
 		return m, nil
@@ -368,6 +422,13 @@ func (c *Conn) shutdown() error {
 	c.stderr.Close()
 	c.readers.Wait()
 	return err
+}
+
+// isHandedOff reports whether HandOff gave the pipes away.
+func (c *Conn) isHandedOff() bool {
+	c.handMu.Lock()
+	defer c.handMu.Unlock()
+	return c.handedOff
 }
 
 // isClosing reports whether Close has been called.

@@ -644,3 +644,21 @@ func TestStartFailure(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 }
+
+func TestCloseUnblocksSend(t *testing.T) {
+	c := openShell(t, "exec sleep 1000") // never reads stdin
+	errc := make(chan error, 1)
+	go func() {
+		errc <- c.Send(context.Background(), json.RawMessage(`{"big":"`+strings.Repeat("b", 4<<20)+`"}`))
+	}()
+	time.Sleep(50 * time.Millisecond)
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close() error: %v", err)
+	}
+	select {
+	case err := <-errc:
+		wantKind(t, err, "send", pluginapi.KindServerExited)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Send still blocked after Close")
+	}
+}

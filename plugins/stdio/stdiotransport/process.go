@@ -17,7 +17,7 @@ const stderrTail = 64 << 10
 
 // start runs the server with fresh pipes for its stdin, stdout and stderr and
 // returns the Conn that owns it.
-func start(log hclog.Logger, tm timing, path string, cfg Config, env []string) (*Conn, error) {
+func start(log hclog.Logger, tm timing, path string, cfg Config, env []string, lazyRead bool) (*Conn, error) {
 	var p pipes
 	if err := p.open(); err != nil {
 		return nil, pluginapi.Errorf("open", pluginapi.KindInternal, "create pipes: %w", err)
@@ -40,7 +40,7 @@ func start(log hclog.Logger, tm timing, path string, cfg Config, env []string) (
 		p.closeOurEnds()
 		return nil, pluginapi.Errorf("open", pluginapi.KindConnect, "start %q: %w", cfg.Command, err)
 	}
-	c := newConn(log, tm, cmd, p)
+	c := newConn(log, tm, cmd, p, lazyRead)
 	return c, nil
 }
 

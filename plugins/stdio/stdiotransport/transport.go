@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -72,7 +73,7 @@ func (t *Transport) Describe(ctx context.Context) (pluginapi.Description, error)
 	return pluginapi.Description{
 		Name:     Name,
 		Version:  Version,
-		Features: []string{pluginapi.FeatureDiagnostics},
+		Features: features(),
 	}, nil
 }
 
@@ -89,10 +90,6 @@ func (t *Transport) Validate(ctx context.Context, config json.RawMessage) error 
 // config or env_file is KindInvalidConfig, a command that cannot be started
 // KindConnect, and a ctx that ends first KindTimeout or KindCanceled.
 func (t *Transport) Open(ctx context.Context, req pluginapi.OpenRequest) (pluginapi.Conn, error) {
-	if req.WantDirectPipes {
-		return nil, pluginapi.Errorf("open", pluginapi.KindUnsupported,
-			"the stdio transport does not hand out the server's pipes yet: use the message relay")
-	}
 	cfg, err := ParseConfig(req.Config)
 	if err != nil {
 		var pe *pluginapi.Error
@@ -113,7 +110,7 @@ func (t *Transport) Open(ctx context.Context, req pluginapi.OpenRequest) (plugin
 		return nil, ctxError("open", err)
 	}
 	log := t.log.With("server", req.ServerName)
-	c, err := start(log, t.timing, path, cfg, env)
+	c, err := start(log, t.timing, path, cfg, env, req.WantDirectPipes)
 	if err != nil {
 		return nil, err
 	}
@@ -127,4 +124,12 @@ func ctxError(op string, err error) error {
 		return pluginapi.Errorf(op, pluginapi.KindTimeout, "%w", err)
 	}
 	return pluginapi.Errorf(op, pluginapi.KindCanceled, "%w", err)
+}
+
+// features lists what this transport offers: direct pipes need Unix fd passing.
+func features() []string {
+	if runtime.GOOS == "windows" {
+		return []string{pluginapi.FeatureDiagnostics}
+	}
+	return []string{pluginapi.FeatureDiagnostics, pluginapi.FeatureDirectPipes}
 }
