@@ -48,7 +48,7 @@ test-short:
 
 ## bench: the benchmarks behind docs/benchmarks.md
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/... 
+	$(GO) test -run '^$$' -bench . ./...
 	./$(BIN)/plughost bench
 
 ## proto: regenerate pluginapi's gRPC code (needs protoc, protoc-gen-go, protoc-gen-go-grpc)

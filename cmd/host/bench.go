@@ -50,8 +50,8 @@ func newBenchCommand(g *globals) *cobra.Command {
 			us := func(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
 			fmt.Fprintf(g.stdout, "per-call latency, echo tool, %d calls each (alternating rounds)\n", lat.Host.N)
 			fmt.Fprintf(g.stdout, "  direct mcp-go stdio client   p50 %8s  p99 %8s\n", us(lat.Direct.P50), us(lat.Direct.P99))
-			fmt.Fprintf(g.stdout, "  through plughost             p50 %8s  p99 %8s\n", us(lat.Host.P50), us(lat.Host.P99))
-			fmt.Fprintf(g.stdout, "  ratio host/direct            p50 %8.2f  p99 %8.2f\n", lat.RatioP50, lat.RatioP99)
+			fmt.Fprintf(g.stdout, "  plughost, direct pipes       p50 %8s  p99 %8s   ratio p50 %.2f  p99 %.2f\n", us(lat.Host.P50), us(lat.Host.P99), lat.RatioP50, lat.RatioP99)
+			fmt.Fprintf(g.stdout, "  plughost, gRPC stream relay  p50 %8s  p99 %8s   ratio p50 %.2f  p99 %.2f\n", us(lat.Relay.P50), us(lat.Relay.P99), lat.RelayRatioP50, lat.RelayRatioP99)
 			fmt.Fprintf(g.stdout, "start-up to all connected (best of 3)\n")
 			fmt.Fprintf(g.stdout, "  1 server    %s\n  %d servers  %s\n", st.One.Round(time.Millisecond), st.N, st.Many.Round(time.Millisecond))
 			fmt.Fprintf(g.stdout, "memory with %d servers: plugin RSS %d KiB, server RSS %d KiB (mean per process)\n", st.N, st.PluginRSSKiB, st.ServerRSSKiB)

@@ -57,62 +57,103 @@ func summarize(samples []time.Duration) Latency {
 
 // CallResult compares per-call latency through the host with a direct client.
 type CallResult struct {
+	// Direct is a direct mcp-go stdio client to the server.
 	Direct Latency `json:"direct"`
-	Host   Latency `json:"host"`
-	// RatioP50 and RatioP99 are host / direct.
-	RatioP50 float64 `json:"ratio_p50"`
-	RatioP99 float64 `json:"ratio_p99"`
+	// Host is plughost with the direct-pipes fast path (the default).
+	Host Latency `json:"host"`
+	// Relay is plughost with every message relayed through the plugin's
+	// gRPC stream (RelayOnly).
+	Relay Latency `json:"relay"`
+	// RatioP50 and RatioP99 are Host / Direct; RelayRatioP50 and
+	// RelayRatioP99 are Relay / Direct.
+	RatioP50      float64 `json:"ratio_p50"`
+	RatioP99      float64 `json:"ratio_p99"`
+	RelayRatioP50 float64 `json:"relay_ratio_p50"`
+	RelayRatioP99 float64 `json:"relay_ratio_p99"`
 }
 
-// CallLatency measures o.Tool through the host (plugin hop) and through a
-// direct mcp-go stdio client to the same server, alternating in rounds.
+// caller makes one call; setups are compared through it.
+type caller func() error
+
+// CallLatency measures o.Tool through a direct mcp-go stdio client, through
+// the host with direct pipes, and through the host relaying every message,
+// alternating between the three in rounds.
 func CallLatency(ctx context.Context, o Options) (CallResult, error) {
 	direct, err := directClient(ctx, o)
 	if err != nil {
 		return CallResult{}, err
 	}
 	defer direct.Close()
-	h, err := startHost(ctx, o, 1)
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = o.Tool, o.ToolArgs
+	viaDirect := func() error { _, err := direct.CallTool(ctx, req); return err }
+
+	fast, err := hostCaller(ctx, o, false)
 	if err != nil {
 		return CallResult{}, err
 	}
-	defer h.Close()
-	sess := h.NewSession()
-	name := "mcp_s0_" + o.Tool
-	args, _ := json.Marshal(o.ToolArgs)
-	req := mcp.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = o.Tool, o.ToolArgs
-
-	viaDirect := func() error { _, err := direct.CallTool(ctx, req); return err }
-	viaHost := func() error { _, err := sess.Call(ctx, name, args); return err }
-	for i := 0; i < 200; i++ { // warm up both paths
-		if err := viaDirect(); err != nil {
-			return CallResult{}, fmt.Errorf("direct call: %w", err)
-		}
-		if err := viaHost(); err != nil {
-			return CallResult{}, fmt.Errorf("host call: %w", err)
-		}
+	defer fast.close()
+	relay, err := hostCaller(ctx, o, true)
+	if err != nil {
+		return CallResult{}, err
 	}
-	const round = 50
-	var d, hs []time.Duration
-	for len(d) < o.Calls {
-		for _, run := range []struct {
-			f   func() error
-			out *[]time.Duration
-		}{{viaDirect, &d}, {viaHost, &hs}} {
-			for i := 0; i < round; i++ {
-				t0 := time.Now()
-				if err := run.f(); err != nil {
-					return CallResult{}, err
-				}
-				*run.out = append(*run.out, time.Since(t0))
+	defer relay.close()
+
+	samples, err := alternate(o.Calls, viaDirect, fast.call, relay.call)
+	if err != nil {
+		return CallResult{}, err
+	}
+	r := CallResult{Direct: summarize(samples[0]), Host: summarize(samples[1]), Relay: summarize(samples[2])}
+	r.RatioP50 = float64(r.Host.P50) / float64(r.Direct.P50)
+	r.RatioP99 = float64(r.Host.P99) / float64(r.Direct.P99)
+	r.RelayRatioP50 = float64(r.Relay.P50) / float64(r.Direct.P50)
+	r.RelayRatioP99 = float64(r.Relay.P99) / float64(r.Direct.P99)
+	return r, nil
+}
+
+// alternate warms every setup up, then runs them in turn, 50 calls at a time,
+// until each has n samples.
+func alternate(n int, setups ...caller) ([][]time.Duration, error) {
+	for i := 0; i < 200; i++ {
+		for _, f := range setups {
+			if err := f(); err != nil {
+				return nil, fmt.Errorf("warm-up call: %w", err)
 			}
 		}
 	}
-	r := CallResult{Direct: summarize(d), Host: summarize(hs)}
-	r.RatioP50 = float64(r.Host.P50) / float64(r.Direct.P50)
-	r.RatioP99 = float64(r.Host.P99) / float64(r.Direct.P99)
-	return r, nil
+	const round = 50
+	out := make([][]time.Duration, len(setups))
+	for len(out[0]) < n {
+		for s, f := range setups {
+			for i := 0; i < round; i++ {
+				t0 := time.Now()
+				if err := f(); err != nil {
+					return nil, err
+				}
+				out[s] = append(out[s], time.Since(t0))
+			}
+		}
+	}
+	return out, nil
+}
+
+type hostSetup struct {
+	call  caller
+	close func() error
+}
+
+func hostCaller(ctx context.Context, o Options, relayOnly bool) (hostSetup, error) {
+	h, err := startHost(ctx, o, 1, relayOnly)
+	if err != nil {
+		return hostSetup{}, err
+	}
+	sess := h.NewSession()
+	name := "mcp_s0_" + o.Tool
+	args, _ := json.Marshal(o.ToolArgs)
+	return hostSetup{
+		call:  func() error { _, err := sess.Call(ctx, name, args); return err },
+		close: h.Close,
+	}, nil
 }
 
 func directClient(ctx context.Context, o Options) (*client.Client, error) {
@@ -132,7 +173,7 @@ func directClient(ctx context.Context, o Options) (*client.Client, error) {
 }
 
 // startHost starts a host with n copies of the server, named s0…s<n-1>.
-func startHost(ctx context.Context, o Options, n int) (*host.Host, error) {
+func startHost(ctx context.Context, o Options, n int, relayOnly bool) (*host.Host, error) {
 	servers := map[string]any{}
 	for i := 0; i < n; i++ {
 		servers[fmt.Sprintf("s%d", i)] = map[string]any{"enabled": true, "command": o.Command, "args": o.Args}
@@ -142,7 +183,7 @@ func startHost(ctx context.Context, o Options, n int) (*host.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := host.NewFromLoaded(l, host.Options{Environ: o.Environ, PluginDirs: o.PluginDirs, Version: "bench"})
+	h, err := host.NewFromLoaded(l, host.Options{Environ: o.Environ, PluginDirs: o.PluginDirs, Version: "bench", RelayOnly: relayOnly})
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +235,7 @@ func Startup(ctx context.Context, o Options) (StartupResult, error) {
 	for i := 0; i < 3; i++ {
 		for _, n := range []int{1, o.Servers} {
 			t0 := time.Now()
-			h, err := startHost(ctx, o, n)
+			h, err := startHost(ctx, o, n, false)
 			if err != nil {
 				return r, err
 			}

@@ -1,0 +1,93 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/internal/testbin"
+)
+
+var bins testbin.Set
+
+func TestMain(m *testing.M) {
+	var err error
+	if bins, err = testbin.Standard(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(bins.Dir)
+	os.Exit(code)
+}
+
+func options() Options {
+	return Options{
+		Command: bins.Path("testserver"), Tool: "noop", ToolArgs: map[string]any{},
+		PluginDirs: []string{bins.PluginDir()}, Environ: os.Environ(), Calls: 200, Servers: 3,
+	}
+}
+
+// BenchmarkCallDirect is the floor: a direct mcp-go stdio client calling noop.
+func BenchmarkCallDirect(b *testing.B) {
+	ctx := context.Background()
+	c, err := directClient(ctx, options())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "noop"
+	for b.Loop() {
+		if _, err := c.CallTool(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCallHost calls noop through plughost with direct pipes.
+func BenchmarkCallHost(b *testing.B) { benchHost(b, false) }
+
+// BenchmarkCallRelay calls noop through plughost's gRPC stream relay.
+func BenchmarkCallRelay(b *testing.B) { benchHost(b, true) }
+
+func benchHost(b *testing.B, relayOnly bool) {
+	setup, err := hostCaller(context.Background(), options(), relayOnly)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer setup.close()
+	for b.Loop() {
+		if err := setup.call(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestCallLatencyAndStartup runs the measurements once, small, so the code
+// behind `plughost bench` is exercised by the suite (no timing is asserted).
+func TestCallLatencyAndStartup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts plugin and server processes")
+	}
+	o := options()
+	r, err := CallLatency(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, l := range map[string]Latency{"direct": r.Direct, "host": r.Host, "relay": r.Relay} {
+		if l.N < o.Calls || l.P50 <= 0 || l.P99 < l.P50 {
+			t.Errorf("%s: implausible summary %+v", name, l)
+		}
+	}
+	st, err := Startup(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.One <= 0 || st.Many <= 0 || st.PluginRSSKiB <= 0 || st.ServerRSSKiB <= 0 {
+		t.Errorf("implausible start-up result %+v", st)
+	}
+}
