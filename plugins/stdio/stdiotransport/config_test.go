@@ -17,7 +17,7 @@ func TestDescribe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := pluginapi.Description{Name: "stdio", Version: "0.1.0", Features: []string{pluginapi.FeatureDiagnostics}}
+	want := pluginapi.Description{Name: "stdio", Version: "0.1.0", Features: features()}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Describe() mismatch (-want +got):\n%s", diff)
 	}

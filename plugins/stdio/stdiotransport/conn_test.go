@@ -586,12 +586,6 @@ func TestOpenErrors(t *testing.T) {
 			wantMsg:  `open: env_file: open ` + dir + `/missing.env: no such file or directory (fix the path or remove env_file)`,
 		},
 		{
-			name:     "direct pipes",
-			req:      pluginapi.OpenRequest{Config: json.RawMessage(`{"command": "cat"}`), WantDirectPipes: true},
-			wantKind: pluginapi.KindUnsupported,
-			wantMsg:  `open: the stdio transport does not hand out the server's pipes yet: use the message relay`,
-		},
-		{
 			name:     "canceled",
 			ctx:      canceled,
 			req:      request(`{"command": "cat"}`),
