@@ -23,8 +23,8 @@ type Options struct {
 	// working directory.
 	ConfigDir string
 	// Environ is the host's environment ("KEY=value"), the source of what
-	// stdio servers inherit. The host never reads the process environment
-	// itself; pass os.Environ() to use it.
+	// stdio servers inherit (the allowlist, or everything for inherit_env).
+	// nil means os.Environ().
 	Environ []string
 	// PluginDirs overrides where transport plugins are searched; nil means
 	// tools.mcp.plugins.dirs, else plugindir.DefaultDirs.
@@ -87,6 +87,9 @@ func NewFromLoaded(l *config.Loaded, opts Options) (*Host, error) {
 func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts Options) (*Host, error) {
 	if err := problems.Err(); err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
 	}
 	h := &Host{
 		cfg:      cfg,

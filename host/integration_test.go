@@ -65,6 +65,13 @@ func server(args ...string) map[string]any {
 // startHost starts a host on the given servers and waits until all settle.
 func startHost(t *testing.T, servers map[string]any, mutate ...func(mcpCfg map[string]any)) *host.Host {
 	t.Helper()
+	return startHostOpts(t, host.Options{}, servers, mutate...)
+}
+
+// startHostOpts is startHost with host options (Environ, PluginDirs and
+// Version are filled in).
+func startHostOpts(t *testing.T, opts host.Options, servers map[string]any, mutate ...func(mcpCfg map[string]any)) *host.Host {
+	t.Helper()
 	mcpCfg := map[string]any{
 		"enabled": true,
 		"servers": servers,
@@ -73,7 +80,7 @@ func startHost(t *testing.T, servers map[string]any, mutate ...func(mcpCfg map[s
 	for _, f := range mutate {
 		f(mcpCfg)
 	}
-	h, err := newHost(t, mcpCfg)
+	h, err := newHostOpts(t, mcpCfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +96,11 @@ func startHost(t *testing.T, servers map[string]any, mutate ...func(mcpCfg map[s
 
 func newHost(t *testing.T, mcpCfg map[string]any) (*host.Host, error) {
 	t.Helper()
+	return newHostOpts(t, mcpCfg, host.Options{})
+}
+
+func newHostOpts(t *testing.T, mcpCfg map[string]any, opts host.Options) (*host.Host, error) {
+	t.Helper()
 	raw, err := json.Marshal(map[string]any{"tools": map[string]any{"mcp": mcpCfg}})
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +113,8 @@ func newHost(t *testing.T, mcpCfg map[string]any) (*host.Host, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return host.NewFromLoaded(l, host.Options{
-		ConfigDir: dir, Environ: testEnviron(), PluginDirs: []string{bins.PluginDir()}, Version: "test",
-	})
+	opts.ConfigDir, opts.Environ, opts.PluginDirs, opts.Version = dir, testEnviron(), []string{bins.PluginDir()}, "test"
+	return host.NewFromLoaded(l, opts)
 }
 
 func call(t *testing.T, s *host.Session, name string, args any) *mcp.CallToolResult {
@@ -279,8 +290,8 @@ func pidOf(t *testing.T, s *host.Session, srv string) (pid, grandchild int) {
 
 // crashDuringCall starts a slow call, runs kill, and checks the call fails
 // clearly, the server comes back, and the neighbour never noticed.
-func crashDuringCall(t *testing.T, kill func(h *host.Host, s *host.Session)) {
-	h := startHost(t, map[string]any{"victim": server(), "other": server()})
+func crashDuringCall(t *testing.T, opts host.Options, kill func(h *host.Host, s *host.Session)) {
+	h := startHostOpts(t, opts, map[string]any{"victim": server(), "other": server()})
 	s := h.NewSession()
 	errc := make(chan error, 1)
 	go func() {
@@ -311,18 +322,26 @@ func crashDuringCall(t *testing.T, kill func(h *host.Host, s *host.Session)) {
 
 func TestServerKilledMidCall(t *testing.T) {
 	integration(t)
-	crashDuringCall(t, func(h *host.Host, s *host.Session) {
-		pid, _ := pidOf(t, s, "victim")
-		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-	})
+	for _, relay := range []bool{false, true} {
+		t.Run(fmt.Sprintf("relay_only=%v", relay), func(t *testing.T) {
+			crashDuringCall(t, host.Options{RelayOnly: relay}, func(h *host.Host, s *host.Session) {
+				want := map[bool]string{false: "direct-pipes", true: "relay"}[relay]
+				if got := state(h, "victim").Path; got != want {
+					t.Errorf("message path %q, want %q", got, want)
+				}
+				pid, _ := pidOf(t, s, "victim")
+				if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+			})
+		})
+	}
 }
 
 func TestPluginKilledMidCall(t *testing.T) {
 	integration(t)
 	var serverPID int
-	crashDuringCall(t, func(h *host.Host, s *host.Session) {
+	crashDuringCall(t, host.Options{}, func(h *host.Host, s *host.Session) {
 		serverPID, _ = pidOf(t, s, "victim")
 		pluginPID := state(h, "victim").PluginPID
 		if pluginPID == 0 {

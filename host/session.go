@@ -26,7 +26,9 @@ func (h *Host) NewSession() *Session { return &Session{h: h} }
 // list is stable across turns (prompt caches survive).
 func (s *Session) Tools() []registry.Tool { return s.h.registry.Snapshot().Tools() }
 
-// EndTurn marks the end of one conversational turn.
+// EndTurn marks the end of one conversational turn. Turns age the tools a
+// session unlocked through discovery search; until discovery lands (issue 4)
+// every tool is visible and there is nothing to age.
 func (s *Session) EndTurn() {}
 
 // Close ends the session.

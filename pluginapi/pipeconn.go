@@ -112,6 +112,13 @@ func (c *pipeConn) endReason(readErr error) error {
 
 func (c *pipeConn) SessionID() string { return c.stream.SessionID() }
 
+// UsesDirectPipes reports whether conn, as returned by a plugin Client's
+// Open, talks to the server's pipes directly rather than through the relay.
+func UsesDirectPipes(conn Conn) bool {
+	_, ok := conn.(*pipeConn)
+	return ok
+}
+
 // Close closes the server's stdin (most servers exit on it), then closes the
 // stream so the plugin stops the process group, then releases stdout.
 func (c *pipeConn) Close() error {

@@ -214,7 +214,7 @@ func printTest(w io.Writer, name string, rep host.TestReport) {
 		return
 	}
 	st := rep.Status
-	fmt.Fprintf(w, "%s: reachable over %s\n", name, st.Transport)
+	fmt.Fprintf(w, "%s: reachable over %s (%s)\n", name, st.Transport, st.Path)
 	fmt.Fprintf(w, "  server:   %s %s (MCP %s)\n", st.ServerName, st.ServerVersion, st.ProtocolVersion)
 	fmt.Fprintf(w, "  tools:    %d\n", len(rep.Tools))
 	fmt.Fprintf(w, "  start-up: %s (plugin start + initialize + tools/list)\n", st.StartupDuration.Round(time.Millisecond))

@@ -41,6 +41,7 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 		st.ServerName, st.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
 		st.ProtocolVersion = init.ProtocolVersion
 		st.PluginPID, st.ServerPID = sess.plugin.PID(), sess.serverPID
+		st.Path = sess.path
 	})
 	s.logger.Info("connected", "tools", s.Status().Tools, "startup", took.Round(time.Millisecond))
 	return sess, nil
@@ -71,7 +72,12 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 		return nil, phaseError("connect", s.spec.Timeouts.Initialize, "initialize_seconds", err)
 	}
 	tr := msgtransport.New(conn, s.logger)
+	path := "relay"
+	if pluginapi.UsesDirectPipes(conn) {
+		path = "direct-pipes"
+	}
 	sess := &session{
+		path:      path,
 		plugin:    pc,
 		transport: tr,
 		client:    client.NewClient(tr, client.WithProtocolVersion(protocolVersion)),

@@ -40,6 +40,7 @@ type session struct {
 	transport *msgtransport.Transport
 	client    *client.Client
 	serverPID int
+	path      string // "direct-pipes" or "relay"
 	relist    chan struct{}
 }
 

@@ -45,6 +45,9 @@ type Status struct {
 	ServerVersion string `json:"server_version,omitempty"`
 	// ProtocolVersion is the negotiated MCP protocol version.
 	ProtocolVersion string `json:"protocol_version,omitempty"`
+	// Path says how messages travel: "direct-pipes" (the host talks to the
+	// server's stdio itself) or "relay" (through the plugin process).
+	Path string `json:"path,omitempty"`
 	// PluginPID and ServerPID identify the processes (0 when unknown).
 	PluginPID int `json:"plugin_pid,omitempty"`
 	ServerPID int `json:"server_pid,omitempty"`
