@@ -111,6 +111,8 @@ func (s *Server) initialize(ctx context.Context, sess *session) (*mcp.Initialize
 	return res, nil
 }
 
+// listTools lists every page of the server's tools and publishes them,
+// making sess the live session.
 func (s *Server) listTools(ctx context.Context, sess *session) error {
 	ctx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.ListTools)
 	defer cancel()

@@ -171,17 +171,10 @@ func (s *Server) serve(ctx context.Context, sess *session) error {
 }
 
 func (s *Server) relist(ctx context.Context, sess *session) error {
-	ctx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.ListTools)
-	defer cancel()
-	res, err := sess.client.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		return phaseError("list tools", s.spec.Timeouts.ListTools, "list_tools_seconds", err)
+	if err := s.listTools(ctx, sess); err != nil {
+		return err
 	}
-	s.mu.Lock()
-	s.tools = res.Tools
-	s.mu.Unlock()
-	s.update(func(st *Status) { st.Tools = len(res.Tools) })
-	s.logger.Info("tools changed", "tools", len(res.Tools))
+	s.logger.Info("tools changed", "tools", s.Status().Tools)
 	return nil
 }
 
