@@ -29,6 +29,8 @@ SIGINT or SIGTERM; then it stops every plugin and server and exits.`,
 				return err
 			}
 			h.Start(ctx)
+			fmt.Fprintf(g.stderr, "plughost: serving %d configured server(s); stop with Ctrl-C. "+
+				"In another terminal try: plughost mcp list, plughost tools, plughost call <tool> '{...}'\n", len(h.ServerNames()))
 			watchStates(ctx, h, g)
 			fmt.Fprintln(g.stderr, "plughost: shutting down")
 			return h.Close()
