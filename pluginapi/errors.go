@@ -22,6 +22,11 @@ const (
 	KindTimeout Kind = "timeout"
 	// KindCanceled: the caller cancelled.
 	KindCanceled Kind = "canceled"
+	// KindProtocolMismatch: the server answered, but speaks another transport
+	// protocol (e.g. a streamable-HTTP server refusing the legacy SSE
+	// handshake). The host may retry with another transport when the user
+	// did not choose one.
+	KindProtocolMismatch Kind = "protocol_mismatch"
 	// KindUnsupported: the plugin does not implement the operation or feature.
 	KindUnsupported Kind = "unsupported"
 	// KindInternal: anything else.

@@ -180,7 +180,7 @@ func sendWithDeadline(ctx context.Context, conn Conn, m *pb.Message) error {
 }
 
 func diagnosticsToProto(d Diagnostics) *pb.DiagnosticsResponse {
-	out := &pb.DiagnosticsResponse{Stderr: d.Stderr, Pid: int64(d.PID), ExitStatus: d.ExitStatus}
+	out := &pb.DiagnosticsResponse{Stderr: d.Stderr, Pid: int64(d.PID), ExitStatus: d.ExitStatus, Warnings: d.Warnings}
 	if !d.ExitedAt.IsZero() {
 		out.ExitedAtUnixNano = d.ExitedAt.UnixNano()
 	}
@@ -188,7 +188,7 @@ func diagnosticsToProto(d Diagnostics) *pb.DiagnosticsResponse {
 }
 
 func diagnosticsFromProto(r *pb.DiagnosticsResponse) Diagnostics {
-	d := Diagnostics{Stderr: r.GetStderr(), PID: int(r.GetPid()), ExitStatus: r.GetExitStatus()}
+	d := Diagnostics{Stderr: r.GetStderr(), PID: int(r.GetPid()), ExitStatus: r.GetExitStatus(), Warnings: r.GetWarnings()}
 	if n := r.GetExitedAtUnixNano(); n > 0 {
 		d.ExitedAt = time.Unix(0, n)
 	}

@@ -52,7 +52,7 @@ func codeOf(k Kind) codes.Code {
 	switch k {
 	case KindInvalidConfig:
 		return codes.InvalidArgument
-	case KindConnect, KindServerExited:
+	case KindConnect, KindServerExited, KindProtocolMismatch:
 		return codes.FailedPrecondition
 	case KindTimeout:
 		return codes.DeadlineExceeded

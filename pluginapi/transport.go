@@ -88,6 +88,9 @@ type Diagnostics struct {
 	ExitedAt time.Time `json:"exited_at,omitzero"`
 	// ExitStatus describes how the server process ended ("exit status 1", "signal: killed").
 	ExitStatus string `json:"exit_status,omitempty"`
+	// Warnings are things the user should know about the connection, such as
+	// plain HTTP to a remote host.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // DiagnosticsProvider is implemented by a Conn that can report Diagnostics.

@@ -602,8 +602,11 @@ type DiagnosticsResponse struct {
 	Pid              int64                  `protobuf:"varint,2,opt,name=pid,proto3" json:"pid,omitempty"`
 	ExitedAtUnixNano int64                  `protobuf:"varint,3,opt,name=exited_at_unix_nano,json=exitedAtUnixNano,proto3" json:"exited_at_unix_nano,omitempty"`
 	ExitStatus       string                 `protobuf:"bytes,4,opt,name=exit_status,json=exitStatus,proto3" json:"exit_status,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Things the user should know about the connection (e.g. plain HTTP to a
+	// remote host).
+	Warnings      []string `protobuf:"bytes,5,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DiagnosticsResponse) Reset() {
@@ -662,6 +665,13 @@ func (x *DiagnosticsResponse) GetExitStatus() string {
 		return x.ExitStatus
 	}
 	return ""
+}
+
+func (x *DiagnosticsResponse) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
 }
 
 // ErrorDetail rides in the gRPC status of a failed call so the host can rebuild
@@ -763,13 +773,14 @@ const file_pluginapi_proto_transport_proto_rawDesc = "" +
 	"\n" +
 	"session_id\x18\x03 \x01(\tH\x00R\tsessionIdB\a\n" +
 	"\x05frame\"\x14\n" +
-	"\x12DiagnosticsRequest\"\x8f\x01\n" +
+	"\x12DiagnosticsRequest\"\xab\x01\n" +
 	"\x13DiagnosticsResponse\x12\x16\n" +
 	"\x06stderr\x18\x01 \x01(\tR\x06stderr\x12\x10\n" +
 	"\x03pid\x18\x02 \x01(\x03R\x03pid\x12-\n" +
 	"\x13exited_at_unix_nano\x18\x03 \x01(\x03R\x10exitedAtUnixNano\x12\x1f\n" +
 	"\vexit_status\x18\x04 \x01(\tR\n" +
-	"exitStatus\"K\n" +
+	"exitStatus\x12\x1a\n" +
+	"\bwarnings\x18\x05 \x03(\tR\bwarnings\"K\n" +
 	"\vErrorDetail\x12\x0e\n" +
 	"\x02op\x18\x01 \x01(\tR\x02op\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x18\n" +
