@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/go-hclog"
@@ -414,31 +415,133 @@ func TestRecvContext(t *testing.T) {
 	}
 }
 
+// mkfifo makes a FIFO named name in dir. A server blocks at `read -r x <fifo`
+// until the test lets it go (see awaitGate).
+func mkfifo(t *testing.T, dir, name string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// awaitGate waits until the server is blocked reading the FIFO at path and
+// returns its write end; openGate on it lets the server go on.
+func awaitGate(t *testing.T, path, why string) *os.File {
+	t.Helper()
+	var f *os.File
+	// Opening a FIFO for writing without blocking fails (ENXIO) until a
+	// reader has it open.
+	if !eventually(func() bool {
+		var err error
+		f, err = os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		return err == nil
+	}) {
+		t.Fatalf("the server never reached %s: %s", filepath.Base(path), why)
+	}
+	return f
+}
+
+// openGate ends the line the server is waiting for on gate.
+func openGate(t *testing.T, gate *os.File) {
+	t.Helper()
+	if _, err := gate.Write([]byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	gate.Close()
+}
+
+// unreadBytes returns how many bytes wait unread in the pipe f writes to.
+func unreadBytes(t *testing.T, f *os.File) int {
+	t.Helper()
+	rc, err := f.SyscallConn() // not f.Fd(): that would make f blocking and break deadlines
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int32
+	var errno syscall.Errno
+	if err := rc.Control(func(fd uintptr) {
+		_, _, errno = syscall.Syscall(syscall.SYS_IOCTL, fd, syscall.TIOCINQ, uintptr(unsafe.Pointer(&n)))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if errno != 0 {
+		t.Fatalf("FIONREAD: %v", errno)
+	}
+	return int(n)
+}
+
 func TestSendDeadline(t *testing.T) {
-	// The server reads nothing for a while, then echoes.
-	c := openShell(t, "read -r go; cat")
+	// The server reads nothing until gate1 opens. Then its read builtin reads
+	// the first line (one byte at a time), it waits at gate2, and echoes the
+	// rest. While it waits, nothing drains its stdin, so an interrupted Send
+	// always blocks on a full pipe with part of its message written.
+	dir := t.TempDir()
+	gate1, gate2 := mkfifo(t, dir, "gate1"), mkfifo(t, dir, "gate2")
+	c := openShell(t, fmt.Sprintf("read -r x <'%s'; read -r go; read -r x <'%s'; cat", gate1, gate2))
 	big := `{"big":"` + strings.Repeat("b", 4<<20) + `"}`
 
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	err := c.Send(ctx, json.RawMessage(big))
-	wantKind(t, err, "send", pluginapi.KindTimeout)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("error %v does not wrap context.DeadlineExceeded", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Send took %v despite a 100ms deadline", d)
+	// A deadline that passes before the write begins (preparing 4 MiB can be
+	// slow under -race) leaves the pipe empty and the stream clean: try again
+	// with a longer one until the write has begun.
+	for timeout := 100 * time.Millisecond; unreadBytes(t, c.stdin) == 0; timeout *= 2 {
+		if timeout > 5*time.Second {
+			t.Fatal("no timed-out Send wrote part of its message")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		start := time.Now()
+		err := c.Send(ctx, json.RawMessage(big))
+		cancel()
+		wantKind(t, err, "send", pluginapi.KindTimeout)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error %v does not wrap context.DeadlineExceeded", err)
+		}
+		if d := time.Since(start); d > timeout+5*time.Second {
+			t.Errorf("Send took %v despite a %v deadline", d, timeout)
+		}
 	}
 
-	ctx, cancel = context.WithCancel(context.Background())
+	// A Send canceled while the pipe is still full writes nothing; the half
+	// line stays pending.
+	pending := unreadBytes(t, c.stdin)
+	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	err = c.Send(ctx, json.RawMessage(big))
+	err := c.Send(ctx, json.RawMessage(big))
 	wantKind(t, err, "send", pluginapi.KindCanceled)
+	if n := unreadBytes(t, c.stdin); n != pending {
+		t.Fatalf("%d bytes in the pipe after a Send into a full pipe, want %d", n, pending)
+	}
 
-	// Half a message is in the pipe; the next Send ends that line first, so
-	// the server (and we) see junk once and then intact messages.
+	// Half a message is in the pipe. The server reads it and waits for the
+	// end of its line, which the next Send writes first: only then does the
+	// server get to gate2, leaving that Send blocked with half its message
+	// written when it is canceled.
+	openGate(t, awaitGate(t, gate1, "the server did not start"))
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
 	errc := make(chan error, 1)
+	go func() { errc <- c.Send(ctx, json.RawMessage(big)) }()
+	g2 := awaitGate(t, gate2, "the Send after a timed-out one did not end the half-written line")
+	select {
+	case err := <-errc:
+		t.Fatalf("Send() = %v; the server read its whole message as part of the half-written line", err)
+	default:
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		wantKind(t, err, "send", pluginapi.KindCanceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Send still blocked after its context was canceled")
+	}
+	if unreadBytes(t, c.stdin) == 0 {
+		t.Fatal("the canceled Send left no half message in the pipe")
+	}
+
+	// The next Send ends that line too, so the server echoes one junk line
+	// (which Recv skips) and then the message intact.
+	openGate(t, g2)
 	go func() { errc <- c.Send(context.Background(), json.RawMessage(`{"id":"after"}`)) }()
 	got, err := recv(t, c)
 	if err != nil || string(got) != `{"id":"after"}` {
