@@ -241,8 +241,14 @@ func TestStdioEnvironment(t *testing.T) {
 			t.Errorf("plain server sees %s; only the allowlist, env_file and env may reach it", k)
 		}
 	}
-	if got := envOf("mcp_inherit_env"); got["SECRET_TOKEN"] != "hunter2-host-secret" {
-		t.Errorf("inherit_env server: SECRET_TOKEN=%q; want the host's value", got["SECRET_TOKEN"])
+	inherited := envOf("mcp_inherit_env")
+	if inherited["SECRET_TOKEN"] != "hunter2-host-secret" {
+		t.Errorf("inherit_env server: SECRET_TOKEN=%q; want the host's value", inherited["SECRET_TOKEN"])
+	}
+	for k := range inherited {
+		if strings.HasPrefix(k, "PLUGIN_") || strings.HasPrefix(k, "PLUGHOST_TRANSPORT") {
+			t.Errorf("inherit_env server sees the plugin handshake variable %s", k)
+		}
 	}
 }
 

@@ -23,5 +23,9 @@ func main() {
 		Output:     os.Stderr,
 		Level:      hclog.Info,
 	})
-	pluginapi.Serve(pluginapi.ServeConfig{Transport: stdiotransport.New(logger), Logger: logger})
+	// Servers inherit from the environment the host gave this plugin, minus
+	// go-plugin's handshake variables, which belong to the plugin mechanism.
+	environ := func() []string { return pluginapi.PluginEnviron(os.Environ()) }
+	transport := stdiotransport.New(logger, stdiotransport.WithEnviron(environ))
+	pluginapi.Serve(pluginapi.ServeConfig{Transport: transport, Logger: logger})
 }
