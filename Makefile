@@ -7,7 +7,7 @@ CACHE     := .cache
 NPM_DIR   := $(CACHE)/npm
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
-PLUGINS   := stdio
+PLUGINS   := stdio sse http
 NPM_PKGS  := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31
 
 .PHONY: all build run test test-short testdeps bench proto lint clean

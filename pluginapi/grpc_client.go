@@ -2,6 +2,7 @@ package pluginapi
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"sync"
 	"sync/atomic"
@@ -75,8 +76,7 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 		cancel()
 		return nil, Errorf("open", KindInternal, "plugin answered Open with an unexpected frame")
 	}
-	conn := &grpcConn{stream: stream, cancel: cancel, ended: make(chan struct{})}
-	conn.sessionID.Store(opened.GetSessionId())
+	conn := newGRPCConn(stream, cancel, opened.GetSessionId())
 	if path := opened.GetPipeSocket(); path != "" {
 		stdin, stdout, err := collectPipes(ctx, path)
 		if err != nil {
@@ -88,15 +88,53 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 	return conn, nil
 }
 
-// grpcConn is a Conn over one Connect stream.
+// grpcConn is a Conn over one Connect stream. A pump goroutine owns the
+// stream's receiving side (gRPC allows one receiver), so Close can always see
+// the stream end, whether or not anyone is calling Recv.
 type grpcConn struct {
 	stream    pb.Transport_ConnectClient
 	cancel    context.CancelFunc
 	sendMu    sync.Mutex // gRPC streams allow one concurrent sender
 	sessionID atomic.Value
-	ended     chan struct{} // closed once Recv has seen the stream end
-	endOnce   sync.Once
+	msgs      chan json.RawMessage
+	ended     chan struct{} // closed once the stream has ended; endErr says why
+	endErr    error
+	closing   chan struct{} // closed by Close: the pump stops delivering
 	closeOnce sync.Once
+}
+
+func newGRPCConn(stream pb.Transport_ConnectClient, cancel context.CancelFunc, sessionID string) *grpcConn {
+	c := &grpcConn{
+		stream:  stream,
+		cancel:  cancel,
+		msgs:    make(chan json.RawMessage),
+		ended:   make(chan struct{}),
+		closing: make(chan struct{}),
+	}
+	c.sessionID.Store(sessionID)
+	go c.pump()
+	return c
+}
+
+// pump receives frames until the stream ends, handing messages to Recv.
+func (c *grpcConn) pump() {
+	defer close(c.ended)
+	for {
+		f, err := c.stream.Recv()
+		if err != nil {
+			c.endErr = fromStatus("recv", err)
+			return
+		}
+		switch fr := f.GetFrame().(type) {
+		case *pb.PluginFrame_Message:
+			select {
+			case c.msgs <- fr.Message.GetJson():
+			case <-c.closing:
+			}
+		case *pb.PluginFrame_SessionId:
+			c.sessionID.Store(fr.SessionId)
+		}
+	}
 }
 
 func (c *grpcConn) Send(ctx context.Context, msg json.RawMessage) error {
@@ -118,24 +156,17 @@ func (c *grpcConn) Send(ctx context.Context, msg json.RawMessage) error {
 	return nil
 }
 
-// Recv returns the next message. It is meant for a single reader goroutine;
-// ctx is checked between messages, and Close unblocks a waiting Recv.
+// Recv returns the next message, or why the connection ended.
 func (c *grpcConn) Recv(ctx context.Context) (json.RawMessage, error) {
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, &Error{Op: "recv", Kind: kindOfPlain(err), Err: err}
-		}
-		f, err := c.stream.Recv()
-		if err != nil {
-			c.endOnce.Do(func() { close(c.ended) })
-			return nil, fromStatus("recv", err)
-		}
-		switch fr := f.GetFrame().(type) {
-		case *pb.PluginFrame_Message:
-			return fr.Message.GetJson(), nil
-		case *pb.PluginFrame_SessionId:
-			c.sessionID.Store(fr.SessionId)
-		}
+	select {
+	case m := <-c.msgs:
+		return m, nil
+	case <-c.ended:
+		return nil, c.endErr
+	case <-c.closing:
+		return nil, &Error{Op: "recv", Kind: KindServerExited, Err: errors.New("connection closed")}
+	case <-ctx.Done():
+		return nil, &Error{Op: "recv", Kind: kindOfPlain(ctx.Err()), Err: ctx.Err()}
 	}
 }
 
@@ -152,6 +183,7 @@ const closeGrace = 5 * time.Second
 // waits for it to confirm by ending the stream, up to closeGrace.
 func (c *grpcConn) Close() error {
 	c.closeOnce.Do(func() {
+		close(c.closing)
 		c.sendMu.Lock()
 		_ = c.stream.CloseSend()
 		c.sendMu.Unlock()

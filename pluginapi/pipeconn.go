@@ -46,11 +46,8 @@ func newPipeConn(stream *grpcConn, stdin, stdout *os.File) *pipeConn {
 // watchStream waits for the plugin to end the stream (server exit or plugin
 // death) and then unblocks a pending Recv.
 func (c *pipeConn) watchStream() {
-	var err error
-	for err == nil {
-		_, err = c.stream.Recv(context.Background())
-	}
-	c.endErr = err
+	<-c.stream.ended
+	c.endErr = c.stream.endErr
 	close(c.ended)
 	_ = c.stdout.SetReadDeadline(time.Now()) // a server that died keeps no one reading
 }

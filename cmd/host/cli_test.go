@@ -23,7 +23,7 @@ import (
 var bins string
 
 // testserverTools is how many tools host/internal/testserver offers.
-const testserverTools = 10
+const testserverTools = 11
 
 func TestMain(m *testing.M) {
 	flag.Parse()

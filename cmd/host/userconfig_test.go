@@ -101,7 +101,7 @@ func TestUserConfig(t *testing.T) {
 			t.Errorf("the demo config is used although a user config exists:\n%s", r)
 		}
 		rows := listRows(t, r.stdout)
-		want := map[string]string{"alpha": "connected, 10 tools", "slack": "invalid config", "off": "disabled"}
+		want := map[string]string{"alpha": "connected, 11 tools", "slack": "invalid config", "off": "disabled"}
 		if diff := cmp.Diff(want, summaries(rows)); diff != "" {
 			t.Errorf("mcp list (-want +got):\n%s\n%s", diff, r)
 		}
@@ -128,7 +128,7 @@ func TestUserConfig(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("want exit 0, got %s", r)
 		}
-		wantContains(t, "stdout", r.stdout, "Status:", "connected, 10 tools", "API_TOKEN=")
+		wantContains(t, "stdout", r.stdout, "Status:", "connected, 11 tools", "API_TOKEN=")
 		tools := showTools(t, r.stdout)
 		if len(tools) != testserverTools {
 			t.Errorf("want %d tools, got %d: %v", testserverTools, len(tools), tools)
@@ -155,8 +155,8 @@ func TestUserConfig(t *testing.T) {
 			t.Fatalf("want exit 0, got %s", r)
 		}
 		wantContains(t, "stdout", r.stdout, "alpha: reachable over stdio")
-		if !regexp.MustCompile(`(?m)^\s+tools:\s+10$`).MatchString(r.stdout) {
-			t.Errorf("want the tool count 10:\n%s", r)
+		if !regexp.MustCompile(`(?m)^\s+tools:\s+11$`).MatchString(r.stdout) {
+			t.Errorf("want the tool count 11:\n%s", r)
 		}
 	})
 
@@ -239,7 +239,7 @@ func TestConfigFlag(t *testing.T) {
 			t.Errorf("the demo config is used although --config is given:\n%s", r)
 		}
 		rows := listRows(t, r.stdout)
-		want := map[string]string{"alpha": "connected, 10 tools", "beta": "invalid config"}
+		want := map[string]string{"alpha": "connected, 11 tools", "beta": "invalid config"}
 		if diff := cmp.Diff(want, summaries(rows)); diff != "" {
 			t.Errorf("mcp list (-want +got):\n%s\n%s", diff, r)
 		}
@@ -303,7 +303,7 @@ func TestSetOverridesForOneRun(t *testing.T) {
 	}
 
 	r = c.run(t, "mcp", "list")
-	if got := summary(listRows(t, r.stdout)["alpha"]); got != "connected, 10 tools" {
+	if got := summary(listRows(t, r.stdout)["alpha"]); got != "connected, 11 tools" {
 		t.Errorf("without --set alpha is %q, want connected\n%s", got, r)
 	}
 

@@ -40,8 +40,9 @@ func Run(t *testing.T, h Harness) {
 	t.Run("ConcurrentRequests", func(t *testing.T) { testConcurrent(t, h) })
 	t.Run("LargeMessage", func(t *testing.T) { testLarge(t, h) })
 	t.Run("ExpiredSendDeadline", func(t *testing.T) { testExpiredSend(t, h) })
-	t.Run("ServerExit", func(t *testing.T) { testServerExit(t, h) })
 	t.Run("Close", func(t *testing.T) { testClose(t, h) })
+	// Last: for a remote server the crash ends the server for good.
+	t.Run("ServerExit", func(t *testing.T) { testServerExit(t, h) })
 }
 
 func testDescribe(t *testing.T, h Harness) {

@@ -44,10 +44,12 @@ func Build(targets map[string]string) (Set, error) {
 	return Set{Dir: dir}, nil
 }
 
-// Standard builds the stdio plugin, the test server and plughost.
+// Standard builds the transport plugins, the test server and plughost.
 func Standard() (Set, error) {
 	return Build(map[string]string{
 		"plugins/mcp-transport-stdio": "./plugins/stdio",
+		"plugins/mcp-transport-sse":   "./plugins/sse",
+		"plugins/mcp-transport-http":  "./plugins/http",
 		"testserver":                  "./host/internal/testserver",
 		"plughost":                    "./cmd/host",
 	})

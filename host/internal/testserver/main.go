@@ -38,6 +38,8 @@ type options struct {
 	extraTools      int
 	hangInitialize  bool
 	spawnGrandchild bool
+	serve           string // "", "sse" or "http": listen on addr instead of stdio
+	addr            string
 }
 
 func main() {
@@ -62,8 +64,13 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.extraTools, "tools", 0, "number of extra no-op tools tool_0..tool_{N-1}")
 	fs.BoolVar(&o.hangInitialize, "hang-initialize", false, "read stdin but never answer")
 	fs.BoolVar(&o.spawnGrandchild, "spawn-grandchild", false, "start `sleep 1000` in the same process group")
+	fs.StringVar(&o.serve, "serve", "", "serve over HTTP instead of stdio: sse (legacy) or http (streamable)")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "listen address with -serve")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.serve != "" && o.serve != "sse" && o.serve != "http" {
+		return o, errors.New("-serve must be sse or http")
 	}
 	if o.extraTools < 0 {
 		return o, errors.New("-tools must not be negative")
@@ -87,6 +94,9 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 		return err
 	}
 	s := newServer(o, &fixture{stderr: stderr, grandchild: grandchild})
+	if o.serve != "" {
+		return serveHTTP(o, s, out)
+	}
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(log.New(stderr, "testserver: ", 0))
 	// Tests run many concurrent sleeps; mcp-go's default of 5 workers would

@@ -136,7 +136,7 @@ func TestFixture(t *testing.T) {
 	if res.ServerInfo.Name != "fx" || res.Capabilities.Tools == nil || !res.Capabilities.Tools.ListChanged {
 		t.Errorf("initialize result: %+v", res)
 	}
-	want := []string{"add_tool", "big", "crash", "echo", "env", "noop", "pid", "remove_tool", "sleep", "stderr",
+	want := []string{"add_tool", "big", "crash", "echo", "env", "headers", "noop", "pid", "remove_tool", "sleep", "stderr",
 		"tool_0", "tool_1", "tool_2"}
 	if got := toolNames(t, c); !slices.Equal(got, want) {
 		t.Errorf("tools = %v, want %v", got, want)

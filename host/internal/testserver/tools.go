@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -90,6 +91,8 @@ func (f *fixture) tools() []server.ServerTool {
 			mcp.WithString("name", mcp.Required(), mcp.Description("Name of the tool to remove."))), Handler: f.removeTool},
 		{Tool: mcp.NewTool("stderr", mcp.WithDescription("Writes text to stderr (a newline is added if missing)."),
 			mcp.WithString("text", mcp.Required(), mcp.Description("Text to write."))), Handler: f.writeStderr},
+		{Tool: mcp.NewTool("headers", mcp.WithDescription(
+			"Returns the HTTP request headers of this call as a JSON object (empty over stdio).")), Handler: headers},
 		{Tool: mcp.NewTool("crash", mcp.WithDescription("Writes \"crashing\" to stderr and exits with status 3.")), Handler: f.crash},
 		{Tool: mcp.NewTool("big", mcp.WithDescription("Returns a text of chars 'x' characters."),
 			mcp.WithInteger("chars", mcp.Required(), mcp.Min(0), mcp.Max(maxBigChars), mcp.Description("Length of the text."))),
@@ -210,4 +213,17 @@ func big(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error
 		return mcp.NewToolResultError(fmt.Sprintf("chars must be between 0 and %d", maxBigChars)), nil
 	}
 	return mcp.NewToolResultText(strings.Repeat("x", n)), nil
+}
+
+// headers reports the HTTP headers the call arrived with.
+func headers(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	out := map[string]string{}
+	for k, v := range req.Header {
+		out[k] = strings.Join(v, ", ")
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultText(string(b)), nil
 }

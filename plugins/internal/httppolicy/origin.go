@@ -69,3 +69,14 @@ func displayURL(u *url.URL) string {
 	c.Fragment, c.RawFragment = "", ""
 	return c.String()
 }
+
+// Redact renders a URL string for messages and logs with its user info and
+// query values masked (they often carry credentials); an unparsable URL gives
+// a placeholder rather than its text.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "<invalid url>"
+	}
+	return displayURL(u)
+}
