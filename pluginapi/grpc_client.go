@@ -2,8 +2,8 @@ package pluginapi
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
