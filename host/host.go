@@ -2,10 +2,12 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -147,7 +149,12 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		env = append([]string(nil), h.opts.Environ...)
 	}
 	t := srv.Timeouts(h.cfg.MCP.Timeouts.Durations())
+	fallback, tcfg, err := autoDetectFallback(srv, tcfg, dirs, h.cfg.MCP.Plugins.SHA256)
+	if err != nil {
+		return supervisor.Spec{}, fmt.Errorf("server %q: %w", name, err)
+	}
 	return supervisor.Spec{
+		Fallback:      fallback,
 		Name:          name,
 		Transport:     typ,
 		PluginPath:    path,
@@ -159,6 +166,36 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		ClientVersion: h.opts.Version,
 		DirectPipes:   !h.opts.RelayOnly,
 	}, nil
+}
+
+// sseProbeSeconds bounds the wait for the legacy SSE endpoint event when the
+// transport was auto-detected: a streamable-HTTP server may accept the GET
+// and never announce an endpoint, and then streamable HTTP is tried.
+const sseProbeSeconds = 5
+
+// autoDetectFallback prepares the spec's rule for a url without a type: try
+// sse first, and if the server refuses the legacy handshake in a way that
+// shows it speaks streamable HTTP, use http. An explicit type is never
+// second-guessed.
+func autoDetectFallback(srv config.Server, tcfg json.RawMessage, dirs []string, pins map[string]string) (*supervisor.Fallback, json.RawMessage, error) {
+	if srv.Type != "" || srv.Transport() != config.TransportSSE {
+		return nil, tcfg, nil
+	}
+	path, err := plugindir.Locate(config.TransportHTTP, dirs)
+	if err != nil {
+		return nil, tcfg, nil // no http plugin: sse alone, as configured
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(tcfg, &fields); err != nil {
+		return nil, nil, fmt.Errorf("transport config: %w", err)
+	}
+	fb := &supervisor.Fallback{Transport: config.TransportHTTP, PluginPath: path, PluginSHA256: pins[config.TransportHTTP], Config: tcfg}
+	fields["endpoint_timeout_seconds"] = json.RawMessage(strconv.Itoa(sseProbeSeconds))
+	probe, err := json.Marshal(fields)
+	if err != nil {
+		return nil, nil, fmt.Errorf("transport config: %w", err)
+	}
+	return fb, probe, nil
 }
 
 func pluginDirs(cfg *config.Config, opts Options) []string {

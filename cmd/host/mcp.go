@@ -81,7 +81,11 @@ func printList(w io.Writer, h *host.Host, statuses []supervisor.Status) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTYPE\tDEFERRED\tSTATUS")
 	for _, e := range listJSON(h, statuses) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, orDash(e.Transport), yesNo(e.Deferred), describeState(e.Status))
+		typ := orDash(e.Transport)
+		if e.TransportNote != "" {
+			typ += " (auto)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Name, typ, yesNo(e.Deferred), describeState(e.Status))
 	}
 	tw.Flush()
 }
@@ -132,7 +136,9 @@ func printServer(w io.Writer, name string, srv config.Server, st supervisor.Stat
 	}
 	row("Server", name)
 	row("Enabled", yesNo(srv.Enabled))
-	row("Transport", srv.Transport())
+	row("Transport", orDash(st.Transport))
+	row("Detected", st.TransportNote)
+	row("Messages", st.Path)
 	row("Deferred", yesNo(srv.Deferred(discovery)))
 	row("Command", strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")))
 	row("URL", srv.URL)
@@ -143,6 +149,7 @@ func printServer(w io.Writer, name string, srv config.Server, st supervisor.Stat
 	}
 	row("Headers", maskedMap(srv.Headers))
 	row("Status", describeState(st))
+	row("Warnings", strings.Join(st.Warnings, "; "))
 	if st.ServerName != "" {
 		row("Reports", fmt.Sprintf("%s %s (MCP %s)", st.ServerName, st.ServerVersion, st.ProtocolVersion))
 	}

@@ -15,7 +15,11 @@ func describeState(st supervisor.Status) string {
 	st.LastError = strings.ReplaceAll(st.LastError, "\n", "; ")
 	switch st.State {
 	case supervisor.StateConnected:
-		return fmt.Sprintf("connected, %d tools (started in %s)", st.Tools, st.StartupDuration.Round(time.Millisecond))
+		s := fmt.Sprintf("connected, %d tools (started in %s)", st.Tools, st.StartupDuration.Round(time.Millisecond))
+		for _, w := range st.Warnings {
+			s += "; warning: " + w
+		}
+		return s
 	case supervisor.StateError:
 		s := "error: " + st.LastError
 		if !st.NextRetry.IsZero() {

@@ -18,6 +18,9 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 	began := time.Now()
 	s.update(func(st *Status) { st.State, st.NextRetry = StateConnecting, time.Time{} })
 	sess, err := s.open(ctx)
+	if err != nil && s.switchTransport(err) {
+		sess, err = s.open(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -30,10 +33,11 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 		return nil, err
 	}
 	diagCtx, cancel := context.WithTimeout(ctx, time.Second)
-	if d, derr := sess.plugin.Diagnostics(diagCtx); derr == nil {
+	d, derr := sess.plugin.Diagnostics(diagCtx)
+	cancel()
+	if derr == nil {
 		sess.serverPID = d.PID
 	}
-	cancel()
 	took := time.Since(began)
 	s.update(func(st *Status) {
 		st.State = StateConnected
@@ -41,6 +45,7 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 		st.ServerName, st.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
 		st.ProtocolVersion = init.ProtocolVersion
 		st.PluginPID, st.ServerPID = sess.plugin.PID(), sess.serverPID
+		st.Warnings = d.Warnings
 		st.Path = sess.path
 	})
 	s.logger.Info("connected", "tools", s.Status().Tools, "startup", took.Round(time.Millisecond))
@@ -126,4 +131,25 @@ func (s *Server) listTools(ctx context.Context, sess *session) error {
 	s.mu.Unlock()
 	s.update(func(st *Status) { st.Tools = len(res.Tools) })
 	return nil
+}
+
+// switchTransport moves to the fallback transport when err says the server
+// speaks another protocol than the auto-detected one. It reports whether it
+// switched (at most once per Server).
+func (s *Server) switchTransport(err error) bool {
+	fb := s.spec.Fallback
+	if fb == nil || pluginapi.KindOf(err) != pluginapi.KindProtocolMismatch {
+		return false
+	}
+	from := s.spec.Transport
+	s.logger.Info("server refused the auto-detected transport; switching", "from", from, "to", fb.Transport, "reason", err)
+	s.mu.Lock()
+	s.spec.Transport, s.spec.PluginPath, s.spec.PluginSHA256, s.spec.Config = fb.Transport, fb.PluginPath, fb.PluginSHA256, fb.Config
+	s.spec.Fallback = nil
+	s.mu.Unlock()
+	s.update(func(st *Status) {
+		st.Transport = fb.Transport
+		st.TransportNote = fmt.Sprintf("type not set: tried %s (the default for url), the server refused it, using %s", from, fb.Transport)
+	})
+	return true
 }

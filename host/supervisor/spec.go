@@ -25,6 +25,10 @@ type Spec struct {
 	Backoff Backoff
 	// ClientVersion is reported to servers in initialize.
 	ClientVersion string
+	// Fallback, when set, is tried once if the server answers with
+	// pluginapi.KindProtocolMismatch: the transport was auto-detected and the
+	// server speaks another one. After a switch it is used for good.
+	Fallback *Fallback
 	// DirectPipes lets a plugin that advertises pluginapi.FeatureDirectPipes
 	// hand the server's stdin/stdout to the host, so calls skip the plugin hop.
 	DirectPipes bool
@@ -59,4 +63,13 @@ func (b Backoff) next(d time.Duration) time.Duration {
 		return b.Initial
 	}
 	return min(2*d, b.Max)
+}
+
+// Fallback is the transport to switch to when an auto-detected one turns out
+// to be wrong.
+type Fallback struct {
+	Transport    string
+	PluginPath   string
+	PluginSHA256 string
+	Config       json.RawMessage
 }

@@ -45,6 +45,12 @@ type Status struct {
 	ServerVersion string `json:"server_version,omitempty"`
 	// ProtocolVersion is the negotiated MCP protocol version.
 	ProtocolVersion string `json:"protocol_version,omitempty"`
+	// TransportNote explains an automatic transport choice, e.g. that the
+	// server refused legacy SSE and streamable HTTP is used instead.
+	TransportNote string `json:"transport_note,omitempty"`
+	// Warnings are things to know about the connection (plain HTTP to a
+	// remote host …), reported by the transport.
+	Warnings []string `json:"warnings,omitempty"`
 	// Path says how messages travel: "direct-pipes" (the host talks to the
 	// server's stdio itself) or "relay" (through the plugin process).
 	Path string `json:"path,omitempty"`
