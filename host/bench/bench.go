@@ -39,6 +39,9 @@ type Options struct {
 	Calls int
 	// Servers is the server count of the start-up measurement.
 	Servers int
+	// HTTPServer is a command line serving the same tools over streamable
+	// HTTP, printing "listening <url>" on stdout (for HTTPCallLatency).
+	HTTPServer []string
 }
 
 // Latency is a latency distribution summary.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -28,6 +29,7 @@ func options() Options {
 	return Options{
 		Command: bins.Path("testserver"), Tool: "noop", ToolArgs: map[string]any{},
 		PluginDirs: []string{bins.PluginDir()}, Environ: os.Environ(), Calls: 200, Servers: 3,
+		HTTPServer: []string{bins.Path("testserver"), "-serve", "http"},
 	}
 }
 
@@ -82,6 +84,13 @@ func TestCallLatencyAndStartup(t *testing.T) {
 		if l.N < o.Calls || l.P50 <= 0 || l.P99 < l.P50 {
 			t.Errorf("%s: implausible summary %+v", name, l)
 		}
+	}
+	hr, err := HTTPCallLatency(t.Context(), o, []time.Duration{0, time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hr) != 2 || hr[1].Direct.P50 < 2*time.Millisecond {
+		t.Errorf("implausible http results %+v; with 1ms each way a call takes at least 2ms", hr)
 	}
 	st, err := Startup(t.Context(), o)
 	if err != nil {

@@ -3,6 +3,8 @@ package demoserver
 import (
 	"context"
 	"io"
+	"net"
+	"net/http"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -66,4 +68,18 @@ func hints(title string, idempotent bool) []mcp.ToolOption {
 func newTool(name, description string, ann []mcp.ToolOption, params ...mcp.ToolOption) mcp.Tool {
 	opts := append([]mcp.ToolOption{mcp.WithDescription(description)}, ann...)
 	return mcp.NewTool(name, append(opts, params...)...)
+}
+
+// ServeHTTP serves the demo server over streamable HTTP (endpoint /mcp) on
+// ln until ctx ends. announce is called with the endpoint URL once the
+// server accepts connections.
+func ServeHTTP(ctx context.Context, ln net.Listener, version string, announce func(url string)) error {
+	srv := &http.Server{Handler: server.NewStreamableHTTPServer(New(version), server.WithStateful(true))}
+	stop := context.AfterFunc(ctx, func() { srv.Close() })
+	defer stop()
+	announce("http://" + ln.Addr().String() + "/mcp")
+	if err := srv.Serve(ln); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
 }

@@ -1,0 +1,163 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/config"
+)
+
+// HTTPResult compares per-call latency through the http plugin with a direct
+// mcp-go streamable-HTTP client to the same server, at one added latency.
+type HTTPResult struct {
+	// OneWayDelay is the latency added to each direction by the proxy that
+	// stands for the network (0: plain loopback).
+	OneWayDelay time.Duration `json:"one_way_delay_ns"`
+	Direct      Latency       `json:"direct"`
+	Host        Latency       `json:"host"`
+	RatioP50    float64       `json:"ratio_p50"`
+	RatioP99    float64       `json:"ratio_p99"`
+}
+
+// HTTPCallLatency starts o.HTTPServer (a command that serves streamable HTTP
+// and prints "listening <url>"), then for each delay in delays puts a proxy
+// adding that one-way latency in front of it and calls o.Tool o.Calls times
+// directly and through plughost's http plugin, alternating in rounds.
+func HTTPCallLatency(ctx context.Context, o Options, delays []time.Duration) ([]HTTPResult, error) {
+	url, stop, err := startHTTPServer(ctx, o.HTTPServer)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	var out []HTTPResult
+	for _, d := range delays {
+		r, err := httpLatencyAt(ctx, o, url, d)
+		if err != nil {
+			return nil, fmt.Errorf("with %s one-way delay: %w", d, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func httpLatencyAt(ctx context.Context, o Options, url string, delay time.Duration) (HTTPResult, error) {
+	px, err := newDelayProxy(url, delay)
+	if err != nil {
+		return HTTPResult{}, err
+	}
+	defer px.Close()
+	direct, err := directHTTPClient(ctx, px.url)
+	if err != nil {
+		return HTTPResult{}, err
+	}
+	defer direct.Close()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = o.Tool, o.ToolArgs
+	viaDirect := func() error { _, err := direct.CallTool(ctx, req); return err }
+
+	h, err := startRemoteHost(ctx, o, px.url)
+	if err != nil {
+		return HTTPResult{}, err
+	}
+	defer h.Close()
+	sess := h.NewSession()
+	args, _ := json.Marshal(o.ToolArgs)
+	viaHost := func() error { _, err := sess.Call(ctx, "mcp_remote_"+o.Tool, args); return err }
+
+	calls := o.Calls
+	if delay > 0 {
+		calls = max(calls/4, 100) // each call costs at least 2 delays
+	}
+	samples, err := alternate(calls, viaDirect, viaHost)
+	if err != nil {
+		return HTTPResult{}, err
+	}
+	r := HTTPResult{OneWayDelay: delay, Direct: summarize(samples[0]), Host: summarize(samples[1])}
+	r.RatioP50 = float64(r.Host.P50) / float64(r.Direct.P50)
+	r.RatioP99 = float64(r.Host.P99) / float64(r.Direct.P99)
+	return r, nil
+}
+
+// startHTTPServer runs argv and waits for its "listening <url>" line.
+func startHTTPServer(ctx context.Context, argv []string) (string, func(), error) {
+	if len(argv) == 0 {
+		return "", nil, fmt.Errorf("no HTTP server command")
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("start %s: %w", argv[0], err)
+	}
+	stop := func() { cmd.Process.Kill(); cmd.Wait() }
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		lines <- strings.TrimSpace(line)
+	}()
+	select {
+	case line := <-lines:
+		url, ok := strings.CutPrefix(line, "listening ")
+		if !ok {
+			stop()
+			return "", nil, fmt.Errorf("%s said %q, want \"listening <url>\"", argv[0], line)
+		}
+		return url, stop, nil
+	case <-time.After(30 * time.Second):
+		stop()
+		return "", nil, fmt.Errorf("%s did not start listening", argv[0])
+	}
+}
+
+func directHTTPClient(ctx context.Context, url string) (*client.Client, error) {
+	tr, err := transport.NewStreamableHTTP(url)
+	if err != nil {
+		return nil, err
+	}
+	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	if err := c.Start(ctx); err != nil {
+		return nil, fmt.Errorf("start direct http client: %w", err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	req.Params.ClientInfo = mcp.Implementation{Name: "plughost-bench", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("initialize direct http client: %w", err)
+	}
+	return c, nil
+}
+
+func startRemoteHost(ctx context.Context, o Options, url string) (*host.Host, error) {
+	raw, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{"enabled": true,
+		"servers": map[string]any{"remote": map[string]any{"enabled": true, "type": "http", "url": url}}}}})
+	l, err := config.Load(config.LoadOptions{UserFile: "bench.json", UserData: raw,
+		SystemDir: filepath.Join(os.TempDir(), "plughost-bench-no-system-layers"), Home: os.TempDir()})
+	if err != nil {
+		return nil, err
+	}
+	h, err := host.NewFromLoaded(l, host.Options{Environ: o.Environ, PluginDirs: o.PluginDirs, Version: "bench"})
+	if err != nil {
+		return nil, err
+	}
+	h.Start(ctx)
+	if err := waitConnected(ctx, h, 1); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
