@@ -51,7 +51,7 @@ type remoteServer struct {
 // startServer runs the test server with -serve kind and returns its URL. The
 // process is killed when the test ends. A server the contract suite crashes
 // ("crash" tool) is restarted on demand by the next startServer.
-func startServer(t *testing.T, kind string, extra ...string) *remoteServer {
+func startServer(t testing.TB, kind string, extra ...string) *remoteServer {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "testserver"), append([]string{"-serve", kind}, extra...)...)
 	cmd.Stderr = os.Stderr
