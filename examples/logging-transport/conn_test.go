@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -62,37 +61,19 @@ func (f *fakeConn) Diagnostics() pluginapi.Diagnostics {
 }
 func (f *fakeConn) HandOff() (stdin, stdout *os.File, err error) { return nil, nil, nil }
 
-// lockedBuffer is a bytes.Buffer safe for hclog's writes and the test's reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func (l *lockedBuffer) lines(t *testing.T) []map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(l.b.String()), "\n") {
+// jsonLines decodes hclog JSON output, leaving out the timestamps.
+func jsonLines(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var lines []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("log line %q is not JSON: %v", line, err)
 		}
 		delete(m, "@timestamp")
-		out = append(out, m)
+		lines = append(lines, m)
 	}
-	return out
+	return lines
 }
 
 func TestDescribeHidesDirectPipes(t *testing.T) {
@@ -111,7 +92,7 @@ func TestConnLogsMessagesNotBodies(t *testing.T) {
 	const secret = "hunter2-in-the-arguments"
 	result := json.RawMessage(`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"` + secret + `"}]}}`)
 	inner := &fakeTransport{conn: &fakeConn{queue: []json.RawMessage{result}}}
-	var buf lockedBuffer
+	var buf bytes.Buffer
 	logger := hclog.New(&hclog.LoggerOptions{Name: "logging", JSONFormat: true, Output: &buf})
 	c, err := newTransport(inner, logger).Open(t.Context(), pluginapi.OpenRequest{
 		ServerName: "srv", Config: json.RawMessage(`{"command":"x"}`), WantDirectPipes: true,
@@ -162,7 +143,7 @@ func TestConnLogsMessagesNotBodies(t *testing.T) {
 			"id", "3", "bytes", callSize, "error_kind", "timeout"),
 		line("info", "connection ended", "error_kind", "server_exited"),
 	}
-	if diff := cmp.Diff(want, buf.lines(t)); diff != "" {
+	if diff := cmp.Diff(want, jsonLines(t, buf.String())); diff != "" {
 		t.Errorf("log lines (-want +got):\n%s", diff)
 	}
 	if strings.Contains(buf.String(), secret) {

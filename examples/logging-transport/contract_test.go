@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/plughost/plughost/pluginapi"
 	"github.com/plughost/plughost/pluginapi/contracttest"
 	"github.com/plughost/plughost/plugins/stdio/stdiotransport"
 )
@@ -41,7 +41,8 @@ func TestContract(t *testing.T) {
 		t.Skip("starts server processes")
 	}
 	cfg, _ := json.Marshal(map[string]any{"command": testServer})
-	logger := hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr})
+	// Every message is logged (and so formatted), as in the plugin.
+	logger := hclog.New(&hclog.LoggerOptions{JSONFormat: true, Output: io.Discard})
 	contracttest.Run(t, contracttest.Harness{
 		Transport: newTransport(stdiotransport.New(nil), logger),
 		Config:    cfg,
@@ -51,5 +52,4 @@ func TestContract(t *testing.T) {
 			json.RawMessage(`not json`),
 		},
 	})
-	var _ pluginapi.Transport = newTransport(nil, nil)
 }

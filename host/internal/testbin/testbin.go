@@ -52,6 +52,8 @@ func Standard() (Set, error) {
 		"plugins/mcp-transport-http":  "./plugins/http",
 		"testserver":                  "./host/internal/testserver",
 		"plughost":                    "./cmd/host",
+
+		"plugins/mcp-transport-logging": "./examples/logging-transport", // third-party example
 	})
 }
 

@@ -45,4 +45,3 @@ func BenchmarkHTTPRoundTrip(b *testing.B) {
 		send(i, "tools/call", map[string]any{"name": "noop", "arguments": map[string]any{}})
 	}
 }
-
