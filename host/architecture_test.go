@@ -54,6 +54,11 @@ func forbidden(pkg, dep string) string {
 		return "search knows nothing of MCP, plugins or the host"
 	case under(pkg, "plugins") && !under(dep, "plugins") && !under(dep, "pluginapi"):
 		return "plugins depend only on pluginapi and plugins/internal"
+	case under(pkg, "examples"):
+		if !under(dep, "pluginapi") && !under(dep, "plugins") && !under(dep, "examples") {
+			return "examples are third-party plugins: they use pluginapi and public plugin packages only"
+		}
+		return ""
 	case under(dep, "plugins") && !under(pkg, "plugins"):
 		return "the host talks to plugins only through pluginapi"
 	case under(pkg, "host") && !under(dep, "host") && !under(dep, "pluginapi") && !under(dep, "search") && dep != "koanf.d":
@@ -78,6 +83,8 @@ func TestForbiddenRules(t *testing.T) {
 		{"search", "host", false},
 		{"plugins/stdio", "host/config", false},
 		{"host", "plugins/stdio/childenv", false},
+		{"examples/logging-transport", "plugins/stdio/stdiotransport", true},
+		{"examples/logging-transport", "host", false},
 	} {
 		if got := forbidden(c.pkg, c.dep) == ""; got != c.ok {
 			t.Errorf("%s → %s: allowed=%v, want %v", c.pkg, c.dep, got, c.ok)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -41,7 +42,7 @@ func (s *Server) Call(ctx context.Context, tool string, args any) (*mcp.CallTool
 	switch {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("server %q: tool %q: cancelled by the caller: %w", s.spec.Name, tool, ctx.Err())
-	case callCtx.Err() != nil:
+	case callCtx.Err() != nil || deadlinePassed(callCtx):
 		return nil, fmt.Errorf("server %q: tool %q: no result within %s (raise timeouts.call_seconds to wait longer); the server was asked to cancel: %w",
 			s.spec.Name, tool, limit, callCtx.Err())
 	}
@@ -51,3 +52,14 @@ func (s *Server) Call(ctx context.Context, tool string, args any) (*mcp.CallTool
 	}
 	return nil, fmt.Errorf("server %q: tool %q: %w", s.spec.Name, tool, err)
 }
+
+// deadlinePassed reports whether ctx's deadline is (all but) reached. The
+// plugin works to the same deadline, so its "deadline passed" answer can
+// arrive a moment before ctx itself is done; it is still this call's timeout.
+func deadlinePassed(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && time.Until(d) < deadlineSlack
+}
+
+// deadlineSlack is how close to its deadline a failed call counts as timed out.
+const deadlineSlack = 50 * time.Millisecond

@@ -21,11 +21,25 @@ func IsProtocolHeader(name string) bool {
 	return false
 }
 
+// IsSessionHeader reports whether name (compared case-insensitively) carries
+// protocol session state: Mcp-Session-Id, Mcp-Protocol-Version and
+// Last-Event-ID. The protocol owns them even on requests where it leaves them
+// out (an initialize has no session id yet), so a configured value of that
+// name is never sent.
+func IsSessionHeader(name string) bool {
+	switch strings.ToLower(name) {
+	case "mcp-session-id", "mcp-protocol-version", "last-event-id":
+		return true
+	}
+	return false
+}
+
 // header is one validated configured header.
 type header struct {
 	name     string // canonical form
 	value    string
 	protocol bool
+	session  bool
 }
 
 // headerTransport applies the configured headers to requests for the server's
@@ -47,7 +61,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		r.Header = make(http.Header)
 	}
 	for _, h := range t.headers {
-		if h.protocol && hasHeader(r.Header, h.name) {
+		if h.session || (h.protocol && hasHeader(r.Header, h.name)) {
 			continue
 		}
 		delHeader(r.Header, h.name)

@@ -71,6 +71,12 @@ func TestHeaderPrecedence(t *testing.T) {
 		request:    http.Header{"last-event-id": {"e-7"}, "Mcp-Protocol-Version": {"2025-11-25"}},
 		want:       map[string][]string{"Last-Event-Id": {"e-7"}, "Mcp-Protocol-Version": {"2025-11-25"}},
 	}, {
+		// An initialize carries no session id yet: that absence is the
+		// protocol's value too, so a configured one must not fill it in.
+		name:       "configured session headers never sent, even when the request has none",
+		configured: map[string]string{"Mcp-Session-Id": "forged", "Mcp-Protocol-Version": "1999-01-01", "Last-Event-ID": "e-0"},
+		want:       map[string][]string{"Mcp-Session-Id": nil, "Mcp-Protocol-Version": nil, "Last-Event-Id": nil},
+	}, {
 		name:       "configured non-protocol header replaces the request's",
 		configured: map[string]string{"user-agent": "configured/1"},
 		request:    http.Header{"User-Agent": {"mcp-go"}},

@@ -109,7 +109,7 @@ func compileHeaders(configured map[string]string) ([]header, error) {
 				"%q and %q name the same header (header names are case-insensitive)", prev, name)}
 		}
 		seen[canon] = name
-		out = append(out, header{name: canon, value: configured[name], protocol: IsProtocolHeader(canon)})
+		out = append(out, header{name: canon, value: configured[name], protocol: IsProtocolHeader(canon), session: IsSessionHeader(canon)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out, nil

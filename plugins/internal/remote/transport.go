@@ -38,6 +38,14 @@ const Version = "0.1.0"
 // mcp-go's own 60 s cap must not cut long tool calls short.
 const longResponse = 24 * time.Hour
 
+// Waits for the legacy SSE endpoint event. A legacy server announces its
+// endpoint at once; a streamable-HTTP server that accepts the GET never does.
+const (
+	defaultEndpointWait = 10 * time.Second
+	endpointMargin      = time.Second
+	minEndpointWait     = 500 * time.Millisecond
+)
+
 // Transport implements pluginapi.Transport for one kind. Safe for concurrent use.
 type Transport struct {
 	kind   string
@@ -99,8 +107,13 @@ func (t *Transport) factory(ctx context.Context, cfg Config, client *http.Client
 		}
 	}
 	endpoint := time.Duration(cfg.EndpointTimeoutSeconds * float64(time.Second))
-	if d, ok := ctx.Deadline(); ok && (endpoint <= 0 || time.Until(d) < endpoint) {
-		endpoint = time.Until(d)
+	if endpoint <= 0 {
+		endpoint = defaultEndpointWait
+	}
+	if d, ok := ctx.Deadline(); ok {
+		// Leave time to report why before the host's own deadline passes, so
+		// the user sees "looks like a streamable-HTTP server", not a timeout.
+		endpoint = max(min(endpoint, time.Until(d)-endpointMargin), minEndpointWait)
 	}
 	return func() (transport.Interface, error) {
 		opts := []transport.ClientOption{transport.WithHTTPClient(client), transport.WithResponseTimeout(longResponse)}
