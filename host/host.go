@@ -155,6 +155,8 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 	}
 	return supervisor.Spec{
 		Fallback:      fallback,
+		PinSetting:    "tools.mcp.plugins.sha256." + typ,
+		ConfigPath:    config.ServerPath(name),
 		Name:          name,
 		Transport:     typ,
 		PluginPath:    path,

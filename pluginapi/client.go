@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -30,6 +32,24 @@ type ClientConfig struct {
 	Stderr io.Writer
 	// StartTimeout bounds process start and handshake; 0 means 15 s.
 	StartTimeout time.Duration
+}
+
+// ErrPinMismatch is wrapped by NewClient's error when the plugin executable's
+// sha256 differs from ClientConfig.SHA256; the plugin is not started.
+var ErrPinMismatch = errors.New("plugin executable does not match its sha256 pin")
+
+// fileSHA256 returns the hex sha256 of a file, or a note saying why not.
+func fileSHA256(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "(unreadable: " + err.Error() + ")"
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "(unreadable: " + err.Error() + ")"
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Client is a running plugin process as seen from the host.
@@ -73,6 +93,10 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	rpc, err := pc.Client()
 	if err != nil {
 		pc.Kill()
+		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
+			return nil, &Error{Op: "start", Kind: KindConnect, Err: fmt.Errorf("%w: %s has sha256 %s, pinned %s",
+				ErrPinMismatch, cfg.Path, fileSHA256(cfg.Path), strings.ToLower(strings.TrimSpace(cfg.SHA256)))}
+		}
 		return nil, &Error{Op: "start", Kind: KindPluginExited, Err: fmt.Errorf("plugin %s: %w", cfg.Path, err)}
 	}
 	raw, err := rpc.Dispense(pluginName)

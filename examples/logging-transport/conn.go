@@ -40,7 +40,11 @@ func (c *conn) Send(ctx context.Context, msg json.RawMessage) error {
 func (c *conn) Recv(ctx context.Context) (json.RawMessage, error) {
 	msg, err := c.inner.Recv(ctx)
 	if err != nil {
-		c.log.Info("connection ended", "error_kind", string(pluginapi.KindOf(err)))
+		if kind := pluginapi.KindOf(err); kind != "" {
+			c.log.Info("connection ended", "error_kind", string(kind))
+		} else {
+			c.log.Info("connection ended")
+		}
 		return nil, err
 	}
 	c.logMessage(toHost, msg, nil)

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -62,6 +63,9 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 		StartTimeout: s.spec.Timeouts.Start,
 	})
 	if err != nil {
+		if errors.Is(err, pluginapi.ErrPinMismatch) {
+			return nil, fmt.Errorf("start transport plugin: %s: %w (reinstall the pinned plugin or update the pin)", s.spec.PinSetting, err)
+		}
 		return nil, phaseError("start transport plugin", s.spec.Timeouts.Start, "start_seconds", err)
 	}
 	openCtx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)

@@ -95,6 +95,16 @@ func (s *Server) Run(ctx context.Context) {
 			s.update(func(st *Status) { st.State = StateStopped; st.NextRetry = time.Time{} })
 			return
 		}
+		if pluginapi.KindOf(err) == pluginapi.KindInvalidConfig {
+			// The transport rejected the config: retrying cannot help.
+			msg := err.Error()
+			if s.spec.ConfigPath != "" {
+				msg = s.spec.ConfigPath + ": " + msg
+			}
+			s.logger.Error("transport rejected the server config; not retrying", "error", msg)
+			s.update(func(st *Status) { st.State, st.LastError, st.NextRetry = StateInvalid, msg, time.Time{} })
+			return
+		}
 		delay = s.spec.Backoff.next(delay)
 		s.logger.Warn("server failed; restarting", "error", err, "in", delay)
 		s.update(func(st *Status) {

@@ -15,6 +15,10 @@ type Spec struct {
 	// PluginPath is the transport plugin executable; PluginSHA256 an optional pin.
 	PluginPath   string
 	PluginSHA256 string
+	// PinSetting and ConfigPath name the config keys behind a pin mismatch
+	// and an invalid server config, for messages.
+	PinSetting string
+	ConfigPath string
 	// PluginEnv is the plugin process's whole environment.
 	PluginEnv []string
 	// Config is the transport's part of the server config, secrets revealed.
