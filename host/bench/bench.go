@@ -160,7 +160,11 @@ func hostCaller(ctx context.Context, o Options, relayOnly bool) (hostSetup, erro
 }
 
 func directClient(ctx context.Context, o Options) (*client.Client, error) {
-	tr := transport.NewStdio(o.Command, o.Environ, o.Args...)
+	return initializedClient(ctx, transport.NewStdio(o.Command, o.Environ, o.Args...))
+}
+
+// initializedClient starts an mcp-go client on tr and runs initialize.
+func initializedClient(ctx context.Context, tr transport.Interface) (*client.Client, error) {
 	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
 	if err := c.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start direct client: %w", err)
@@ -181,8 +185,15 @@ func startHost(ctx context.Context, o Options, n int, relayOnly bool) (*host.Hos
 	for i := 0; i < n; i++ {
 		servers[fmt.Sprintf("s%d", i)] = map[string]any{"enabled": true, "command": o.Command, "args": o.Args}
 	}
+	return launchHost(ctx, o, servers, relayOnly)
+}
+
+// launchHost starts a host on the given server entries and waits until all
+// are connected.
+func launchHost(ctx context.Context, o Options, servers map[string]any, relayOnly bool) (*host.Host, error) {
 	raw, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{"enabled": true, "servers": servers}}})
-	l, err := config.Load(config.LoadOptions{UserFile: "bench.json", UserData: raw, SystemDir: filepath.Join(os.TempDir(), "plughost-bench-no-system-layers"), Home: os.TempDir()})
+	l, err := config.Load(config.LoadOptions{UserFile: "bench.json", UserData: raw,
+		SystemDir: filepath.Join(os.TempDir(), "plughost-bench-no-system-layers"), Home: os.TempDir()})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +202,7 @@ func startHost(ctx context.Context, o Options, n int, relayOnly bool) (*host.Hos
 		return nil, err
 	}
 	h.Start(ctx)
-	if err := waitConnected(ctx, h, n); err != nil {
+	if err := waitConnected(ctx, h, len(servers)); err != nil {
 		h.Close()
 		return nil, err
 	}

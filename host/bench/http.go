@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
 )
 
 // HTTPResult compares per-call latency through the http plugin with a direct
@@ -128,36 +125,9 @@ func directHTTPClient(ctx context.Context, url string) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
-	if err := c.Start(ctx); err != nil {
-		return nil, fmt.Errorf("start direct http client: %w", err)
-	}
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	req.Params.ClientInfo = mcp.Implementation{Name: "plughost-bench", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("initialize direct http client: %w", err)
-	}
-	return c, nil
+	return initializedClient(ctx, tr)
 }
 
 func startRemoteHost(ctx context.Context, o Options, url string) (*host.Host, error) {
-	raw, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{"enabled": true,
-		"servers": map[string]any{"remote": map[string]any{"enabled": true, "type": "http", "url": url}}}}})
-	l, err := config.Load(config.LoadOptions{UserFile: "bench.json", UserData: raw,
-		SystemDir: filepath.Join(os.TempDir(), "plughost-bench-no-system-layers"), Home: os.TempDir()})
-	if err != nil {
-		return nil, err
-	}
-	h, err := host.NewFromLoaded(l, host.Options{Environ: o.Environ, PluginDirs: o.PluginDirs, Version: "bench"})
-	if err != nil {
-		return nil, err
-	}
-	h.Start(ctx)
-	if err := waitConnected(ctx, h, 1); err != nil {
-		h.Close()
-		return nil, err
-	}
-	return h, nil
+	return launchHost(ctx, o, map[string]any{"remote": map[string]any{"enabled": true, "type": "http", "url": url}}, false)
 }
