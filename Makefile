@@ -24,7 +24,7 @@ build:
 
 ## run: build, then serve the built-in demo config (or your ~/.plughost/config.json)
 run: build
-	./$(BIN)/plughost serve --log-level info
+	./$(BIN)/plughost serve
 
 ## testdeps: npm reference servers for the integration tests (idempotent)
 testdeps: $(NPM_DIR)/.installed

@@ -35,7 +35,15 @@ none of them, the built-in demo config is used.`,
 		Args: unknownCommand,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 		// hclog would silently log at info for a level it does not know.
-		PersistentPreRunE: func(*cobra.Command, []string) error {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if g.logLevel == "" {
+				// A long-running server reports what happens; a one-shot
+				// command's output is its answer, and status shows failures.
+				g.logLevel = "error"
+				if cmd.Name() == "serve" {
+					g.logLevel = "info"
+				}
+			}
 			if hclog.LevelFromString(g.logLevel) == hclog.NoLevel {
 				return usagef("--log-level %q: want trace, debug, info, warn, error or off", g.logLevel)
 			}
@@ -50,7 +58,7 @@ none of them, the built-in demo config is used.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.configPath, "config", "", "config file (default $PLUGHOST_CONFIG, else ~/.plughost/config.json)")
 	pf.StringArrayVar(&g.sets, "set", nil, "override a config value, e.g. --set tools.mcp.discovery.ttl=3 (repeatable)")
-	pf.StringVar(&g.logLevel, "log-level", "warn", "log level on stderr: trace, debug, info, warn, error, off")
+	pf.StringVar(&g.logLevel, "log-level", "", "log level on stderr: trace, debug, info, warn, error, off (default info for serve, error otherwise)")
 	root.AddCommand(
 		newServeCommand(g),
 		newMCPCommand(g),
