@@ -13,10 +13,12 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/plugindir"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/pluginapi"
+	"github.com/plughost/plughost/search"
 )
 
 // Options configure a Host beyond its config.
@@ -47,6 +49,10 @@ type Host struct {
 	opts     Options
 	logger   hclog.Logger
 	registry *registry.Registry
+	rules    *discovery.Rules
+	index    *search.Index // nil with discovery off
+	indexMu  sync.Mutex    // serializes reindex
+	indexed  map[string][]string
 	order    []string // every configured server, sorted
 	servers  map[string]*supervisor.Server
 	inactive map[string]supervisor.Status // disabled or invalid entries
@@ -101,6 +107,10 @@ func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts O
 		servers:  map[string]*supervisor.Server{},
 		inactive: map[string]supervisor.Status{},
 		changed:  make(chan struct{}),
+		indexed:  map[string][]string{},
+	}
+	if err := h.newRules(); err != nil {
+		return nil, fmt.Errorf("invalid config: %w", err)
 	}
 	for name, srv := range cfg.MCP.Servers {
 		h.order = append(h.order, name)
@@ -258,12 +268,16 @@ func (h *Host) Close() error {
 		cancel()
 	}
 	h.running.Wait()
+	if h.index != nil {
+		return h.index.Close()
+	}
 	return nil
 }
 
 func (h *Host) serverChanged(name string) {
 	s := h.servers[name]
 	h.registry.SetServer(name, s.Tools())
+	h.reindex()
 	h.mu.Lock()
 	close(h.changed)
 	h.changed = make(chan struct{})

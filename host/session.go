@@ -5,64 +5,74 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"sort"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/registry"
 )
 
-// Session is one agent conversation's view of the host: the tools it sees and
-// the calls it makes. Sessions are independent of each other; a Session is
-// safe for concurrent use.
+// Session is one agent conversation's view of the host: the tools its model
+// sees (with discovery on: the search tools, pinned servers' tools, and what
+// this session unlocked) and the calls it makes. Sessions never see each
+// other's unlocks; a Session is safe for concurrent use.
 type Session struct {
 	h *Host
+	d *discovery.Session
 }
 
 // NewSession starts a session.
-func (h *Host) NewSession() *Session { return &Session{h: h} }
+func (h *Host) NewSession() *Session { return &Session{h: h, d: h.rules.NewSession()} }
 
-// Tools returns the tools this session's model sees, sorted by name so the
-// list is stable across turns (prompt caches survive).
-func (s *Session) Tools() []registry.Tool { return s.h.registry.Snapshot().Tools() }
+// Tools returns the tools this session's model sees now, sorted by name so
+// the list is stable across turns (prompt caches survive).
+func (s *Session) Tools() []registry.Tool {
+	out := s.d.Visible(s.h.registry.Snapshot().Tools())
+	for _, st := range s.h.rules.SearchTools() {
+		out = append(out, registry.Tool{Name: st.Name, Description: st.Description, InputSchema: st.InputSchema})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
 
-// EndTurn marks the end of one conversational turn. Turns age the tools a
-// session unlocked through discovery search; until discovery lands (issue 4)
-// every tool is visible and there is nothing to age.
-func (s *Session) EndTurn() {}
+// EndTurn marks the end of one conversational turn: tools unlocked by a
+// search stay visible for tools.mcp.discovery.ttl turns, counted here.
+func (s *Session) EndTurn() { s.d.EndTurn() }
 
 // Close ends the session.
 func (s *Session) Close() error { return nil }
 
-// UnknownToolError is returned for a tool name that no server provides.
-type UnknownToolError struct {
-	Name    string
-	Closest []string
-}
-
-// Error implements error.
-func (e *UnknownToolError) Error() string {
-	if len(e.Closest) == 0 {
-		return fmt.Sprintf("unknown tool %q: no MCP tools are available (check `plughost mcp list`)", e.Name)
-	}
-	return fmt.Sprintf("unknown tool %q; closest names: %s", e.Name, strings.Join(e.Closest, ", "))
-}
+// UnknownToolError is returned for a tool name that no server provides; it
+// lists the closest names (and the search tools, with discovery on).
+type UnknownToolError = discovery.UnknownToolError
 
 // Call runs the tool with agent-facing name with args (a JSON object; empty
-// means {}). A tool's own failure is a result with IsError set; an error means
-// the call could not be made: unknown tool, server down, crash or timeout.
+// means {}). A search tool searches and unlocks; a hidden tool called by its
+// exact name is unlocked and run. A tool's own failure is a result with
+// IsError set; an error means the call could not be made: unknown tool,
+// server down, crash or timeout.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	snap := s.h.registry.Snapshot()
-	tool, ok := snap.Lookup(name)
-	if !ok {
-		return nil, &UnknownToolError{Name: name, Closest: snap.Closest(name, 3)}
-	}
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	if args[0] != '{' || !json.Valid(args) {
 		return nil, fmt.Errorf("tool %q: arguments must be a JSON object, like {\"key\": \"value\"}", name)
+	}
+	snap := s.h.registry.Snapshot()
+	if s.h.rules.IsSearchTool(name) {
+		text, isError := s.d.HandleSearch(name, args, snap.Tools())
+		res := mcp.NewToolResultText(text)
+		res.IsError = isError
+		return res, nil
+	}
+	if _, err := s.d.CallAllowed(name, snap.Tools()); err != nil {
+		return nil, err
+	}
+	tool, ok := snap.Lookup(name)
+	if !ok {
+		return nil, &UnknownToolError{Name: name, Closest: snap.Closest(name, 3)}
 	}
 	srv, ok := s.h.servers[tool.Server]
 	if !ok {

@@ -66,6 +66,7 @@ none of them, the built-in demo config is used.`,
 		newCallCommand(g),
 		newDemoServerCommand(g),
 		newBenchCommand(g),
+		newSearchCommand(g),
 	)
 	return root
 }

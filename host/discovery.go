@@ -1,0 +1,149 @@
+package host
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/plughost/plughost/host/discovery"
+	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/search"
+)
+
+// newRules builds the discovery rules and, with discovery on, the tool index.
+func (h *Host) newRules() error {
+	settings, err := discovery.FromConfig(h.cfg.MCP.Discovery)
+	if err != nil {
+		return err
+	}
+	deps := discovery.Deps{
+		Deferred: discovery.DeferredFunc(h.cfg.MCP.Servers, settings.Enabled),
+		Closest:  func(name string, n int) []string { return h.registry.Snapshot().Closest(name, n) },
+	}
+	if settings.Enabled {
+		if h.index, err = search.New(); err != nil {
+			return fmt.Errorf("tool index: %w", err)
+		}
+		deps.Searcher = searcher{h.index}
+	}
+	h.rules, err = discovery.New(settings, deps)
+	return err
+}
+
+// searcher adapts the search index to what discovery needs.
+type searcher struct{ ix *search.Index }
+
+func (s searcher) Search(query string, k int) ([]discovery.Hit, error) {
+	hits, err := s.ix.Search(query, k)
+	return convertHits(hits), err
+}
+
+func (s searcher) Regex(pattern string, k int) ([]discovery.Hit, error) {
+	hits, err := s.ix.Regex(pattern, k)
+	return convertHits(hits), err
+}
+
+func convertHits(hits []search.Hit) []discovery.Hit {
+	out := make([]discovery.Hit, len(hits))
+	for i, h := range hits {
+		out[i] = discovery.Hit{ID: h.ID, Score: h.Score}
+	}
+	return out
+}
+
+// reindex brings the tool index in line with the registry: every server
+// whose agent-facing names changed (its own tools, or a rename caused by
+// another server's names) is re-indexed in one batch. Calls are serialized.
+func (h *Host) reindex() {
+	if h.index == nil {
+		return
+	}
+	h.indexMu.Lock()
+	defer h.indexMu.Unlock()
+	byServer := map[string][]registry.Tool{}
+	for _, t := range h.registry.Snapshot().Tools() {
+		byServer[t.Server] = append(byServer[t.Server], t)
+	}
+	for server := range h.indexed {
+		if _, ok := byServer[server]; !ok {
+			byServer[server] = nil // gone: remove its documents
+		}
+	}
+	for server, tools := range byServer {
+		names := make([]string, len(tools))
+		for i, t := range tools {
+			names[i] = t.Name
+		}
+		if slices.Equal(names, h.indexed[server]) {
+			continue
+		}
+		if err := h.index.ReplaceServer(server, docsOf(tools)); err != nil {
+			h.logger.Error("re-indexing tools failed", "server", server, "error", err)
+			continue
+		}
+		if len(names) == 0 {
+			delete(h.indexed, server)
+		} else {
+			h.indexed[server] = names
+		}
+	}
+}
+
+// docsOf turns registry tools into index documents (ID = agent-facing name).
+func docsOf(tools []registry.Tool) []search.Doc {
+	docs := make([]search.Doc, len(tools))
+	for i, t := range tools {
+		var params []search.Param
+		for _, p := range t.Params() {
+			params = append(params, search.Param{Name: p.Name, Description: p.Description})
+		}
+		docs[i] = search.Doc{ID: t.Name, Server: t.Server, Name: t.ServerTool, Description: t.Description, Params: params}
+	}
+	return docs
+}
+
+// SearchResult is one tool found by Host.Search.
+type SearchResult struct {
+	Tool  registry.Tool `json:"tool"`
+	Score float64       `json:"score"`
+}
+
+// Search ranks the connected servers' tools for query (BM25, or an RE2
+// pattern when regex is set), the way the discovery search tools do, but over
+// every tool and without unlocking anything. It works with discovery off too
+// (over a temporary index).
+func (h *Host) Search(query string, k int, regex bool) ([]SearchResult, error) {
+	ix := h.index
+	if ix == nil {
+		tmp, err := search.New()
+		if err != nil {
+			return nil, err
+		}
+		defer tmp.Close()
+		byServer := map[string][]registry.Tool{}
+		for _, t := range h.registry.Snapshot().Tools() {
+			byServer[t.Server] = append(byServer[t.Server], t)
+		}
+		for server, tools := range byServer {
+			if err := tmp.ReplaceServer(server, docsOf(tools)); err != nil {
+				return nil, err
+			}
+		}
+		ix = tmp
+	}
+	run := ix.Search
+	if regex {
+		run = ix.Regex
+	}
+	hits, err := run(query, k)
+	if err != nil {
+		return nil, err
+	}
+	snap := h.registry.Snapshot()
+	out := make([]SearchResult, 0, len(hits))
+	for _, hit := range hits {
+		if t, ok := snap.Lookup(hit.ID); ok {
+			out = append(out, SearchResult{Tool: t, Score: hit.Score})
+		}
+	}
+	return out, nil
+}

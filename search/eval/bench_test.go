@@ -1,0 +1,101 @@
+package eval
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+)
+
+// replicate returns n tools cycled from tools, each copy on its own server
+// ("<server> #<copy>") so IDs stay distinct.
+func replicate(tools []Tool, n int) []Tool {
+	out := make([]Tool, 0, n)
+	for i := 0; len(out) < n; i++ {
+		t := tools[i%len(tools)]
+		if c := i / len(tools); c > 0 {
+			t.Server = fmt.Sprintf("%s #%d", t.Server, c)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+var sizes = []int{2375, 25000}
+
+// BenchmarkBuild measures indexing the catalog (one ReplaceServer per
+// server) and the heap the index keeps (heap-bytes).
+func BenchmarkBuild(b *testing.B) {
+	d := loadBench(b)
+	for _, n := range sizes {
+		tools := replicate(d.tools, n)
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			var heap float64
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				ix, err := BuildIndex(tools, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				heap = float64(after.HeapAlloc) - float64(before.HeapAlloc)
+				ix.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(heap, "heap-bytes")
+		})
+	}
+}
+
+// BenchmarkQuery measures Search latency over the benchmark's query texts
+// and reports p50 and p99.
+func BenchmarkQuery(b *testing.B) {
+	d := loadBench(b)
+	for _, n := range sizes {
+		ix, err := BuildIndex(replicate(d.tools, n), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				q := d.single[i%len(d.single)].Query
+				i++
+				start := time.Now()
+				if _, err := ix.Search(q, 5); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
+		ix.Close()
+	}
+}
+
+// BenchmarkRegex measures a regex scan over the whole catalog.
+func BenchmarkRegex(b *testing.B) {
+	d := loadBench(b)
+	for _, n := range sizes {
+		ix, err := BuildIndex(replicate(d.tools, n), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := ix.Regex("pull.?request", 5); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		ix.Close()
+	}
+}

@@ -1,0 +1,7 @@
+// Package eval measures the search index on a tool-search benchmark: it
+// loads the benchmark's JSON files (tools, servers, single-tool queries,
+// multi-step queries), builds an index over the tools, and computes R@1, R@5,
+// R@10 and MRR@10 (single-tool) and StepR@5 and All@10 (multi-step), overall
+// and per level. A plain Okapi BM25 baseline (Baseline) gives the reference
+// figures to compare with.
+package eval

@@ -1,0 +1,193 @@
+package eval
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/plughost/plughost/search"
+)
+
+// Searcher is what the evaluation needs of an index.
+type Searcher interface {
+	Search(query string, k int) ([]search.Hit, error)
+}
+
+// Scores are the single-tool metrics of a set of queries.
+type Scores struct {
+	N     int     `json:"n"`
+	R1    float64 `json:"r1"`
+	R5    float64 `json:"r5"`
+	R10   float64 `json:"r10"`
+	MRR10 float64 `json:"mrr10"`
+}
+
+// SingleResult is Scores overall plus per level (keyed by the level number).
+type SingleResult struct {
+	Scores
+	Levels map[string]Scores `json:"levels"`
+}
+
+// MultiScores are the multi-step metrics of a set of queries, each query
+// being searched once: StepR5 is, averaged over queries, the fraction of the
+// query's steps with an acceptable tool in the top 5 (the per-query average
+// is what reproduces the README's reference figures); All10 is the fraction
+// of queries whose every step has an acceptable tool in the top 10.
+type MultiScores struct {
+	N      int     `json:"n"`
+	StepR5 float64 `json:"step_r5"`
+	All10  float64 `json:"all10"`
+}
+
+// MultiResult is MultiScores overall plus per level.
+type MultiResult struct {
+	MultiScores
+	Levels map[string]MultiScores `json:"levels"`
+}
+
+// depth is how many hits each query asks for: the largest k measured.
+const depth = 10
+
+// rank returns the 1-based rank of the first hit accepted, or 0.
+func rank(hits []search.Hit, ok map[string]bool) int {
+	for i, h := range hits {
+		if ok[h.ID] {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func idSet(refs []ToolRef) map[string]bool {
+	m := make(map[string]bool, len(refs))
+	for _, r := range refs {
+		m[ToolID(r[0], r[1])] = true
+	}
+	return m
+}
+
+type singleAcc struct {
+	n, r1, r5, r10 int
+	rr             float64
+}
+
+func (a *singleAcc) add(r int) {
+	a.n++
+	if r == 0 {
+		return
+	}
+	a.rr += 1 / float64(r)
+	if r <= 1 {
+		a.r1++
+	}
+	if r <= 5 {
+		a.r5++
+	}
+	if r <= 10 {
+		a.r10++
+	}
+}
+
+func (a singleAcc) scores() Scores {
+	if a.n == 0 {
+		return Scores{}
+	}
+	n := float64(a.n)
+	return Scores{N: a.n, R1: float64(a.r1) / n, R5: float64(a.r5) / n, R10: float64(a.r10) / n, MRR10: a.rr / n}
+}
+
+// EvalSingle searches every query once (top 10) and scores it.
+func EvalSingle(s Searcher, qs []Query) (SingleResult, error) {
+	var all singleAcc
+	levels := map[string]*singleAcc{}
+	for _, q := range qs {
+		hits, err := s.Search(q.Query, depth)
+		if err != nil {
+			return SingleResult{}, fmt.Errorf("eval: query %s: %w", q.ID, err)
+		}
+		r := rank(hits, idSet(q.Relevant))
+		all.add(r)
+		lv := strconv.Itoa(q.Level)
+		if levels[lv] == nil {
+			levels[lv] = &singleAcc{}
+		}
+		levels[lv].add(r)
+	}
+	res := SingleResult{Scores: all.scores(), Levels: map[string]Scores{}}
+	for lv, a := range levels {
+		res.Levels[lv] = a.scores()
+	}
+	return res, nil
+}
+
+type multiAcc struct {
+	n, all10 int
+	stepFrac float64 // sum over queries of the fraction of steps in the top 5
+}
+
+func (a *multiAcc) add(hits []search.Hit, steps [][]ToolRef) {
+	a.n++
+	every := true
+	in5 := 0
+	for _, st := range steps {
+		r := rank(hits, idSet(st))
+		if r >= 1 && r <= 5 {
+			in5++
+		}
+		if r == 0 || r > 10 {
+			every = false
+		}
+	}
+	if every {
+		a.all10++
+	}
+	if len(steps) > 0 {
+		a.stepFrac += float64(in5) / float64(len(steps))
+	}
+}
+
+func (a multiAcc) scores() MultiScores {
+	if a.n == 0 {
+		return MultiScores{}
+	}
+	n := float64(a.n)
+	return MultiScores{N: a.n, StepR5: a.stepFrac / n, All10: float64(a.all10) / n}
+}
+
+// EvalMulti searches every multi-step query once (top 10) and scores its
+// steps.
+func EvalMulti(s Searcher, qs []MultiQuery) (MultiResult, error) {
+	var all multiAcc
+	levels := map[string]*multiAcc{}
+	for _, q := range qs {
+		hits, err := s.Search(q.Query, depth)
+		if err != nil {
+			return MultiResult{}, fmt.Errorf("eval: query %s: %w", q.ID, err)
+		}
+		all.add(hits, q.Steps)
+		lv := strconv.Itoa(q.Level)
+		if levels[lv] == nil {
+			levels[lv] = &multiAcc{}
+		}
+		levels[lv].add(hits, q.Steps)
+	}
+	res := MultiResult{MultiScores: all.scores(), Levels: map[string]MultiScores{}}
+	for lv, a := range levels {
+		res.Levels[lv] = a.scores()
+	}
+	return res, nil
+}
+
+// Levels returns the level keys of m in numeric order.
+func Levels[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		return x - y
+	})
+	return keys
+}

@@ -1,0 +1,216 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/analysis"
+)
+
+// ErrClosed is returned by every method of a closed Index.
+var ErrClosed = errors.New("search: index closed")
+
+// Index is an in-memory tool index. It is safe for concurrent use: searches
+// run on a snapshot of the bluge index and take the metadata lock only to
+// read a few map entries, so a ReplaceServer in progress does not block them.
+type Index struct {
+	weights  Weights
+	analyzer *analysis.Analyzer
+	writer   *bluge.Writer
+
+	writeMu sync.Mutex // serialises ReplaceServer and Close
+
+	mu       sync.RWMutex // guards the fields below
+	closed   bool
+	docs     map[string]*entry   // by ID
+	byServer map[string][]string // server → IDs
+	exact    map[string][]string // exactKey → IDs, sorted
+}
+
+// entry is what the index keeps of a Doc besides bluge's copy: the regex scan
+// and exact matching work on it.
+type entry struct {
+	doc    Doc
+	params string // parameter names and descriptions, one per line
+}
+
+// New returns an empty in-memory index using the corrected BM25 Similarity.
+func New(opts ...Option) (*Index, error) {
+	ix := &Index{
+		weights:  DefaultWeights(),
+		analyzer: newAnalyzer(),
+		docs:     map[string]*entry{},
+		byServer: map[string][]string{},
+		exact:    map[string][]string{},
+	}
+	for _, o := range opts {
+		o(ix)
+	}
+	cfg := bluge.InMemoryOnlyConfig()
+	cfg.DefaultSimilarity = NewSimilarity()
+	cfg.DefaultSearchAnalyzer = ix.analyzer
+	w, err := bluge.OpenWriter(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("search: open in-memory index: %w", err)
+	}
+	ix.writer = w
+	return ix, nil
+}
+
+// ReplaceServer makes docs the complete set of server's documents: the
+// server's previous documents that are not in docs are deleted and the others
+// added or replaced, in one bluge batch. An empty docs removes the server.
+// A doc with an empty Server gets server; a doc whose ID is empty, repeated,
+// or owned by another server is an error and nothing changes.
+func (ix *Index) ReplaceServer(server string, docs []Doc) error {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	docs, err := ix.checkDocs(server, docs)
+	if err != nil {
+		return err
+	}
+	ix.mu.RLock()
+	old := ix.byServer[server]
+	ix.mu.RUnlock()
+
+	batch := bluge.NewBatch()
+	keep := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		keep[d.ID] = true
+		batch.Update(bluge.Identifier(d.ID), ix.blugeDoc(d))
+	}
+	for _, id := range old {
+		if !keep[id] {
+			batch.Delete(bluge.Identifier(id))
+		}
+	}
+	if err := ix.writer.Batch(batch); err != nil {
+		return fmt.Errorf("search: server %q: index %d docs: %w", server, len(docs), err)
+	}
+	ix.swapMeta(server, old, docs)
+	return nil
+}
+
+// checkDocs validates docs for ReplaceServer and returns a copy with Server
+// filled in.
+func (ix *Index) checkDocs(server string, docs []Doc) ([]Doc, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
+	out := make([]Doc, len(docs))
+	seen := make(map[string]bool, len(docs))
+	for i, d := range docs {
+		switch {
+		case d.ID == "":
+			return nil, fmt.Errorf("search: server %q: doc %d (%q) has no ID", server, i, d.Name)
+		case seen[d.ID]:
+			return nil, fmt.Errorf("search: server %q: duplicate ID %q", server, d.ID)
+		case d.Server != "" && d.Server != server:
+			return nil, fmt.Errorf("search: server %q: doc %q belongs to server %q", server, d.ID, d.Server)
+		}
+		if e, ok := ix.docs[d.ID]; ok && e.doc.Server != server {
+			return nil, fmt.Errorf("search: server %q: ID %q already belongs to server %q", server, d.ID, e.doc.Server)
+		}
+		seen[d.ID] = true
+		d.Server = server
+		out[i] = d
+	}
+	return out, nil
+}
+
+func (ix *Index) blugeDoc(d Doc) *bluge.Document {
+	names := make([]string, len(d.Params))
+	descs := make([]string, len(d.Params))
+	for i, p := range d.Params {
+		names[i], descs[i] = p.Name, p.Description
+	}
+	w := ix.weights
+	var text []string
+	repeat := func(s string, n int) {
+		for i := 0; i < n && s != ""; i++ {
+			text = append(text, s)
+		}
+	}
+	repeat(d.Name, w.Name)
+	repeat(d.Server, w.Server)
+	repeat(d.Description, w.Description)
+	repeat(strings.Join(names, "\n"), w.ParamName)
+
+	doc := bluge.NewDocument(d.ID)
+	for _, f := range []struct{ name, text string }{
+		{fieldText, strings.Join(text, "\n")},
+		{fieldParamDesc, strings.Join(descs, "\n")},
+		{fieldServerDesc, d.ServerDescription},
+	} {
+		if f.text != "" {
+			doc.AddField(bluge.NewTextField(f.name, f.text).WithAnalyzer(ix.analyzer))
+		}
+	}
+	return doc
+}
+
+// swapMeta replaces server's entries in the metadata maps.
+func (ix *Index) swapMeta(server string, old []string, docs []Doc) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, id := range old {
+		if e, ok := ix.docs[id]; ok {
+			for _, k := range exactKeys(e.doc) {
+				ix.exact[k] = slices.DeleteFunc(ix.exact[k], func(x string) bool { return x == id })
+				if len(ix.exact[k]) == 0 {
+					delete(ix.exact, k)
+				}
+			}
+			delete(ix.docs, id)
+		}
+	}
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+		ix.docs[d.ID] = newEntry(d)
+		for _, k := range exactKeys(d) {
+			ix.exact[k] = append(ix.exact[k], d.ID)
+			slices.Sort(ix.exact[k])
+		}
+	}
+	if len(ids) == 0 {
+		delete(ix.byServer, server)
+	} else {
+		ix.byServer[server] = ids
+	}
+}
+
+func newEntry(d Doc) *entry {
+	lines := make([]string, 0, 2*len(d.Params))
+	for _, p := range d.Params {
+		lines = append(lines, p.Name, p.Description)
+	}
+	return &entry{doc: d, params: strings.Join(lines, "\n")}
+}
+
+// Len returns the number of documents in the index.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.docs)
+}
+
+// Close releases the index. Later calls return ErrClosed.
+func (ix *Index) Close() error {
+	ix.writeMu.Lock()
+	defer ix.writeMu.Unlock()
+	ix.mu.Lock()
+	if ix.closed {
+		ix.mu.Unlock()
+		return nil
+	}
+	ix.closed = true
+	ix.mu.Unlock()
+	return ix.writer.Close()
+}
