@@ -21,7 +21,7 @@ func newSearchCommand(g *globals) *cobra.Command {
 			return usagef("search needs a subcommand: query, regex or eval (see plughost search --help)")
 		},
 	}
-	cmd.AddCommand(newSearchRunCommand(g, false), newSearchRunCommand(g, true), newSearchEvalCommand(g))
+	cmd.AddCommand(newSearchRunCommand(g, false), newSearchRunCommand(g, true), newSearchEvalCommand(g), newContextCostCommand(g))
 	return cmd
 }
 

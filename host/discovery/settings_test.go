@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/registry"
 )
 
 func TestSettingsValidate(t *testing.T) {
@@ -119,5 +120,20 @@ func TestSearchToolSchemas(t *testing.T) {
 		if st.Description == "" {
 			t.Errorf("%s has no description", st.Name)
 		}
+	}
+}
+
+func TestDefinitionBytes(t *testing.T) {
+	tools := []registry.Tool{
+		{Name: "mcp_a_x", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "mcp_a_y", InputSchema: json.RawMessage(`not json`)},
+	}
+	want := len(`{"name":"mcp_a_x","description":"d","input_schema":{"type":"object"}}`) +
+		len(`{"name":"mcp_a_y","input_schema":{"type":"object"}}`)
+	if got := DefinitionBytes(tools); got != want {
+		t.Fatalf("DefinitionBytes = %d, want %d", got, want)
+	}
+	if EstimateTokens(8) != 2 || EstimateTokens(9) != 3 {
+		t.Fatal("EstimateTokens rounds wrong")
 	}
 }
