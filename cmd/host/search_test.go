@@ -1,0 +1,103 @@
+package main_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSearchCommands(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	data := func(name string) string { p, _ := filepath.Abs(filepath.Join("testdata", name)); return p }
+
+	t.Run("eval single-tool json", func(t *testing.T) {
+		t.Parallel()
+		r := c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"), "--json")
+		if r.code != 0 {
+			t.Fatalf("want exit 0, got %s", r)
+		}
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+			t.Fatalf("output is not one JSON object: %v\n%s", err, r)
+		}
+		var keys []string
+		for k := range got {
+			keys = append(keys, k)
+		}
+		if diff := cmp.Diff([]string{"levels", "mrr10", "n", "r1", "r10", "r5"}, sorted(keys)); diff != "" {
+			t.Errorf("keys (-want +got):\n%s", diff)
+		}
+		var res struct {
+			N      int                        `json:"n"`
+			R10    float64                    `json:"r10"`
+			Levels map[string]json.RawMessage `json:"levels"`
+		}
+		json.Unmarshal([]byte(r.stdout), &res)
+		if res.N != 3 || res.R10 != 1 || len(res.Levels) != 2 {
+			t.Errorf("got %+v; want n=3, every query solved within 10, levels 1 and 2", res)
+		}
+	})
+
+	t.Run("eval multi-step json", func(t *testing.T) {
+		t.Parallel()
+		r := c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_multistep.json"), "--json")
+		var res struct {
+			N      int     `json:"n"`
+			StepR5 float64 `json:"step_r5"`
+			All10  float64 `json:"all10"`
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &res) != nil || res.N != 1 || res.All10 != 1 {
+			t.Fatalf("got %+v from %s", res, r)
+		}
+	})
+
+	t.Run("eval usage errors", func(t *testing.T) {
+		t.Parallel()
+		for _, args := range [][]string{
+			{"search", "eval", "--tools", data("eval_tools.json")},
+			{"search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"), "--k", "3"},
+		} {
+			if r := c.run(t, args...); r.code != 2 {
+				t.Errorf("%v: want exit 2, got %s", args, r)
+			}
+		}
+	})
+
+	t.Run("query and regex over the demo server", func(t *testing.T) {
+		t.Parallel()
+		r := c.run(t, "search", "query", "sha256 digest of a text", "--json")
+		var hits []struct {
+			Tool struct{ Name string } `json:"tool"`
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &hits) != nil || len(hits) == 0 || hits[0].Tool.Name != "mcp_demo_hash" {
+			t.Fatalf("want mcp_demo_hash first, got %s", r)
+		}
+		r = c.run(t, "search", "regex", "(unclosed")
+		if r.code != 1 {
+			t.Fatalf("bad pattern: want exit 1, got %s", r)
+		}
+		wantContains(t, "stderr", r.stderr, "missing closing )")
+	})
+
+	t.Run("context cost", func(t *testing.T) {
+		t.Parallel()
+		r := c.run(t, "search", "context-cost", "--tools", data("eval_tools.json"), "--json")
+		var rows []struct {
+			Tools int `json:"tools"`
+			Bytes int `json:"bytes"`
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rows) != nil || len(rows) != 3 || rows[0].Tools != 4 || rows[1].Tools != 1 {
+			t.Fatalf("got %+v from %s", rows, r)
+		}
+	})
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
