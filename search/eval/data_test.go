@@ -76,8 +76,8 @@ func TestBenchmarkData(t *testing.T) {
 		servers map[string]string
 		opts    []search.Option
 	}{
-		{"ours", d.servers, nil},
-		{"ours, no server desc", nil, nil},
+		{"ours", nil, nil},
+		{"ours + server desc 0.1", d.servers, []search.Option{search.WithWeights(withServerDesc(0.1))}},
 	}
 	for _, v := range variants {
 		ix, err := BuildIndex(d.tools, v.servers, v.opts...)
@@ -92,4 +92,10 @@ func TestBenchmarkData(t *testing.T) {
 func fmtScores(s Scores) string {
 	js, _ := json.Marshal(s)
 	return string(js)
+}
+
+func withServerDesc(w float64) search.Weights {
+	ws := search.DefaultWeights()
+	ws.ServerDescription = w
+	return ws
 }

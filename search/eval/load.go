@@ -121,18 +121,16 @@ func DocsByServer(tools []Tool, serverDesc map[string]string) (servers []string,
 	return servers, docs
 }
 
-// BuildIndex indexes tools, one ReplaceServer per server.
+// BuildIndex indexes tools in one ReplaceServers batch.
 func BuildIndex(tools []Tool, serverDesc map[string]string, opts ...search.Option) (*search.Index, error) {
 	ix, err := search.New(opts...)
 	if err != nil {
 		return nil, err
 	}
-	servers, docs := DocsByServer(tools, serverDesc)
-	for _, s := range servers {
-		if err := ix.ReplaceServer(s, docs[s]); err != nil {
-			ix.Close()
-			return nil, err
-		}
+	_, docs := DocsByServer(tools, serverDesc)
+	if err := ix.ReplaceServers(docs); err != nil {
+		ix.Close()
+		return nil, err
 	}
 	return ix, nil
 }
