@@ -52,40 +52,55 @@ func convertHits(hits []search.Hit) []discovery.Hit {
 
 // reindex brings the tool index in line with the registry: every server
 // whose agent-facing names changed (its own tools, or a rename caused by
-// another server's names) is re-indexed in one batch. Calls are serialized.
+// another server's names) is re-indexed, all in one batch (a bluge batch has
+// a fixed cost of ~10 ms, so servers connecting together share one). Calls
+// are serialized.
 func (h *Host) reindex() {
 	if h.index == nil {
 		return
 	}
 	h.indexMu.Lock()
 	defer h.indexMu.Unlock()
-	byServer := map[string][]registry.Tool{}
-	for _, t := range h.registry.Snapshot().Tools() {
-		byServer[t.Server] = append(byServer[t.Server], t)
-	}
+	byServer := h.toolsByServer()
 	for server := range h.indexed {
 		if _, ok := byServer[server]; !ok {
 			byServer[server] = nil // gone: remove its documents
 		}
 	}
+	changed := map[string][]search.Doc{}
+	names := map[string][]string{}
 	for server, tools := range byServer {
-		names := make([]string, len(tools))
+		ns := make([]string, len(tools))
 		for i, t := range tools {
-			names[i] = t.Name
+			ns[i] = t.Name
 		}
-		if slices.Equal(names, h.indexed[server]) {
-			continue
-		}
-		if err := h.index.ReplaceServer(server, docsOf(tools)); err != nil {
-			h.logger.Error("re-indexing tools failed", "server", server, "error", err)
-			continue
-		}
-		if len(names) == 0 {
-			delete(h.indexed, server)
-		} else {
-			h.indexed[server] = names
+		if !slices.Equal(ns, h.indexed[server]) {
+			changed[server], names[server] = docsOf(tools), ns
 		}
 	}
+	if len(changed) == 0 {
+		return
+	}
+	if err := h.index.ReplaceServers(changed); err != nil {
+		h.logger.Error("re-indexing tools failed", "servers", len(changed), "error", err)
+		return
+	}
+	for server, ns := range names {
+		if len(ns) == 0 {
+			delete(h.indexed, server)
+		} else {
+			h.indexed[server] = ns
+		}
+	}
+}
+
+// toolsByServer groups the registry's tools by server.
+func (h *Host) toolsByServer() map[string][]registry.Tool {
+	out := map[string][]registry.Tool{}
+	for _, t := range h.registry.Snapshot().Tools() {
+		out[t.Server] = append(out[t.Server], t)
+	}
+	return out
 }
 
 // docsOf turns registry tools into index documents (ID = agent-facing name).
@@ -119,14 +134,12 @@ func (h *Host) Search(query string, k int, regex bool) ([]SearchResult, error) {
 			return nil, err
 		}
 		defer tmp.Close()
-		byServer := map[string][]registry.Tool{}
-		for _, t := range h.registry.Snapshot().Tools() {
-			byServer[t.Server] = append(byServer[t.Server], t)
+		all := map[string][]search.Doc{}
+		for server, tools := range h.toolsByServer() {
+			all[server] = docsOf(tools)
 		}
-		for server, tools := range byServer {
-			if err := tmp.ReplaceServer(server, docsOf(tools)); err != nil {
-				return nil, err
-			}
+		if err := tmp.ReplaceServers(all); err != nil {
+			return nil, err
 		}
 		ix = tmp
 	}
