@@ -1,6 +1,7 @@
 package search
 
 import (
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -24,11 +25,16 @@ func newAnalyzer() *analysis.Analyzer {
 	}
 }
 
+// sharedAnalyzer is the one analyzer of the package: its tokenizer and
+// filters keep no state between calls, so it is safe for concurrent use, and
+// building it (the stop word map) costs more than analysing a query.
+var sharedAnalyzer = sync.OnceValue(newAnalyzer)
+
 // Analyze returns the terms the index stores for text (and searches for when
 // text is a query), in order. It is exported so callers and tests can see
 // why a document does or does not match.
 func Analyze(text string) []string {
-	ts := newAnalyzer().Analyze([]byte(text))
+	ts := sharedAnalyzer().Analyze([]byte(text))
 	out := make([]string, len(ts))
 	for i, t := range ts {
 		out[i] = string(t.Term)

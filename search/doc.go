@@ -18,14 +18,25 @@
 //
 // # Ranking
 //
-// A query is analysed once; every query term is looked up in every field with
-// that field's weight, and a document's score is the sum (a multi-field BM25,
-// k1 = 1.2, b = 0.75, each field with its own length normalisation). The idf is
-// the standard log(1 + (N - n + 0.5)/(n + 0.5)), not bluge v0.2.2's default
-// (see [Similarity]). Field weights are listed in [Fields]. A query equal to a
+// A query is analysed once; every distinct query term is looked up in every
+// field with that field's weight, and a document's score is the sum (a
+// multi-field BM25, k1 = 1.2, b = 0.75 by default, see [WithBM25], each field
+// with its own length normalisation). The idf is the standard
+// log(1 + (N - n + 0.5)/(n + 0.5)), not bluge v0.2.2's default (see
+// [Similarity]). Field weights are described in [Weights]. A query equal to a
 // document's ID or tool name (case-insensitively, after normalising separators
 // and camelCase) always ranks that document first. Equal scores are ordered
 // by ID, so results are deterministic.
+//
+// The scores are those of a bluge BooleanQuery of boosted TermQueries, but
+// they are computed term at a time into an array of per-document
+// accumulators, reading bluge's postings lists directly: tool-search queries
+// are long (a task in 20–30 words), and bluge's document-at-a-time
+// disjunction spends most of a query in its heap. The rarest terms are read
+// first; once no document that has not been seen yet can reach the k-th
+// score, the remaining (common) terms are only added to the documents that
+// still can. The top k are exactly those of the full evaluation (a
+// max-score bound: a term adds less than boost × idf to a document).
 //
 // # Concurrency
 //

@@ -20,6 +20,7 @@ var ErrClosed = errors.New("search: index closed")
 // read a few map entries, so a ReplaceServer in progress does not block them.
 type Index struct {
 	weights  Weights
+	sim      *Similarity
 	analyzer *analysis.Analyzer
 	writer   *bluge.Writer
 
@@ -43,7 +44,8 @@ type entry struct {
 func New(opts ...Option) (*Index, error) {
 	ix := &Index{
 		weights:  DefaultWeights(),
-		analyzer: newAnalyzer(),
+		sim:      NewSimilarity(),
+		analyzer: sharedAnalyzer(),
 		docs:     map[string]*entry{},
 		byServer: map[string][]string{},
 		exact:    map[string][]string{},
@@ -52,7 +54,7 @@ func New(opts ...Option) (*Index, error) {
 		o(ix)
 	}
 	cfg := bluge.InMemoryOnlyConfig()
-	cfg.DefaultSimilarity = NewSimilarity()
+	cfg.DefaultSimilarity = ix.sim
 	cfg.DefaultSearchAnalyzer = ix.analyzer
 	w, err := bluge.OpenWriter(cfg)
 	if err != nil {

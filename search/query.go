@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/blugelabs/bluge"
 )
@@ -22,13 +21,13 @@ func (ix *Index) Search(query string, k int) ([]Hit, error) {
 		return nil, err
 	}
 	defer reader.Close()
-	q := ix.buildQuery(Analyze(query))
-	if q == nil && len(exact) == 0 {
+	terms := ix.queryTerms(Analyze(query))
+	if terms == nil && len(exact) == 0 {
 		return nil, nil
 	}
 	var hits []Hit
-	if q != nil {
-		hits, err = ix.topN(reader, q, k+len(exact))
+	if terms != nil {
+		hits, err = ix.topN(reader, terms, k+len(exact))
 		if err != nil {
 			return nil, fmt.Errorf("search: query %q: %w", query, err)
 		}
@@ -52,84 +51,47 @@ func (ix *Index) snapshot(key string) ([]string, *bluge.Reader, error) {
 	return exact, reader, nil
 }
 
-// buildQuery returns the disjunction of every distinct term in every
+// queryTerms returns the lookups of terms: every distinct term in every
 // weighted field, or nil when terms is empty. A term repeated in the query
 // counts once, so a long query that repeats a word does not drown the others.
-func (ix *Index) buildQuery(terms []string) bluge.Query {
+func (ix *Index) queryTerms(terms []string) []weightedTerm {
 	if len(terms) == 0 {
 		return nil
 	}
-	seen := map[string]bool{}
-	q := bluge.NewBooleanQuery()
+	fields := ix.weights.fields()
+	seen := make(map[string]bool, len(terms))
+	out := make([]weightedTerm, 0, len(terms)*len(fields))
 	for _, t := range terms {
 		if seen[t] {
 			continue
 		}
 		seen[t] = true
-		for _, f := range ix.weights.fields() {
-			q.AddShould(bluge.NewTermQuery(t).SetField(f.name).SetBoost(f.weight))
+		for _, f := range fields {
+			out = append(out, weightedTerm{term: t, field: f.name, boost: f.weight})
 		}
 	}
-	return q
+	return out
 }
 
-// topN runs q and returns up to n hits ordered by score, then ID.
-//
-// bluge sorts by score alone here (sorting on "_id" loads the ID of every
-// matching document and made queries ten times slower); ties are broken by
-// ID afterwards. When the n-th hit's score may continue past the cut, the
-// search is repeated deeper so a tie at the boundary keeps the lowest IDs.
-func (ix *Index) topN(reader *bluge.Reader, q bluge.Query, n int) ([]Hit, error) {
-	for depth := n + 8; ; depth *= 4 {
-		hits, err := ix.run(reader, q, depth)
-		if err != nil {
-			return nil, err
-		}
-		slices.SortFunc(hits, compareHits)
-		if len(hits) < depth || len(hits) <= n || hits[depth-1].Score != hits[n-1].Score {
-			return hits[:min(n, len(hits))], nil
-		}
-	}
+// topN scores the documents matching terms (see [scoreRequest]) and returns
+// up to n hits ordered by score, then ID.
+func (ix *Index) topN(reader *bluge.Reader, terms []weightedTerm, n int) ([]Hit, error) {
+	return ix.rank(reader, terms, n, true)
 }
 
-// compareHits orders by score, higher first, then by ID.
-func compareHits(a, b Hit) int {
-	switch {
-	case a.Score > b.Score:
-		return -1
-	case a.Score < b.Score:
-		return 1
-	}
-	return strings.Compare(a.ID, b.ID)
-}
-
-func (ix *Index) run(reader *bluge.Reader, q bluge.Query, depth int) ([]Hit, error) {
-	it, err := reader.Search(context.Background(), bluge.NewTopNSearch(depth, q))
-	if err != nil {
+// rank is topN; with prune false it reads every postings list whole (the
+// tests compare the two).
+func (ix *Index) rank(reader *bluge.Reader, terms []weightedTerm, n int, prune bool) ([]Hit, error) {
+	acc := accPool.Get().(*accumulator)
+	defer func() {
+		acc.reset()
+		accPool.Put(acc)
+	}()
+	req := &scoreRequest{terms: terms, n: n, prune: prune, sim: ix.sim, acc: acc}
+	if _, err := reader.Search(context.Background(), req); err != nil {
 		return nil, err
 	}
-	var hits []Hit
-	for {
-		m, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
-		if m == nil {
-			return hits, nil
-		}
-		var id string
-		err = m.VisitStoredFields(func(field string, value []byte) bool {
-			if field == "_id" {
-				id = string(value)
-				return false
-			}
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
-		hits = append(hits, Hit{ID: id, Score: m.Score})
-	}
+	return acc.top(req.reader, n)
 }
 
 // promoteExact moves the exact matches to the front (in their BM25 order,

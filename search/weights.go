@@ -66,3 +66,8 @@ type Option func(*Index)
 func WithWeights(w Weights) Option {
 	return func(ix *Index) { ix.weights = w }
 }
+
+// WithBM25 replaces the BM25 parameters k1 and b (default 1.2 and 0.75).
+func WithBM25(k1, b float64) Option {
+	return func(ix *Index) { ix.sim = &Similarity{K1: k1, B: b} }
+}
