@@ -12,7 +12,8 @@ import (
 
 // newAnalyzer returns the analyzer used for every indexed field and for
 // queries: identifier tokenizer, possessive filter, lower case, English stop
-// words, English (snowball) stemmer.
+// words, minimal (plural-folding) English stemmer — see sStemmer for why not
+// snowball.
 func newAnalyzer() *analysis.Analyzer {
 	return &analysis.Analyzer{
 		Tokenizer: identTokenizer{},
@@ -20,7 +21,7 @@ func newAnalyzer() *analysis.Analyzer {
 			en.NewPossessiveFilter(),
 			token.NewLowerCaseFilter(),
 			en.StopWordsFilter(),
-			en.StemmerFilter(),
+			sStemmer{},
 		},
 	}
 }

@@ -39,11 +39,11 @@ func TestAnalyze(t *testing.T) {
 		in   string
 		want []string
 	}{
-		{"createPullRequest", []string{"createpullrequest", "creat", "pull", "request"}},
+		{"createPullRequest", []string{"createpullrequest", "create", "pull", "request"}},
 		{"get_file_contents", []string{"get", "file", "content"}},
-		{"Lists the user's repositories", []string{"list", "user", "repositori"}},
+		{"Lists the user's repositories", []string{"list", "user", "repository"}},
 		{"s3Bucket", []string{"s3bucket", "s3", "bucket"}},
-		{"Search for issues in a GitHub repo", []string{"search", "issu", "github", "git", "hub", "repo"}},
+		{"Search for issues in a GitHub repo", []string{"search", "issue", "github", "git", "hub", "repo"}},
 		{"github_repo", []string{"github", "repo"}},
 		{"the and of", nil},
 	}

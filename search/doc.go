@@ -14,7 +14,8 @@
 // ("s3Bucket" → s3 bucket, "ec2", "base64", "ipv4"): such tokens are names, and
 // splitting them would index meaningless one-letter terms ("s") that match
 // everywhere. Then possessives are stripped, terms are lower-cased, English
-// stop words are dropped and terms are stemmed (bluge's analysis/lang/en).
+// stop words are dropped (bluge's analysis/lang/en) and plurals are folded by a
+// minimal English stemmer (sStemmer).
 //
 // # Ranking
 //
