@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -262,22 +260,7 @@ func sha256File(t *testing.T, path string) string {
 
 // logBuffer collects a host's hclog JSON output. It is safe for concurrent
 // use: plugins' log lines arrive from go-plugin's stderr readers.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+type logBuffer struct{ syncBuffer }
 
 // logger returns an Info-level JSON host logger writing to l.
 func (l *logBuffer) logger() hclog.Logger {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/demoserver"
@@ -61,4 +63,12 @@ func (g *globals) startHost(ctx context.Context, wait time.Duration) (*host.Host
 	defer cancel()
 	_ = h.WaitSettled(wctx) // servers still connecting are shown as such
 	return h, nil
+}
+
+// defaultWait is how long one-shot commands wait for servers to connect.
+const defaultWait = 45 * time.Second
+
+// addWaitFlag adds --wait, the connect wait of commands that start a host.
+func addWaitFlag(cmd *cobra.Command, wait *time.Duration) {
+	cmd.Flags().DurationVar(wait, "wait", defaultWait, "how long to wait for servers to connect")
 }

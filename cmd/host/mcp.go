@@ -55,7 +55,7 @@ func newMCPListCommand(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().DurationVar(&wait, "wait", 45*time.Second, "how long to wait for servers to connect")
+	addWaitFlag(cmd, &wait)
 	return cmd
 }
 
@@ -123,7 +123,7 @@ func newMCPShowCommand(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().DurationVar(&wait, "wait", 45*time.Second, "how long to wait for servers to connect")
+	addWaitFlag(cmd, &wait)
 	return cmd
 }
 

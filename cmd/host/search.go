@@ -64,7 +64,7 @@ func newSearchRunCommand(g *globals, regex bool) *cobra.Command {
 	}
 	cmd.Flags().IntVar(&k, "k", 5, "how many tools to return")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().DurationVar(&wait, "wait", 45*time.Second, "how long to wait for servers to connect")
+	addWaitFlag(cmd, &wait)
 	return cmd
 }
 

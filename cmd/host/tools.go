@@ -40,7 +40,7 @@ func newToolsCommand(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (names, descriptions, input schemas)")
-	cmd.Flags().DurationVar(&wait, "wait", 45*time.Second, "how long to wait for servers to connect")
+	addWaitFlag(cmd, &wait)
 	return cmd
 }
 
@@ -84,7 +84,7 @@ func newCallCommand(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole CallToolResult as JSON")
-	cmd.Flags().DurationVar(&wait, "wait", 45*time.Second, "how long to wait for servers to connect")
+	addWaitFlag(cmd, &wait)
 	return cmd
 }
 
