@@ -17,6 +17,16 @@
 // stop words are dropped (bluge's analysis/lang/en) and plurals are folded by a
 // minimal English stemmer (sStemmer).
 //
+// # Queries
+//
+// A query is a request in words ("Get me the content of note "abc123" so I
+// can review it"), so besides the analyzer it goes through three rules (see
+// querytext.go): quoted literals are argument values and count with
+// [Weights].Quoted; number literals and request phrasing ("please", "I
+// need", "give me") are dropped; the generic operation verbs (get / fetch /
+// retrieve / read …, create / add / new …, delete / remove …) also search
+// their synonyms with [Weights].Synonym.
+//
 // # Ranking
 //
 // A query is analysed once; every distinct query term is looked up in every
@@ -29,6 +39,14 @@
 // and camelCase) always ranks that document first. Equal scores are ordered
 // by ID, so results are deterministic.
 //
+// Each server also has a server document: the names and descriptions of
+// all its tools. The query is scored against the server documents too, and
+// the best 50 servers add their score (weighted by [Weights].ServerContext)
+// to each of their tools: a server's tools share a domain, so a tool whose
+// own text does not say "vault" or "markdown" still ranks with the note app
+// whose other tools do. One server document per server keeps this linear in
+// the catalog size.
+//
 // The scores are those of a bluge BooleanQuery of boosted TermQueries, but
 // they are computed term at a time into an array of per-document
 // accumulators, reading bluge's postings lists directly: tool-search queries
@@ -37,7 +55,10 @@
 // first; once no document that has not been seen yet can reach the k-th
 // score, the remaining (common) terms are only added to the documents that
 // still can. The top k are exactly those of the full evaluation (a
-// max-score bound: a term adds less than boost × idf to a document).
+// max-score bound: a term adds less than boost × idf to a document). The
+// server documents are ranked the same way, and their scores are added to
+// the tools before the tool terms are read, so the bound still holds for
+// every document not yet seen.
 //
 // # Concurrency
 //

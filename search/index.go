@@ -106,6 +106,11 @@ func (ix *Index) ReplaceServers(byServer map[string][]Doc) error {
 				batch.Delete(bluge.Identifier(id))
 			}
 		}
+		if sd := ix.serverDoc(server, checked[server]); sd != nil {
+			batch.Update(bluge.Identifier(serverDocID(server)), sd)
+		} else {
+			batch.Delete(bluge.Identifier(serverDocID(server)))
+		}
 	}
 	if err := ix.writer.Batch(batch); err != nil {
 		return fmt.Errorf("search: servers %q: index: %w", servers, err)
@@ -129,6 +134,8 @@ func (ix *Index) checkDocs(server string, docs []Doc, seen map[string]bool) ([]D
 		switch {
 		case d.ID == "":
 			return nil, fmt.Errorf("search: server %q: doc %d (%q) has no ID", server, i, d.Name)
+		case strings.HasPrefix(d.ID, serverDocID("")):
+			return nil, fmt.Errorf("search: server %q: doc ID %q uses the prefix reserved for server documents", server, d.ID)
 		case seen[d.ID]:
 			return nil, fmt.Errorf("search: server %q: duplicate ID %q", server, d.ID)
 		case d.Server != "" && d.Server != server:
@@ -144,6 +151,31 @@ func (ix *Index) checkDocs(server string, docs []Doc, seen map[string]bool) ([]D
 	return out, nil
 }
 
+// serverDocID is the bluge ID of server's server document. Tool IDs are
+// the caller's, so the prefix is one no sane caller uses: a NUL byte.
+func serverDocID(server string) string { return "\x00server\x00" + server }
+
+// serverDoc returns the server document of server, whose tools are docs:
+// their names and descriptions in the server-context field (see
+// Weights.ServerContext). It is nil when the server has no tools or the
+// weight is off.
+func (ix *Index) serverDoc(server string, docs []Doc) *bluge.Document {
+	if ix.weights.ServerContext <= 0 || len(docs) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, d := range docs {
+		b.WriteString(d.Name)
+		b.WriteByte('\n')
+		b.WriteString(d.Description)
+		b.WriteByte('\n')
+	}
+	doc := bluge.NewDocument(serverDocID(server))
+	doc.AddField(bluge.NewTextField(fieldServerCtx, b.String()).WithAnalyzer(ix.analyzer))
+	return doc
+}
+
+// blugeDoc returns the bluge document of tool d.
 func (ix *Index) blugeDoc(d Doc) *bluge.Document {
 	names := make([]string, len(d.Params))
 	descs := make([]string, len(d.Params))
@@ -171,6 +203,9 @@ func (ix *Index) blugeDoc(d Doc) *bluge.Document {
 		if f.text != "" {
 			doc.AddField(bluge.NewTextField(f.name, f.text).WithAnalyzer(ix.analyzer))
 		}
+	}
+	if ix.weights.ServerContext > 0 {
+		doc.AddField(bluge.NewKeywordField(fieldServer, d.Server))
 	}
 	return doc
 }

@@ -89,7 +89,7 @@ func TestExactMatchRanksFirst(t *testing.T) {
 	replace(t, ix, "github",
 		Doc{ID: "mcp_github_get_file_contents", Name: "get_file_contents", Description: "Read a blob."},
 		Doc{ID: "mcp_github_read_file", Name: "read_file", Description: "Get file contents: get the file contents of a file, file contents."},
-		Doc{ID: "mcp_github_search", Name: "search", Description: "Look up code."},
+		Doc{ID: "mcp_github_search", Name: "search", Description: "Grep code in repositories."},
 	)
 	replace(t, ix, "web",
 		Doc{ID: "mcp_web_search", Name: "search", Description: "Search the web. Search anything, search everywhere."},

@@ -21,7 +21,7 @@ func (ix *Index) Search(query string, k int) ([]Hit, error) {
 		return nil, err
 	}
 	defer reader.Close()
-	terms := ix.queryTerms(Analyze(query))
+	terms := ix.queryTerms(query)
 	if terms == nil && len(exact) == 0 {
 		return nil, nil
 	}
@@ -51,23 +51,56 @@ func (ix *Index) snapshot(key string) ([]string, *bluge.Reader, error) {
 	return exact, reader, nil
 }
 
-// queryTerms returns the lookups of terms: every distinct term in every
-// weighted field, or nil when terms is empty. A term repeated in the query
-// counts once, so a long query that repeats a word does not drown the others.
-func (ix *Index) queryTerms(terms []string) []weightedTerm {
-	if len(terms) == 0 {
-		return nil
+// queryTerms returns the lookups of query: every distinct term in every
+// weighted field, or nil when the query has no searchable term. The terms
+// outside quotes count fully, minus number literals and request phrasing
+// (see querytext.go); quoted terms count with Weights.Quoted; each text term
+// also searches its action synonyms with Weights.Synonym. A term repeated
+// in the query counts once, so a long query that repeats a word does not
+// drown the others.
+func (ix *Index) queryTerms(query string) []weightedTerm {
+	w := ix.weights
+	outside, inside := splitQuoted(query)
+	plain := Analyze(outside)
+	if kept := slices.DeleteFunc(slices.Clone(plain), func(t string) bool {
+		return isNumberLiteral(t) || requestWords[t]
+	}); len(kept) > 0 || inside != "" {
+		plain = kept
 	}
-	fields := ix.weights.fields()
-	seen := make(map[string]bool, len(terms))
-	out := make([]weightedTerm, 0, len(terms)*len(fields))
-	for _, t := range terms {
-		if seen[t] {
-			continue
+	fields := w.fields()
+	seen := map[string]bool{}
+	var out []weightedTerm
+	add := func(terms []string, weight float64) {
+		for _, t := range terms {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			for _, f := range fields {
+				out = append(out, weightedTerm{term: t, field: f.name, boost: f.weight * weight})
+			}
+			if w.ServerContext > 0 {
+				out = append(out, weightedTerm{term: t, field: fieldServerCtx, boost: w.ServerContext * weight})
+			}
 		}
-		seen[t] = true
-		for _, f := range fields {
-			out = append(out, weightedTerm{term: t, field: f.name, boost: f.weight})
+	}
+	add(plain, 1)
+	if w.Quoted > 0 {
+		add(Analyze(inside), w.Quoted)
+	}
+	if w.Synonym > 0 {
+		textTerms := len(out)
+		for i := 0; i < textTerms; i++ {
+			t := out[i]
+			if t.field != fieldText {
+				continue
+			}
+			for _, syn := range actionSynonyms[t.term] {
+				if !seen[syn] {
+					seen[syn] = true
+					out = append(out, weightedTerm{term: syn, field: fieldText, boost: t.boost * w.Synonym})
+				}
+			}
 		}
 	}
 	return out
@@ -87,7 +120,14 @@ func (ix *Index) rank(reader *bluge.Reader, terms []weightedTerm, n int, prune b
 		acc.reset()
 		accPool.Put(acc)
 	}()
-	req := &scoreRequest{terms: terms, n: n, prune: prune, sim: ix.sim, acc: acc}
+	req := &scoreRequest{n: n, prune: prune, sim: ix.sim, acc: acc, topServers: topServers}
+	for _, t := range terms {
+		if t.field == fieldServerCtx {
+			req.serverTerms = append(req.serverTerms, t)
+		} else {
+			req.terms = append(req.terms, t)
+		}
+	}
 	if _, err := reader.Search(context.Background(), req); err != nil {
 		return nil, err
 	}
@@ -130,3 +170,7 @@ func promoteExact(hits []Hit, exact []string, k int) []Hit {
 	out := append(front, rest...)
 	return out[:min(k, len(out))]
 }
+
+// topServers is how many of the best-matching servers lend their score
+// (see Weights.ServerContext) to their tools.
+const topServers = 50

@@ -44,12 +44,16 @@ type weightedTerm struct {
 // pick the top documents and read their IDs; the searcher it hands bluge is
 // empty, so bluge's collector has nothing to do.
 type scoreRequest struct {
-	terms  []weightedTerm
-	n      int  // how many top documents the caller wants
-	prune  bool // skip work that cannot change the top n (see Searcher)
-	sim    *Similarity
-	acc    *accumulator
-	reader blugesearch.Reader
+	terms []weightedTerm
+	// serverTerms are the lookups in the server documents: the best
+	// topServers servers' scores are added to each of their tools first.
+	serverTerms []weightedTerm
+	topServers  int
+	n           int  // how many top documents the caller wants
+	prune       bool // skip work that cannot change the top n (see Searcher)
+	sim         *Similarity
+	acc         *accumulator
+	reader      blugesearch.Reader
 }
 
 func (r *scoreRequest) Collector() blugesearch.Collector { return emptyCollector{} }
@@ -60,7 +64,11 @@ func (r *scoreRequest) Aggregations() blugesearch.Aggregations { return nil }
 
 func (r *scoreRequest) Searcher(reader blugesearch.Reader, _ bluge.Config) (blugesearch.Searcher, error) {
 	r.reader = reader
-	lists, err := r.open(reader)
+	best, err := r.seedServers(reader)
+	if err != nil {
+		return nil, err
+	}
+	lists, err := r.open(reader, r.terms)
 	defer func() {
 		for _, l := range lists {
 			_ = l.pi.Close()
@@ -69,35 +77,42 @@ func (r *scoreRequest) Searcher(reader blugesearch.Reader, _ bluge.Config) (blug
 	if err != nil {
 		return nil, err
 	}
-	// rest[i] bounds what terms i.. can still add to a document: a term's
-	// contribution is below its weight w (the BM25 tf part is below 1). The
-	// bound is widened by a relative 1e-9 against rounding.
+	return emptySearcher{}, r.accumulate(r.acc, lists, r.n, best)
+}
+
+// accumulate adds lists (highest weight first) to acc, which should end
+// with the right top n; best is the highest score in acc already.
+//
+// Documents already in acc carry their score; every other document starts
+// from 0. rest[i] bounds what lists i.. can still add to a document: a
+// term's contribution is below its weight w (the BM25 tf part is below 1).
+// The bound is widened by a relative 1e-9 against rounding.
+func (r *scoreRequest) accumulate(acc *accumulator, lists []postingList, n int, best float64) error {
 	rest := make([]float64, len(lists)+1)
 	for i := len(lists) - 1; i >= 0; i-- {
 		rest[i] = (rest[i+1] + lists[i].w) * (1 + 1e-9)
 	}
-	var best float64 // highest accumulated score so far
 	for i, l := range lists {
 		// Once no document outside the accumulators can reach the n-th
 		// score, the remaining (commoner, longer) lists only need to be
 		// probed for the documents that still can.
-		if r.prune && best > rest[i] && len(r.acc.touched) >= r.n {
-			if cut := r.acc.nth(r.n); cut > rest[i] {
-				return emptySearcher{}, r.probe(lists[i:], rest[i:], cut)
+		if r.prune && best > rest[i] && len(acc.touched) >= n {
+			if cut := acc.nth(n); cut > rest[i] {
+				return probe(acc, lists[i:], rest[i:], cut, n)
 			}
 		}
 		for {
 			p, err := l.pi.Next()
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if p == nil {
 				break
 			}
-			best = max(best, r.acc.add(p.Number(), l.score(p)))
+			best = max(best, acc.add(p.Number(), l.score(p)))
 		}
 	}
-	return emptySearcher{}, nil
+	return nil
 }
 
 // postingList is one query term's postings in one field.
@@ -115,12 +130,61 @@ func (l *postingList) score(p segment.Posting) float64 {
 	return l.w - l.w/(1+float64(p.Frequency())*inv)
 }
 
-// open returns the postings lists of the query, highest weight first (the
+// seedServers scores the server documents against serverTerms and adds
+// the best topServers servers' scores to each of their tools (found by the
+// server keyword field). It returns the highest score added.
+func (r *scoreRequest) seedServers(reader blugesearch.Reader) (float64, error) {
+	if len(r.serverTerms) == 0 || r.topServers <= 0 {
+		return 0, nil
+	}
+	lists, err := r.open(reader, r.serverTerms)
+	defer func() {
+		for _, l := range lists {
+			_ = l.pi.Close()
+		}
+	}()
+	if err != nil {
+		return 0, err
+	}
+	servers := accPool.Get().(*accumulator)
+	defer func() {
+		servers.reset()
+		accPool.Put(servers)
+	}()
+	if err := r.accumulate(servers, lists, r.topServers, 0); err != nil {
+		return 0, err
+	}
+	top, err := servers.top(reader, r.topServers)
+	if err != nil {
+		return 0, err
+	}
+	var best float64
+	for _, h := range top {
+		pi, err := reader.PostingsIterator([]byte(strings.TrimPrefix(h.ID, serverDocID(""))), fieldServer, false, false, false)
+		if err != nil {
+			return 0, err
+		}
+		for {
+			p, err := pi.Next()
+			if err != nil || p == nil {
+				_ = pi.Close()
+				if err != nil {
+					return 0, err
+				}
+				break
+			}
+			best = max(best, r.acc.add(p.Number(), h.Score))
+		}
+	}
+	return best, nil
+}
+
+// open returns the postings lists of terms, highest weight first (the
 // rare terms, whose lists are short). Terms found nowhere are left out.
-func (r *scoreRequest) open(reader blugesearch.Reader) ([]postingList, error) {
+func (r *scoreRequest) open(reader blugesearch.Reader, terms []weightedTerm) ([]postingList, error) {
 	fields := map[string]*fieldNorms{}
-	lists := make([]postingList, 0, len(r.terms))
-	for _, t := range r.terms {
+	lists := make([]postingList, 0, len(terms))
+	for _, t := range terms {
 		fn, ok := fields[t.field]
 		if !ok {
 			cs, err := reader.CollectionStats(t.field)
@@ -151,13 +215,13 @@ func (r *scoreRequest) open(reader blugesearch.Reader) ([]postingList, error) {
 // evaluation, whatever else is added to the others. A list no longer than
 // the candidates is read whole; a longer one is probed (Advance) for the
 // candidates only. The candidates and cut are refined after each list.
-func (r *scoreRequest) probe(lists []postingList, rest []float64, cut float64) error {
-	cands := slices.Clone(r.acc.touched)
+func probe(acc *accumulator, lists []postingList, rest []float64, cut float64, n int) error {
+	cands := slices.Clone(acc.touched)
 	for i, l := range lists {
-		cands = slices.DeleteFunc(cands, func(d uint64) bool { return r.acc.scores[d]+rest[i] < cut })
-		cut = max(cut, r.acc.nthOf(cands, r.n))
+		cands = slices.DeleteFunc(cands, func(d uint64) bool { return acc.scores[d]+rest[i] < cut })
+		cut = max(cut, acc.nthOf(cands, n))
 		if l.pi.Count() <= uint64(len(cands)) {
-			if err := r.readAll(l); err != nil {
+			if err := readAll(acc, l); err != nil {
 				return err
 			}
 			continue
@@ -180,21 +244,21 @@ func (r *scoreRequest) probe(lists []postingList, rest []float64, cut float64) e
 				}
 			}
 			if cur.Number() == d {
-				r.acc.add(d, l.score(cur))
+				acc.add(d, l.score(cur))
 			}
 		}
 	}
 	return nil
 }
 
-// readAll adds every posting of l.
-func (r *scoreRequest) readAll(l postingList) error {
+// readAll adds every posting of l to acc.
+func readAll(acc *accumulator, l postingList) error {
 	for {
 		p, err := l.pi.Next()
 		if err != nil || p == nil {
 			return err
 		}
-		r.acc.add(p.Number(), l.score(p))
+		acc.add(p.Number(), l.score(p))
 	}
 }
 

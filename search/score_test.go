@@ -15,8 +15,9 @@ import (
 
 // zipfCorpus indexes docs drawn from a Zipf-distributed vocabulary (a few
 // words in most documents, most words in few), with repeated documents so
-// that ties occur, and returns queries drawn the same way.
-func zipfCorpus(t *testing.T) (*Index, []string) {
+// that ties occur, and returns queries drawn the same way and each
+// document's server.
+func zipfCorpus(t *testing.T, opts ...Option) (*Index, []string, map[string]string) {
 	r := rand.New(rand.NewPCG(1, 2))
 	z := rand.NewZipf(r, 1.1, 1, 400)
 	words := func(n int) string {
@@ -26,8 +27,9 @@ func zipfCorpus(t *testing.T) (*Index, []string) {
 		}
 		return strings.Join(w, " ")
 	}
-	ix := newIndex(t)
+	ix := newIndex(t, opts...)
 	byServer := map[string][]Doc{}
+	serverOf := map[string]string{}
 	for i := range 1500 {
 		server := fmt.Sprintf("s%d", i%40)
 		d := Doc{ID: fmt.Sprintf("d%04d", i), Name: words(2), Description: words(4 + r.IntN(20)),
@@ -37,6 +39,7 @@ func zipfCorpus(t *testing.T) (*Index, []string) {
 			d.Name, d.Description, d.Params = prev.Name, prev.Description, prev.Params
 		}
 		byServer[server] = append(byServer[server], d)
+		serverOf[d.ID] = server
 	}
 	if err := ix.ReplaceServers(byServer); err != nil {
 		t.Fatal(err)
@@ -45,20 +48,20 @@ func zipfCorpus(t *testing.T) (*Index, []string) {
 	for i := range queries {
 		queries[i] = words(3 + r.IntN(28))
 	}
-	return ix, queries
+	return ix, queries, serverOf
 }
 
 // TestPruningIsExact checks that skipping the postings that cannot change
 // the top n gives the hits (IDs, scores and order) of reading every list.
 func TestPruningIsExact(t *testing.T) {
-	ix, queries := zipfCorpus(t)
+	ix, queries, _ := zipfCorpus(t)
 	reader, err := ix.writer.Reader()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer reader.Close()
 	for _, q := range queries {
-		terms := ix.queryTerms(Analyze(q))
+		terms := ix.queryTerms(q)
 		full, err := ix.rank(reader, terms, ix.Len(), false)
 		if err != nil {
 			t.Fatal(err)
@@ -75,56 +78,89 @@ func TestPruningIsExact(t *testing.T) {
 	}
 }
 
-// TestScoresMatchBluge checks the term-at-a-time scores against bluge's own
-// evaluation of the same query (a BooleanQuery of boosted TermQueries).
-func TestScoresMatchBluge(t *testing.T) {
-	ix, queries := zipfCorpus(t)
-	reader, err := ix.writer.Reader()
+// blugeScores evaluates terms with bluge's own BooleanQuery of boosted
+// TermQueries and returns the score of every matching document by ID.
+func blugeScores(t *testing.T, reader *bluge.Reader, terms []weightedTerm) map[string]float64 {
+	t.Helper()
+	bq := bluge.NewBooleanQuery()
+	for _, wt := range terms {
+		bq.AddShould(bluge.NewTermQuery(wt.term).SetField(wt.field).SetBoost(wt.boost))
+	}
+	it, err := reader.Search(context.Background(), bluge.NewTopNSearch(1<<20, bq))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer reader.Close()
-	for _, q := range queries[:50] {
-		terms := ix.queryTerms(Analyze(q))
-		ours, err := ix.rank(reader, terms, ix.Len(), false)
+	out := map[string]float64{}
+	for m, err := it.Next(); m != nil || err != nil; m, err = it.Next() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bq := bluge.NewBooleanQuery()
-		for _, wt := range terms {
-			bq.AddShould(bluge.NewTermQuery(wt.term).SetField(wt.field).SetBoost(wt.boost))
-		}
-		it, err := reader.Search(context.Background(), bluge.NewTopNSearch(ix.Len(), bq))
+		var id string
+		err = m.VisitStoredFields(func(field string, value []byte) bool {
+			if field == "_id" {
+				id = string(value)
+			}
+			return field != "_id"
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]float64{}
-		for m, err := it.Next(); m != nil || err != nil; m, err = it.Next() {
+		out[id] = m.Score
+	}
+	return out
+}
+
+// TestScoresMatchBluge checks the term-at-a-time scores against bluge's own
+// evaluation of the same query: a tool's score is its BM25 over the tool
+// fields plus its server document's BM25 (the corpus has fewer servers than
+// topServers, so every matching server lends its score).
+func TestScoresMatchBluge(t *testing.T) {
+	for _, serverContext := range []float64{0, 0.2} {
+		w := DefaultWeights()
+		w.ServerContext = serverContext
+		ix, queries, serverOf := zipfCorpus(t, WithWeights(w))
+		reader, err := ix.writer.Reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer reader.Close()
+		for _, q := range queries[:50] {
+			terms := ix.queryTerms(q)
+			ours, err := ix.rank(reader, terms, ix.Len(), false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var id string
-			err = m.VisitStoredFields(func(field string, value []byte) bool {
-				if field == "_id" {
-					id = string(value)
+			var toolTerms, serverTerms []weightedTerm
+			for _, wt := range terms {
+				if wt.field == fieldServerCtx {
+					serverTerms = append(serverTerms, wt)
+				} else {
+					toolTerms = append(toolTerms, wt)
 				}
-				return field != "_id"
-			})
-			if err != nil {
-				t.Fatal(err)
 			}
-			want[id] = m.Score
-		}
-		if len(want) != len(ours) {
-			t.Fatalf("query %q: bluge matched %d documents, we %d", q, len(want), len(ours))
-		}
-		for _, h := range ours {
-			if w, ok := want[h.ID]; !ok || math.Abs(w-h.Score) > 1e-9*max(1, w) {
-				t.Fatalf("query %q: %s scores %v, bluge %v", q, h.ID, h.Score, w)
+			if (len(serverTerms) > 0) != (serverContext > 0) {
+				t.Fatalf("ServerContext %v: %d server-context lookups", serverContext, len(serverTerms))
 			}
-		}
-		if !slices.IsSortedFunc(ours, compareHits) {
-			t.Fatalf("query %q: hits not ordered", q)
+			want := blugeScores(t, reader, toolTerms)
+			if len(serverTerms) > 0 {
+				servers := blugeScores(t, reader, serverTerms)
+				for id, server := range serverOf {
+					if s, ok := servers[serverDocID(server)]; ok {
+						want[id] += s
+					}
+				}
+			}
+			if len(want) != len(ours) {
+				t.Fatalf("ServerContext %v, query %q: bluge matched %d documents, we %d", serverContext, q, len(want), len(ours))
+			}
+			for _, h := range ours {
+				if w, ok := want[h.ID]; !ok || math.Abs(w-h.Score) > 1e-9*max(1, w) {
+					t.Fatalf("ServerContext %v, query %q: %s scores %v, bluge %v", serverContext, q, h.ID, h.Score, w)
+				}
+			}
+			if !slices.IsSortedFunc(ours, compareHits) {
+				t.Fatalf("query %q: hits not ordered", q)
+			}
 		}
 	}
 }

@@ -23,16 +23,30 @@ package search
 //     text; parameter names say what the tool takes ("repo", "branch").
 //   - ParamDescription 0.1, ServerDescription 0 (off): see above; the server
 //     description is supported but did not help on the development data.
+//   - ServerContext 0.2: every tool also carries the names and descriptions
+//     of its server's tools (the cluster hypothesis: a server's tools share
+//     a domain), so "the note at path X" leans towards the note app whose
+//     other tools talk about vaults and paths. It helps most with requests
+//     that need several tools of one server.
+//   - Quoted 0.3, Synonym 0.4: how much quoted literals and action synonyms
+//     count in a query (see querytext.go).
 type Weights struct {
 	// Repetitions in the composite field; 0 leaves the part out.
 	Name, Server, Description, ParamName int
 	// Boosts of the separate fields; 0 leaves the field out.
-	ParamDescription, ServerDescription float64
+	ParamDescription, ServerDescription, ServerContext float64
+	// Query term weights: terms only found inside quotes, and the action
+	// synonyms of a query's words; 0 leaves them out.
+	Quoted, Synonym float64
 }
 
 // DefaultWeights returns the weights New uses.
 func DefaultWeights() Weights {
-	return Weights{Name: 2, Server: 1, Description: 1, ParamName: 1, ParamDescription: 0.1}
+	return Weights{
+		Name: 2, Server: 1, Description: 1, ParamName: 1,
+		ParamDescription: 0.1, ServerContext: 0.2,
+		Quoted: 0.3, Synonym: 0.4,
+	}
 }
 
 // Index field names.
@@ -40,6 +54,8 @@ const (
 	fieldText       = "text"  // composite: name, server, description, parameter names
 	fieldParamDesc  = "pdesc" // parameter descriptions
 	fieldServerDesc = "sdesc" // server description
+	fieldServerCtx  = "sctx"  // server documents: names and descriptions of the server's tools
+	fieldServer     = "srv"   // tool documents: the server name, one keyword
 )
 
 type weightedField struct {

@@ -120,3 +120,45 @@ func BenchmarkBuildPerServer(b *testing.B) {
 		ix.Close()
 	}
 }
+
+// BenchmarkQueryFeatures measures, side by side at 25,000 tools, what the
+// query-time features cost: the default weights, then each of server
+// context and action synonyms off, then both.
+func BenchmarkQueryFeatures(b *testing.B) {
+	d := loadBench(b)
+	tools := replicate(d.tools, 25000)
+	variants := []struct {
+		name string
+		edit func(*search.Weights)
+	}{
+		{"default", func(*search.Weights) {}},
+		{"no-server-context", func(w *search.Weights) { w.ServerContext = 0 }},
+		{"no-synonyms", func(w *search.Weights) { w.Synonym = 0 }},
+		{"neither", func(w *search.Weights) { w.ServerContext, w.Synonym = 0, 0 }},
+	}
+	for _, v := range variants {
+		w := search.DefaultWeights()
+		v.edit(&w)
+		ix, err := BuildIndex(tools, nil, search.WithWeights(w))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(v.name, func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				q := d.single[i%len(d.single)].Query
+				i++
+				start := time.Now()
+				if _, err := ix.Search(q, 5); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
+		ix.Close()
+	}
+}
