@@ -102,9 +102,12 @@ type Options struct {
 
 // New builds the standard chain around final, in the order explained in
 // the package documentation.
-func New(final Handler, o Options) Handler {
+func New(final Handler, o Options) Handler { return Chain(final, Standard(o)...) }
+
+// Standard returns the standard links, outermost first.
+func Standard(o Options) []Middleware {
 	b := o.MaxInlineChars
-	return Chain(final,
+	return []Middleware{
 		Recover(o.Logger),
 		Timeout(o.CallTimeout),
 		LogMetrics(o.Logger, o.Metrics),
@@ -113,5 +116,5 @@ func New(final Handler, o Options) Handler {
 		Artifact(b, o.Saver),
 		Sanitize(),
 		Unwrap(b),
-	)
+	}
 }
