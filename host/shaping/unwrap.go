@@ -50,7 +50,8 @@ func Unwrap(budget int) Middleware {
 				return res, err
 			}
 			text, n := textOf(res)
-			if n != 1 || len(text) <= budget || utf8.RuneCountInString(text) <= budget {
+			if n != 1 || len(text) <= budget || !strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "{") ||
+				utf8.RuneCountInString(text) <= budget {
 				return res, nil
 			}
 			unwrapped, ok := UnwrapText(text)
