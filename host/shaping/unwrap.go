@@ -37,7 +37,8 @@ const (
 // block holding the other keys as a JSON object (keys sorted, values as the
 // server wrote them). Anything else — another shape, an unknown or repeated
 // key, a result that is not a non-empty string — stays verbatim; a result
-// string that itself holds JSON is not unwrapped further. Only the
+// string that itself holds JSON is not unwrapped further. A budget of 0 or
+// less disables the link. Only the
 // text changes: structuredContent and _meta are not part of the rewrite.
 func Unwrap(budget int) Middleware {
 	if budget <= 0 {
