@@ -12,10 +12,12 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/plughost/plughost/host/artifacts"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/plugindir"
 	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host/shaping"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/pluginapi"
 	"github.com/plughost/plughost/search"
@@ -56,6 +58,9 @@ type Host struct {
 	order    []string // every configured server, sorted
 	servers  map[string]*supervisor.Server
 	inactive map[string]supervisor.Status // disabled or invalid entries
+	store    *artifacts.Store             // saved results (the workspace)
+	call     shaping.Handler              // every MCP tool call goes through it
+	metrics  shaping.Metrics
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every change
@@ -110,6 +115,9 @@ func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts O
 		indexed:  map[string][]string{},
 	}
 	if err := h.newRules(); err != nil {
+		return nil, fmt.Errorf("invalid config: %w", err)
+	}
+	if err := h.newShaping(); err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
 	for name, srv := range cfg.MCP.Servers {
@@ -241,7 +249,9 @@ func extraTypes(cfg *config.Config) []string {
 }
 
 // Start launches every enabled server in parallel and returns at once; the
-// host is usable while servers come up. Servers stop when Close is called.
+// host is usable while servers come up. It also starts artifact retention
+// (old saved results are removed now and every few minutes). Everything
+// stops when Close is called.
 func (h *Host) Start(ctx context.Context) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -249,6 +259,11 @@ func (h *Host) Start(ctx context.Context) {
 		return
 	}
 	ctx, h.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	h.running.Add(1)
+	go func() {
+		defer h.running.Done()
+		h.runRetention(ctx)
+	}()
 	for _, s := range h.servers {
 		h.running.Add(1)
 		go func() {

@@ -9,8 +9,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/host/artifacts"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host/shaping"
 )
 
 // Session is one agent conversation's view of the host: the tools its model
@@ -32,6 +34,7 @@ func (s *Session) Tools() []registry.Tool {
 	for _, st := range s.h.rules.SearchTools() {
 		out = append(out, registry.Tool{Name: st.Name, Description: st.Description, InputSchema: st.InputSchema})
 	}
+	out = append(out, pagingTools()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
@@ -49,7 +52,9 @@ type UnknownToolError = discovery.UnknownToolError
 
 // Call runs the tool with agent-facing name with args (a JSON object; empty
 // means {}). A search tool searches and unlocks; a hidden tool called by its
-// exact name is unlocked and run. A tool's own failure is a result with
+// exact name is unlocked and run; read_file and search_files page saved
+// results. MCP results go through the shaping chain: oversized text is
+// bounded and its full payload saved in the workspace. A tool's own failure is a result with
 // IsError set; an error means the call could not be made: unknown tool,
 // server down, crash or timeout.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
@@ -59,6 +64,9 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	}
 	if args[0] != '{' || !json.Valid(args) {
 		return nil, fmt.Errorf("tool %q: arguments must be a JSON object, like {\"key\": \"value\"}", name)
+	}
+	if artifacts.IsTool(name) {
+		return s.h.callPaging(ctx, name, args), nil
 	}
 	snap := s.h.registry.Snapshot()
 	if s.h.rules.IsSearchTool(name) {
@@ -74,9 +82,5 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if !ok {
 		return nil, &UnknownToolError{Name: name, Closest: snap.Closest(name, 3)}
 	}
-	srv, ok := s.h.servers[tool.Server]
-	if !ok {
-		return nil, fmt.Errorf("tool %q: server %q is not running", name, tool.Server)
-	}
-	return srv.Call(ctx, tool.ServerTool, args)
+	return s.h.call(ctx, shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: name, Args: args})
 }

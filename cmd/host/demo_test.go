@@ -42,6 +42,7 @@ func TestDemoConfigWithoutUserConfig(t *testing.T) {
 		want := []string{
 			"mcp_demo_calculate", "mcp_demo_current_time", "mcp_demo_echo", "mcp_demo_generate_text",
 			"mcp_demo_hash", "mcp_demo_sleep", "mcp_demo_text_stats",
+			"read_file", "search_files", // the paging tools for saved results
 		}
 		if diff := cmp.Diff(want, names); diff != "" {
 			t.Errorf("tool names (-want +got):\n%s\n%s", diff, r)

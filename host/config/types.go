@@ -54,6 +54,8 @@ type MCP struct {
 	MaxInlineTextChars int `json:"max_inline_text_chars"`
 	// Workspace is the directory holding result artifacts (~ expanded by Load).
 	Workspace string `json:"workspace"`
+	// Artifacts says how long saved results are kept.
+	Artifacts Artifacts `json:"artifacts"`
 	// Timeouts are the global per-phase timeouts, in seconds.
 	Timeouts TimeoutSeconds `json:"timeouts"`
 	// Restart paces the restarts of crashed servers.
@@ -140,6 +142,31 @@ func (r Restart) InitialBackoff() time.Duration { return seconds(r.InitialBackof
 
 // MaxBackoff returns MaxBackoffSeconds as a duration.
 func (r Restart) MaxBackoff() time.Duration { return seconds(r.MaxBackoffSeconds) }
+
+// Artifacts is tools.mcp.artifacts: the retention of the full payloads of
+// oversized results under <workspace>/.artifacts.
+type Artifacts struct {
+	// MaxAgeHours removes artifacts older than this many hours.
+	MaxAgeHours float64 `json:"max_age_hours"`
+	// MaxTotalMB removes the oldest artifacts while all of them together
+	// take more than this many mebibytes.
+	MaxTotalMB float64 `json:"max_total_mb"`
+}
+
+// MaxAge returns MaxAgeHours as a duration.
+func (a Artifacts) MaxAge() time.Duration { return seconds(a.MaxAgeHours * 3600) }
+
+// MaxTotalBytes returns MaxTotalMB in bytes.
+func (a Artifacts) MaxTotalBytes() int64 {
+	const maxMB = float64(1<<63-1) / (1 << 20)
+	if !(a.MaxTotalMB > 0) {
+		return 0
+	}
+	if a.MaxTotalMB >= maxMB {
+		return 1<<63 - 1
+	}
+	return int64(a.MaxTotalMB * (1 << 20))
+}
 
 // Plugins is tools.mcp.plugins.
 type Plugins struct {

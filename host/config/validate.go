@@ -56,9 +56,19 @@ func checkGlobal(p *Problems, m MCP) {
 	if strings.TrimSpace(m.Workspace) == "" {
 		p.fatal("tools.mcp.workspace", `must not be empty; set it to a directory for result artifacts (default "~/.plughost/workspace")`)
 	}
+	checkArtifacts(p, m.Artifacts)
 	checkTimeouts(p, m.Timeouts)
 	checkRestart(p, m.Restart)
 	checkPlugins(p, m.Plugins)
+}
+
+func checkArtifacts(p *Problems, a Artifacts) {
+	if !(a.MaxAgeHours > 0) {
+		p.fatal("tools.mcp.artifacts.max_age_hours", fmt.Sprintf("must be greater than 0, got %v; set how many hours saved results are kept (default 168)", a.MaxAgeHours))
+	}
+	if !(a.MaxTotalMB > 0) {
+		p.fatal("tools.mcp.artifacts.max_total_mb", fmt.Sprintf("must be greater than 0, got %v; set how many MiB of saved results are kept (default 1024)", a.MaxTotalMB))
+	}
 }
 
 func checkTimeouts(p *Problems, t TimeoutSeconds) {

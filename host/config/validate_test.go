@@ -206,6 +206,14 @@ func TestValidateGlobal(t *testing.T) {
 				`tools.mcp.workspace: must not be empty; set it to a directory for result artifacts (default "~/.plughost/workspace")`,
 			},
 		},
+		{
+			name: "artifact retention", mcp: `{"artifacts":{"max_age_hours":0,"max_total_mb":-5}}`,
+			want: []string{
+				"tools.mcp.artifacts.max_age_hours: must be greater than 0, got 0; set how many hours saved results are kept (default 168)",
+				"tools.mcp.artifacts.max_total_mb: must be greater than 0, got -5; set how many MiB of saved results are kept (default 1024)",
+			},
+		},
+		{name: "artifact retention fractions ok", mcp: `{"artifacts":{"max_age_hours":0.5,"max_total_mb":0.25}}`},
 		{name: "range edges ok", mcp: `{"discovery":{"ttl":1,"max_search_results":50},"max_inline_text_chars":256}`},
 		{name: "integral float accepted", mcp: `{"discovery":{"ttl":2.0}}`},
 		{

@@ -65,7 +65,12 @@ func merge(goos string, parent []string, file, env map[string]string, inheritEnv
 	for _, e := range vars {
 		out = append(out, e.key+"="+e.value)
 	}
-	sort.Slice(out, func(i, j int) bool { return keyOf(out[i]) < keyOf(out[j]) })
+	// Ties (a key containing "=", like "HOME=" next to "HOME") fall back to
+	// the whole entry, so the order never depends on map iteration.
+	sort.Slice(out, func(i, j int) bool {
+		ki, kj := keyOf(out[i]), keyOf(out[j])
+		return ki < kj || ki == kj && out[i] < out[j]
+	})
 	return out
 }
 

@@ -1,0 +1,180 @@
+package artifacts
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/plughost/plughost/host/naming"
+)
+
+// Kinds of artifact, each with its own directory under <workspace>/.artifacts.
+const (
+	// KindMCP holds the full payloads of oversized MCP tool results.
+	KindMCP = "mcp"
+	// KindTool is the generic large-result spillover, used when a KindMCP
+	// write fails.
+	KindTool = "tool"
+)
+
+// artifactsDir is the directory under the workspace that holds every kind.
+const artifactsDir = ".artifacts"
+
+// tempPrefix starts the name of a file still being written.
+const tempPrefix = ".tmp-"
+
+// maxNamePart caps the server and tool parts of a file name, so names stay
+// well below file-system limits.
+const maxNamePart = 48
+
+// writeChunk is how much Save writes between checks of its context.
+const writeChunk = 1 << 20
+
+// Store writes artifacts into a workspace and tracks which files are in use,
+// so that retention never removes them. It is safe for concurrent use.
+type Store struct {
+	workspace string
+	now       func() time.Time
+
+	mu    sync.Mutex
+	inUse map[string]int // absolute path → number of users
+}
+
+// NewStore returns a Store for workspace (an absolute or working-directory
+// relative path; it is created on the first write).
+func NewStore(workspace string) (*Store, error) {
+	if strings.TrimSpace(workspace) == "" {
+		return nil, errors.New("artifacts: empty workspace path; set tools.mcp.workspace")
+	}
+	abs, err := filepath.Abs(workspace)
+	if err != nil {
+		return nil, fmt.Errorf("artifacts: workspace %q: %w", workspace, err)
+	}
+	return &Store{workspace: abs, now: time.Now, inUse: map[string]int{}}, nil
+}
+
+// Workspace returns the absolute workspace directory.
+func (s *Store) Workspace() string { return s.workspace }
+
+// Dir returns the directory of one kind of artifact.
+func (s *Store) Dir(kind string) string {
+	return filepath.Join(s.workspace, artifactsDir, kind)
+}
+
+// Save writes payload as a new artifact of kind for server's tool and
+// returns its absolute path. The file appears under its final name only
+// once it is complete.
+func (s *Store) Save(ctx context.Context, kind, server, tool, payload string) (string, error) {
+	if kind != KindMCP && kind != KindTool {
+		return "", fmt.Errorf("artifacts: unknown kind %q", kind)
+	}
+	dir := s.Dir(kind)
+	if err := ensureDir(dir); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, tempPrefix+"*") // CreateTemp uses mode 0600
+	if err != nil {
+		return "", fmt.Errorf("create artifact in %s: %w", dir, err)
+	}
+	release := s.acquire(f.Name())
+	defer release()
+	if err := writeAll(ctx, f, payload); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", fmt.Errorf("write artifact %s: %w", f.Name(), err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("write artifact %s: %w", f.Name(), err)
+	}
+	final := filepath.Join(dir, s.fileName(server, tool))
+	if err := os.Rename(f.Name(), final); err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("rename artifact to %s: %w", final, err)
+	}
+	return final, nil
+}
+
+// ensureDir creates dir (0700) and tightens an existing one that grants
+// group or other access; it never widens permissions.
+func ensureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create artifact directory %s: %w", dir, err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("artifact directory %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("artifact directory %s is not a directory", dir)
+	}
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		if err := os.Chmod(dir, perm&^0o077); err != nil {
+			return fmt.Errorf("restrict artifact directory %s to its owner: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// writeAll writes payload in chunks, stopping when ctx ends.
+func writeAll(ctx context.Context, w io.Writer, payload string) error {
+	for len(payload) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(len(payload), writeChunk)
+		if _, err := io.WriteString(w, payload[:n]); err != nil {
+			return err
+		}
+		payload = payload[n:]
+	}
+	return nil
+}
+
+// fileName builds a unique name: <server>__<tool>-<UTC time>-<random>.txt.
+func (s *Store) fileName(server, tool string) string {
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:]) // crypto/rand.Read never fails on supported platforms
+	stamp := s.now().UTC().Format("20060102T150405.000Z")
+	return fmt.Sprintf("%s__%s-%s-%s.txt", namePart(server), namePart(tool), stamp, hex.EncodeToString(rnd[:]))
+}
+
+func namePart(s string) string {
+	clean, _ := naming.Sanitize(s)
+	if len(clean) > maxNamePart {
+		clean = clean[:maxNamePart] // Sanitize's output is ASCII
+	}
+	return clean
+}
+
+// acquire marks path as in use until the returned function is called.
+func (s *Store) acquire(path string) (release func()) {
+	s.mu.Lock()
+	s.inUse[path]++
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.inUse[path]--; s.inUse[path] <= 0 {
+				delete(s.inUse, path)
+			}
+			s.mu.Unlock()
+		})
+	}
+}
+
+// busy reports whether path is being written or read.
+func (s *Store) busy(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inUse[path] > 0
+}

@@ -1,0 +1,56 @@
+package shaping
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Artifact kinds, as Saver.Save receives them.
+const (
+	// KindMCP is the directory of MCP results: <workspace>/.artifacts/mcp.
+	KindMCP = "mcp"
+	// KindTool is the generic spillover: <workspace>/.artifacts/tool.
+	KindTool = "tool"
+)
+
+// Saver keeps a payload on disk and returns the file's path
+// (artifacts.Store implements it).
+type Saver interface {
+	Save(ctx context.Context, kind, server, tool, payload string) (string, error)
+}
+
+// Artifact saves the full payload of a result whose text is over budget
+// characters, or whose text an inner link rewrote (unwrapped or sanitized),
+// as a KindMCP artifact. The payload is what the server sent, after
+// unwrapping and before sanitizing. Where it went — or why it could not be
+// saved — is left for Spillover and Bound; the result itself is unchanged.
+// A nil saver or a budget of 0 or less disables the link.
+func Artifact(budget int, saver Saver) Middleware {
+	if saver == nil || budget <= 0 {
+		return func(next Handler) Handler { return next }
+	}
+	return func(next Handler) Handler {
+		return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
+			res, err := next(ctx, call)
+			if err != nil || res == nil {
+				return res, err
+			}
+			rec := recordOf(ctx)
+			text, _ := textOf(res)
+			if !rec.needsSaving(utf8.RuneCountInString(text), budget) {
+				return res, nil
+			}
+			rec.keepPayload(text)
+			path, err := saver.Save(ctx, KindMCP, call.Server, call.Tool, rec.payload)
+			if err != nil {
+				rec.saveErrs = append(rec.saveErrs, fmt.Errorf("saving to .artifacts/%s failed: %w", KindMCP, err))
+				return res, nil
+			}
+			rec.path, rec.kind = path, KindMCP
+			return res, nil
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package shaping
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Call is one tool call as it travels through the chain.
+type Call struct {
+	// Server is the configured server name.
+	Server string
+	// Tool is the server's own tool name.
+	Tool string
+	// Name is the agent-facing tool name (mcp_<server>_<tool>).
+	Name string
+	// Args are the call's JSON arguments.
+	Args json.RawMessage
+}
+
+// Handler runs a tool call. A tool's own failure is a result with IsError;
+// an error means the call could not be made or completed.
+type Handler func(ctx context.Context, call Call) (*mcp.CallToolResult, error)
+
+// Middleware wraps a Handler. A disabled middleware returns next unchanged.
+type Middleware func(next Handler) Handler
+
+// Chain wraps final in mws, the first being the outermost, and gives every
+// call a fresh per-call record shared by the links.
+func Chain(final Handler, mws ...Middleware) Handler {
+	h := final
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
+		return h(context.WithValue(ctx, recordKey{}, &record{}), call)
+	}
+}
+
+// record is what the shaping links of one call tell each other.
+type record struct {
+	// unwrapped is set when Unwrap rewrote the text.
+	unwrapped bool
+	// payload is the full text to save, set by the first link that changes
+	// the text (the unwrapped text, before sanitizing); havePayload says it
+	// is set.
+	payload     string
+	havePayload bool
+	// sanitized is set when Sanitize removed data from the text.
+	sanitized bool
+	// path is where the payload was saved; kind is its artifact kind.
+	path, kind string
+	// saveErrs are the failed attempts to save it, in order.
+	saveErrs []error
+	// truncated and omitted describe what Bound cut.
+	truncated bool
+	omitted   int
+}
+
+type recordKey struct{}
+
+// recordOf returns the call's record, or a private one when the link runs
+// outside a Chain (so every link works alone).
+func recordOf(ctx context.Context) *record {
+	if r, ok := ctx.Value(recordKey{}).(*record); ok {
+		return r
+	}
+	return &record{}
+}
+
+// keepPayload records text as the payload to save unless an inner link
+// already recorded one.
+func (r *record) keepPayload(text string) {
+	if !r.havePayload {
+		r.payload, r.havePayload = text, true
+	}
+}
+
+// needsSaving reports whether the payload must be written to disk.
+func (r *record) needsSaving(textChars, budget int) bool {
+	return textChars > budget || r.sanitized || r.unwrapped
+}
+
+// Options configure the chain New builds.
+type Options struct {
+	// MaxInlineChars is the character budget of a result's text
+	// (tools.mcp.max_inline_text_chars).
+	MaxInlineChars int
+	// Saver keeps full payloads; nil disables Artifact and Spillover.
+	Saver Saver
+	// Logger receives the chain's logs; nil discards them.
+	Logger hclog.Logger
+	// Metrics receives the counts; nil counts nothing.
+	Metrics *Metrics
+	// CallTimeout bounds each whole call; nil means no bound of the chain's
+	// own.
+	CallTimeout func(Call) time.Duration
+}
+
+// New builds the standard chain around final, in the order explained in
+// the package documentation.
+func New(final Handler, o Options) Handler { return Chain(final, Standard(o)...) }
+
+// Standard returns the standard links, outermost first.
+func Standard(o Options) []Middleware {
+	b := o.MaxInlineChars
+	return []Middleware{
+		Recover(o.Logger),
+		Timeout(o.CallTimeout),
+		LogMetrics(o.Logger, o.Metrics),
+		Bound(b),
+		Spillover(o.Saver),
+		Artifact(b, o.Saver),
+		Sanitize(),
+		Unwrap(b),
+	}
+}

@@ -1,0 +1,37 @@
+package shaping
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Spillover is Artifact's fallback: when saving the payload as a KindMCP
+// artifact failed, it saves the same payload (the pageable text, when it was
+// unwrapped) as a KindTool artifact. If that fails too, both reasons are
+// kept for Bound to report. A nil saver disables the link.
+func Spillover(saver Saver) Middleware {
+	if saver == nil {
+		return func(next Handler) Handler { return next }
+	}
+	return func(next Handler) Handler {
+		return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
+			res, err := next(ctx, call)
+			if err != nil || res == nil {
+				return res, err
+			}
+			rec := recordOf(ctx)
+			if rec.path != "" || len(rec.saveErrs) == 0 || !rec.havePayload {
+				return res, nil
+			}
+			path, err := saver.Save(ctx, KindTool, call.Server, call.Tool, rec.payload)
+			if err != nil {
+				rec.saveErrs = append(rec.saveErrs, fmt.Errorf("saving to .artifacts/%s failed: %w", KindTool, err))
+				return res, nil
+			}
+			rec.path, rec.kind = path, KindTool
+			return res, nil
+		}
+	}
+}
