@@ -177,7 +177,7 @@ func (g *globals) addServer(name string, entry config.Entry, force bool) error {
 	if err := ed.set(entry, "tools", "mcp", "servers", name); err != nil {
 		return err
 	}
-	warnings, err := ed.check(name)
+	warnings, err := ed.check(false, name)
 	if err != nil {
 		return err
 	}

@@ -69,7 +69,7 @@ func (g *globals) edit() error {
 			return nil
 		}
 		ed.data = text
-		warnings, err := ed.check(allServers(ed)...)
+		warnings, err := ed.check(true)
 		var inv *invalidError
 		if errors.As(err, &inv) {
 			inv.hint = fmt.Sprintf("Your text is kept in %s; run plughost mcp edit again to fix it (it resumes there), or delete that file to start over.", draft)
@@ -86,13 +86,6 @@ func (g *globals) edit() error {
 		}
 		return g.saveEdit(ed, draft, warnings)
 	}
-}
-
-// allServers names every server of the candidate, so that a problem in any
-// of them stops an edit.
-func allServers(ed *userEdit) []string {
-	names, _ := ed.serverNames()
-	return names
 }
 
 // prepareDraft writes the current file (or a skeleton) to the draft, unless

@@ -74,7 +74,7 @@ func (g *globals) importServers(path, from string, force bool) error {
 			return err
 		}
 	}
-	warnings, err := ed.check(names...)
+	warnings, err := ed.check(false, names...)
 	if err != nil {
 		return err
 	}

@@ -125,24 +125,44 @@ func (e *invalidError) Error() string {
 	return b.String()
 }
 
-// check validates the candidate with the runtime's validator. Global
-// problems and problems of the servers in changed stop the write; problems
-// of other servers (already in the file, untouched) and commands not found
-// are returned as warnings.
-func (e *userEdit) check(changed ...string) ([]string, error) {
+// check validates the candidate with the runtime's validator. New global
+// problems and problems of the servers in changed stop the write. Problems
+// that were already in the file as read, and problems of servers this
+// command did not touch, are returned as warnings (the command does not make
+// them worse, and refusing would leave no way to change the file but an
+// editor), as are commands not found on PATH. A strict check (mcp edit,
+// whose result must be valid as a whole) blocks on every problem.
+func (e *userEdit) check(strict bool, changed ...string) ([]string, error) {
 	l, p, err := config.CheckUserData(e.opts, e.data)
 	if err != nil {
 		return nil, err
 	}
-	blocking := slices.Clone(p.Fatal)
-	var warnings []string
-	for _, name := range slices.Sorted(maps.Keys(p.Servers)) {
-		if slices.Contains(changed, name) {
-			blocking = append(blocking, p.Servers[name]...)
-			continue
+	old := map[string]bool{}
+	if e.file.Exists && !strict {
+		if _, before, err := config.CheckUserData(e.opts, e.file.Data); err == nil {
+			for _, pr := range before.All() {
+				old[pr.Error()] = true
+			}
 		}
-		for _, pr := range p.Servers[name] {
+	}
+	var blocking []*config.ValidationError
+	var warnings []string
+	consider := func(pr *config.ValidationError, mayBlock bool) {
+		switch {
+		case old[pr.Error()]:
 			warnings = append(warnings, "already in the file, not changed by this command: "+pr.Error())
+		case mayBlock:
+			blocking = append(blocking, pr)
+		default:
+			warnings = append(warnings, pr.Error())
+		}
+	}
+	for _, pr := range p.Fatal {
+		consider(pr, true)
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Servers)) {
+		for _, pr := range p.Servers[name] {
+			consider(pr, strict || slices.Contains(changed, name))
 		}
 	}
 	if len(blocking) > 0 {
