@@ -1,6 +1,7 @@
 package jsonedit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,8 +92,7 @@ func (s *scanner) object(n *node) {
 		m := member{keyStart: s.pos}
 		s.str()
 		m.keyEnd = s.pos
-		// A valid document's key always decodes.
-		_ = json.Unmarshal(s.data[m.keyStart:m.keyEnd], &m.key)
+		m.key = decodeKey(s.data[m.keyStart:m.keyEnd])
 		s.space()
 		s.pos++ // :
 		s.space()
@@ -179,4 +179,16 @@ func (e *NotObjectError) Error() string {
 		return "the document is not a JSON object"
 	}
 	return fmt.Sprintf("the value at %q is not a JSON object", e.Keys)
+}
+
+// decodeKey decodes a quoted key of a valid document; keys without escapes
+// (nearly all) are sliced, not decoded.
+func decodeKey(quoted []byte) string {
+	inner := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
+	}
+	var k string
+	_ = json.Unmarshal(quoted, &k) // a valid document's key always decodes
+	return k
 }
