@@ -625,6 +625,16 @@ func TestMCPListAndTest(t *testing.T) {
 	}
 	wantContains(t, "mcp show", r.stdout, "Type:", "(detected)", "Deferred:", "yes (global)", "Env:", "K=****")
 	noSecrets(t, r)
+
+	// No command shows the secret, in any output form.
+	for _, args := range [][]string{
+		{"mcp", "list"}, {"mcp", "list", "--json"}, {"mcp", "list", "--no-probe"}, {"mcp", "show", "off", "--json"},
+		{"--set", "tools.mcp.servers.off.enabled=true", "mcp", "export", "--format", "claude"},
+		{"--set", "tools.mcp.servers.off.enabled=true", "mcp", "export", "--format", "vscode"},
+		{"--log-level", "trace", "mcp", "test", "off"}, {"mcp", "remove", "nosuch"},
+	} {
+		noSecrets(t, c.run(t, args...))
+	}
 }
 
 // lineOf returns the first line of s that starts with prefix.
