@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -47,12 +48,15 @@ func (h *Host) Diagnostics(ctx context.Context, name string) (pluginapi.Diagnost
 
 // TestReport is the outcome of a one-off connectivity check.
 type TestReport struct {
-	Status supervisor.Status     `json:"status"`
-	OK     bool                  `json:"ok"`
-	Error  string                `json:"error,omitempty"`
-	Tools  []string              `json:"tools,omitempty"`
-	Took   time.Duration         `json:"took_ns"`
-	Diag   pluginapi.Diagnostics `json:"diagnostics"`
+	Status supervisor.Status `json:"status"`
+	OK     bool              `json:"ok"`
+	Error  string            `json:"error,omitempty"`
+	Tools  []string          `json:"tools,omitempty"`
+	// DefinitionBytes is the size of the tool definitions as the server
+	// listed them (JSON): what they would cost in a model's context.
+	DefinitionBytes int                   `json:"definition_bytes"`
+	Took            time.Duration         `json:"took_ns"`
+	Diag            pluginapi.Diagnostics `json:"diagnostics"`
 }
 
 // Test connects to one server once (plugin start, initialize, tools/list),
@@ -75,6 +79,9 @@ func (h *Host) Test(ctx context.Context, name string) (TestReport, error) {
 	}
 	for _, t := range tools {
 		rep.Tools = append(rep.Tools, t.Name)
+		if b, err := json.Marshal(t); err == nil {
+			rep.DefinitionBytes += len(b)
+		}
 	}
 	rep.Diag = s.Diagnostics(ctx)
 	return rep, nil

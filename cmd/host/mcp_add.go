@@ -1,0 +1,225 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plughost/plughost/host/config"
+)
+
+// addFlags are the flags of `mcp add`.
+type addFlags struct {
+	typ        string
+	url        string
+	env        []string
+	envFile    string
+	inheritEnv bool
+	headers    []string
+	deferred   bool
+	noDeferred bool
+	disabled   bool
+	timeout    time.Duration
+	force      bool
+}
+
+func newMCPAddCommand(g *globals) *cobra.Command {
+	var f addFlags
+	cmd := &cobra.Command{
+		Use:   "add <name> [flags] -- <command> [args...] | add <name> --url URL [flags]",
+		Short: "Add (or, with --force, replace) a server in the user config file",
+		Long: `add writes one server into tools.mcp.servers of your config file, after checking
+it with the same validator plughost runs with. Everything after -- is the server's command
+and its arguments, even words that look like flags:
+
+  plughost mcp add files -- npx -y @modelcontextprotocol/server-filesystem /tmp
+  plughost mcp add api --type http --url https://example.com/mcp -H 'Authorization: Bearer TOKEN'
+
+An existing name is replaced only after you confirm on a terminal, or with --force.
+Adding the first server also sets tools.mcp.enabled to true.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("mcp add needs a server name (see --help)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, command, err := splitAddArgs(cmd, args)
+			if err != nil {
+				return err
+			}
+			entry, err := f.entry(cmd, command)
+			if err != nil {
+				return err
+			}
+			return g.addServer(name, entry, f.force)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.typ, "type", "t", "", "transport: stdio, sse, http, streamable-http or a third-party type (default: detected from the command or --url)")
+	fl.StringVar(&f.url, "url", "", "endpoint of a remote (sse/http) server")
+	fl.StringArrayVarP(&f.env, "env", "e", nil, "environment variable KEY=value for a stdio server (repeatable)")
+	fl.StringVar(&f.envFile, "env-file", "", "environment file for a stdio server")
+	fl.BoolVar(&f.inheritEnv, "inherit-env", false, "pass plughost's whole environment to a stdio server")
+	fl.StringArrayVarP(&f.headers, "header", "H", nil, "HTTP header 'Name: value' for a remote server (repeatable)")
+	fl.BoolVar(&f.deferred, "deferred", false, `set "deferred": true (tools hidden behind search when discovery is on)`)
+	fl.BoolVar(&f.noDeferred, "no-deferred", false, `set "deferred": false (tools always visible)`)
+	fl.BoolVar(&f.disabled, "disabled", false, "add the server switched off")
+	fl.DurationVar(&f.timeout, "timeout", 0, "timeout of each tool call of this server, e.g. 90s (timeouts.call_seconds)")
+	fl.BoolVar(&f.force, "force", false, "replace a server of the same name without asking")
+	return cmd
+}
+
+// splitAddArgs separates the name from the server command: everything after
+// "--" (or after the name, without "--") is the command.
+func splitAddArgs(cmd *cobra.Command, args []string) (string, []string, error) {
+	dash := cmd.ArgsLenAtDash()
+	switch {
+	case dash == 0:
+		return "", nil, usagef(`mcp add: the server name comes before "--": plughost mcp add <name> -- <command> [args...]`)
+	case dash > 1:
+		return "", nil, usagef("mcp add: expected one name before \"--\", got %d words (%s); put the server's command after \"--\"", dash, strings.Join(args[:dash], " "))
+	}
+	return args[0], args[1:], nil
+}
+
+func (f addFlags) entry(cmd *cobra.Command, command []string) (config.Entry, error) {
+	e := config.Entry{Enabled: !f.disabled, Type: f.typ, URL: f.url, EnvFile: f.envFile, InheritEnv: f.inheritEnv}
+	switch {
+	case len(command) > 0 && f.url != "":
+		return e, usagef("mcp add: give either a command (after --) or --url, not both")
+	case len(command) == 0 && f.url == "":
+		return e, usagef("mcp add: give the server's command after -- (plughost mcp add <name> -- npx -y some-server) or its --url")
+	case len(command) > 0:
+		e.Command, e.Args = command[0], command[1:]
+	}
+	switch {
+	case cmd.Flags().Changed("deferred") && cmd.Flags().Changed("no-deferred"):
+		return e, usagef("--deferred and --no-deferred contradict each other; give one, or neither to follow tools.mcp.discovery.enabled")
+	case cmd.Flags().Changed("deferred"):
+		e.Deferred = &f.deferred
+	case cmd.Flags().Changed("no-deferred"):
+		no := false
+		e.Deferred = &no
+	}
+	if cmd.Flags().Changed("timeout") {
+		if f.timeout <= 0 {
+			return e, usagef("--timeout must be positive, e.g. --timeout 90s")
+		}
+		secs := f.timeout.Seconds()
+		e.Timeouts = &config.TimeoutOverrides{Call: &secs}
+	}
+	var err error
+	if e.Env, err = parsePairs("--env", f.env, "=", "KEY=value"); err != nil {
+		return e, err
+	}
+	if e.Headers, err = parsePairs("--header", f.headers, ":", "'Name: value'"); err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+// parsePairs parses repeated KEY<sep>value flags. Messages name an item by
+// its position and key only: its value may be a secret.
+func parsePairs(flag string, items []string, sep, form string) (map[string]string, error) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(items))
+	for i, item := range items {
+		k, v, ok := strings.Cut(item, sep)
+		k = strings.TrimSpace(k)
+		if sep == ":" {
+			v = strings.TrimSpace(v)
+		}
+		switch {
+		case !ok:
+			return nil, usagef("%s item %d has no %q; write %s %s", flag, i+1, sep, flag, form)
+		case k == "":
+			return nil, usagef("%s item %d has an empty name; write %s %s", flag, i+1, flag, form)
+		}
+		if _, dup := out[k]; dup {
+			return nil, usagef("%s %s is given twice; give each name once", flag, k)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// addServer writes entry as tools.mcp.servers[name].
+func (g *globals) addServer(name string, entry config.Entry, force bool) error {
+	ed, err := g.beginEdit()
+	if err != nil {
+		return err
+	}
+	names, err := ed.serverNames()
+	if err != nil {
+		return err
+	}
+	exists := slices.Contains(names, name)
+	if exists && !force {
+		if !interactive() {
+			return fmt.Errorf("server %q already exists in %s; add --force to replace it, or `plughost mcp remove %s` first", name, ed.file.Path, name)
+		}
+		if !confirm(g.stderr, fmt.Sprintf("Server %q already exists in %s. Replace it?", name, ed.file.Path), false) {
+			return fmt.Errorf("server %q left as it was", name)
+		}
+	}
+	enable := len(names) == 0 && !ed.mcpEnabled()
+	if enable {
+		if err := ed.set(true, "tools", "mcp", "enabled"); err != nil {
+			return err
+		}
+	}
+	if err := ed.set(entry, "tools", "mcp", "servers", name); err != nil {
+		return err
+	}
+	warnings, err := ed.check(false, name)
+	if err != nil {
+		return err
+	}
+	created := !ed.file.Exists
+	if err := ed.commit(); err != nil {
+		return err
+	}
+	printWarnings(g.stderr, warnings)
+	g.reportAdd(ed, name, entry, exists, created, enable)
+	return nil
+}
+
+func (g *globals) reportAdd(ed *userEdit, name string, e config.Entry, replaced, created, enabled bool) {
+	verb := "Added"
+	if replaced {
+		verb = "Replaced"
+	}
+	what := e.URL
+	if e.Command != "" {
+		what = strings.Join(append([]string{e.Command}, e.Args...), " ")
+	}
+	fmt.Fprintf(g.stdout, "%s server %q (%s) in %s\n", verb, name, what, ed.file.Path)
+	if created {
+		fmt.Fprintf(g.stdout, "Created %s (mode 0600).\n", ed.file.Path)
+	} else {
+		fmt.Fprintf(g.stdout, "Previous version kept in %s.\n", ed.file.BackupPath())
+	}
+	if enabled {
+		fmt.Fprintln(g.stdout, "This is the first server: set tools.mcp.enabled to true so that plughost runs it.")
+	}
+	if !e.Enabled {
+		fmt.Fprintln(g.stdout, "The server is disabled; enable it by adding it again without --disabled.")
+	}
+	fmt.Fprintf(g.stdout, "Check it with: plughost mcp test %s\n", shellQuote(name))
+}
+
+// shellQuote quotes s for a shell command line when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

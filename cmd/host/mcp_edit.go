@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// skeleton is what `mcp edit` opens when there is no config file yet.
+const skeleton = `{
+  "tools": {
+    "mcp": {
+      "enabled": true,
+      "servers": {}
+    }
+  }
+}
+`
+
+func newMCPEditCommand(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "edit",
+		Short: "Open the user config file in $VISUAL / $EDITOR, then check it",
+		Long: `edit opens a draft copy of your config file in $VISUAL, else $EDITOR, else vi (the
+variable may hold arguments, e.g. EDITOR="code --wait"). It works when the file is missing
+or invalid. When the editor exits, the draft is checked with the validator plughost runs
+with. A valid draft replaces the file (atomically, with a backup); an invalid one is shown
+with its problems and, on a terminal, you can re-open it. Your text is never lost: a draft
+that is not saved stays beside the file and the next edit resumes it.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error { return g.edit() },
+	}
+}
+
+// draftPath is where an edit's text is kept until it is valid:
+// config.json → config.draft.json.
+func draftPath(file string) string {
+	ext := filepath.Ext(file)
+	return strings.TrimSuffix(file, ext) + ".draft" + ext
+}
+
+func (g *globals) edit() error {
+	ed, err := g.beginEdit()
+	if err != nil {
+		return err
+	}
+	draft := draftPath(ed.file.Path)
+	if err := g.prepareDraft(draft, ed.file.Data, ed.file.Exists); err != nil {
+		return err
+	}
+	for {
+		if err := runEditor(draft); err != nil {
+			return fmt.Errorf("%w (your text is kept in %s)", err, draft)
+		}
+		text, err := os.ReadFile(draft)
+		if err != nil {
+			return fmt.Errorf("read the draft back: %w", err)
+		}
+		if ed.file.Exists && bytes.Equal(text, ed.file.Data) {
+			os.Remove(draft)
+			fmt.Fprintf(g.stdout, "No changes; %s left as it was.\n", ed.file.Path)
+			return nil
+		}
+		ed.data = text
+		warnings, err := ed.check(true)
+		var inv *invalidError
+		if errors.As(err, &inv) {
+			inv.hint = fmt.Sprintf("Your text is kept in %s; run plughost mcp edit again to fix it (it resumes there), or delete that file to start over.", draft)
+			if interactive() {
+				fmt.Fprintln(g.stderr, inv.Error())
+				if confirm(g.stderr, "Re-open the editor?", true) {
+					continue
+				}
+			}
+			return inv
+		}
+		if err != nil {
+			return err
+		}
+		return g.saveEdit(ed, draft, warnings)
+	}
+}
+
+// prepareDraft writes the current file (or a skeleton) to the draft, unless
+// a draft from an earlier edit is waiting, which is resumed.
+func (g *globals) prepareDraft(draft string, current []byte, exists bool) error {
+	switch _, err := os.Stat(draft); {
+	case err == nil:
+		fmt.Fprintf(g.stderr, "Resuming your unsaved edit from %s (delete it to start from the config file).\n", draft)
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("check for an earlier draft: %w", err)
+	}
+	if !exists || len(bytes.TrimSpace(current)) == 0 {
+		current = []byte(skeleton)
+	}
+	if err := os.MkdirAll(filepath.Dir(draft), 0o700); err != nil {
+		return fmt.Errorf("create config directory: %w", err)
+	}
+	if err := os.WriteFile(draft, current, 0o600); err != nil {
+		return fmt.Errorf("write the draft: %w", err)
+	}
+	return nil
+}
+
+func (g *globals) saveEdit(ed *userEdit, draft string, warnings []string) error {
+	if err := ed.commit(); err != nil {
+		return fmt.Errorf("%w\nYour text is kept in %s; run plughost mcp edit again to merge it into the new version.", err, draft)
+	}
+	os.Remove(draft)
+	printWarnings(g.stderr, warnings)
+	fmt.Fprintf(g.stdout, "Saved %s", ed.file.Path)
+	if _, err := os.Stat(ed.file.BackupPath()); err == nil {
+		fmt.Fprintf(g.stdout, " (previous version kept in %s)", ed.file.BackupPath())
+	}
+	fmt.Fprintln(g.stdout, ".")
+	return nil
+}
+
+// editorCommand returns $VISUAL, else $EDITOR, else vi.
+func editorCommand() string {
+	for _, v := range []string{"VISUAL", "EDITOR"} {
+		if e := strings.TrimSpace(os.Getenv(v)); e != "" {
+			return e
+		}
+	}
+	return "vi"
+}
+
+// runEditor runs the editor on path through the shell, as git does, so that
+// EDITOR may carry arguments and quoting ("code --wait").
+func runEditor(path string) error {
+	editor := editorCommand()
+	cmd := exec.Command("/bin/sh", "-c", editor+` "$@"`, editor, path)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("editor %q failed: %w; set $VISUAL or $EDITOR to an editor that waits until you close the file", editor, err)
+	}
+	return nil
+}

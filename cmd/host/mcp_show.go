@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host/supervisor"
+)
+
+func newMCPShowCommand(g *globals) *cobra.Command {
+	var asJSON bool
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "show <name>",
+		Short: "Show one server's config (secrets masked), status, tools and stderr",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := g.startHost(cmd.Context(), wait)
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			name := args[0]
+			srv, ok := h.ServerConfig(name)
+			if !ok {
+				return fmt.Errorf("no server named %q in the config (configured: %s)", name, orNone(h.ServerNames()))
+			}
+			st, _ := h.Status(name)
+			tools := h.ServerTools(name)
+			diag, _ := h.Diagnostics(cmd.Context(), name)
+			discovery := h.Config().MCP.Discovery.Enabled
+			if asJSON {
+				d, why := srv.DeferredState(discovery)
+				return writeJSON(g.stdout, map[string]any{
+					"name": name, "config": srv, "status": st, "tools": tools, "stderr": diag.Stderr,
+					"deferred": d, "deferred_reason": why,
+				})
+			}
+			printServer(g.stdout, name, srv, st, discovery)
+			printTools(g.stdout, tools)
+			if diag.Stderr != "" {
+				fmt.Fprintf(g.stdout, "\nServer stderr (last lines):\n%s\n", indent(lastLines(diag.Stderr, 20), "  "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	addWaitFlag(cmd, &wait)
+	return cmd
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+func printServer(w io.Writer, name string, srv config.Server, st supervisor.Status, discovery bool) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+		}
+	}
+	row("Server", name)
+	row("Enabled", yesNo(srv.Enabled))
+	typ := srv.Type
+	if typ == "" {
+		typ = "(detected)"
+	}
+	row("Type", typ)
+	row("Transport", orDash(st.Transport))
+	row("Detected", st.TransportNote)
+	row("Messages", st.Path)
+	d, why := srv.DeferredState(discovery)
+	row("Deferred", fmt.Sprintf("%s (%s)", yesNo(d), why))
+	row("Command", strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")))
+	row("URL", srv.URL)
+	row("Env", maskedMap(srv.Env))
+	row("Env file", srv.EnvFile)
+	if srv.InheritEnv {
+		row("Inherit env", "yes (the whole host environment)")
+	}
+	row("Headers", maskedMap(srv.Headers))
+	row("OAuth", oauthText(srv.OAuth))
+	row("Timeouts", timeoutsText(srv.TimeoutOverrides))
+	row("Other keys", maskedMap(srv.Extra))
+	row("Status", describeState(st))
+	row("Warnings", strings.Join(st.Warnings, "; "))
+	if st.ServerName != "" {
+		row("Reports", fmt.Sprintf("%s %s (MCP %s)", st.ServerName, st.ServerVersion, st.ProtocolVersion))
+	}
+	if st.Restarts > 0 {
+		row("Restarts", fmt.Sprint(st.Restarts))
+	}
+	if st.LastError != "" && st.State != supervisor.StateError && st.State != supervisor.StateInvalid {
+		row("Last error", strings.ReplaceAll(st.LastError, "\n", "; "))
+	}
+	tw.Flush()
+}
+
+func oauthText(o *config.OAuth) string {
+	if o == nil {
+		return ""
+	}
+	parts := []string{"browser login"}
+	if o.ClientID != "" {
+		parts = append(parts, "client "+o.ClientID)
+	}
+	if o.Issuer != "" {
+		parts = append(parts, "issuer "+o.Issuer)
+	}
+	if len(o.Scopes) > 0 {
+		parts = append(parts, "scopes "+strings.Join(o.Scopes, " "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func timeoutsText(o config.TimeoutOverrides) string {
+	var parts []string
+	for _, f := range []struct {
+		k string
+		v *float64
+	}{{"start", o.Start}, {"initialize", o.Initialize}, {"list_tools", o.ListTools}, {"call", o.Call}} {
+		if f.v != nil {
+			parts = append(parts, fmt.Sprintf("%s %gs", f.k, *f.v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func printTools(w io.Writer, tools []registry.Tool) {
+	fmt.Fprintf(w, "\nTools (%d):\n", len(tools))
+	for _, t := range tools {
+		fmt.Fprintf(w, "  %s  (server tool %q)\n", t.Name, t.ServerTool)
+		if d := firstLine(t.Description); d != "" {
+			fmt.Fprintf(w, "      %s\n", d)
+		}
+		for _, p := range t.Params() {
+			req := "optional"
+			if p.Required {
+				req = "required"
+			}
+			fmt.Fprintf(w, "      - %s (%s, %s) %s\n", p.Name, orDash(p.Type), req, firstLine(p.Description))
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package userfile
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// File is the user config file as read, with the fingerprint of that version.
+// It is not safe for concurrent use.
+type File struct {
+	// Path is the file written (a symlink is resolved to its target, so a
+	// config kept in a dotfiles repository stays a link).
+	Path string
+	// Data is the content read; nil when the file did not exist.
+	Data []byte
+	// Exists reports whether the file existed when read.
+	Exists bool
+
+	sum [sha256.Size]byte
+}
+
+// ChangedError reports that the file changed on disk after it was read, so
+// writing would overwrite someone else's change.
+type ChangedError struct {
+	// Path is the file that changed.
+	Path string
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("%s was changed by someone else since this command read it; nothing was written — run the command again to apply it to the new version", e.Path)
+}
+
+// Read reads the file at path; a missing file is an empty, not existing File.
+func Read(path string) (*File, error) {
+	if path == "" {
+		return nil, errors.New("no config file path (set HOME, --config or PLUGHOST_CONFIG)")
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	data, exists, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Path: path, Data: data, Exists: exists, sum: sha256.Sum256(data)}, nil
+}
+
+func readFile(path string) ([]byte, bool, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("read config file: %w", err)
+	}
+	return data, true, nil
+}
+
+// BackupPath is where Write keeps the previous version.
+func (f *File) BackupPath() string { return f.Path + ".bak" }
+
+// Unchanged reports whether the file on disk is still the version read.
+func (f *File) Unchanged() (bool, error) {
+	data, exists, err := readFile(f.Path)
+	if err != nil {
+		return false, err
+	}
+	return exists == f.Exists && sha256.Sum256(data) == f.sum, nil
+}
+
+// Write replaces the file with data, unless it changed since it was read
+// (then it returns a *ChangedError and leaves it alone). The previous
+// version, if any, is kept at BackupPath. On success f holds data as its new
+// version, so a later Write builds on this one.
+func (f *File) Write(data []byte) error {
+	dir := filepath.Dir(f.Path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create config directory: %w", err)
+	}
+	unlock, err := lock(f.Path+".lock", 10*time.Second)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	same, err := f.Unchanged()
+	if err != nil {
+		return err
+	}
+	if !same {
+		return &ChangedError{Path: f.Path}
+	}
+	if f.Exists && !bytes.Equal(f.Data, data) {
+		if err := writeAtomic(f.BackupPath(), f.Data); err != nil {
+			return fmt.Errorf("keep the previous version: %w", err)
+		}
+	}
+	if err := writeAtomic(f.Path, data); err != nil {
+		return err
+	}
+	f.Data, f.Exists, f.sum = data, true, sha256.Sum256(data)
+	return nil
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory: fsync, chmod 0600, rename, fsync the directory.
+func writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+package userfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func mode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func content(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestWriteNewFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "home", ".plughost", "config.json")
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Exists || f.Data != nil {
+		t.Fatalf("missing file read as existing: %+v", f)
+	}
+	if err := f.Write([]byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := content(t, path); got != "{}\n" {
+		t.Errorf("content = %q", got)
+	}
+	if m := mode(t, path); m != 0o600 {
+		t.Errorf("file mode %v, want 0600", m)
+	}
+	if m := mode(t, filepath.Dir(path)); m != 0o700 {
+		t.Errorf("dir mode %v, want 0700", m)
+	}
+	if _, err := os.Stat(f.BackupPath()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a backup was made of a file that did not exist: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".config.json.tmp-*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+}
+
+func TestWriteKeepsBackup(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, []byte("v1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Write([]byte("v2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Write([]byte("v3")); err != nil {
+		t.Fatalf("second write from the same File: %v", err)
+	}
+	got := map[string]string{"file": content(t, path), "backup": content(t, f.BackupPath())}
+	if diff := cmp.Diff(map[string]string{"file": "v3", "backup": "v2"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, p := range []string{path, f.BackupPath()} {
+		if m := mode(t, p); m != 0o600 {
+			t.Errorf("%s mode %v, want 0600", p, m)
+		}
+	}
+}
+
+func TestConcurrentChangeRefused(t *testing.T) {
+	tests := []struct {
+		name    string
+		initial *string
+		change  func(path string) error
+	}{
+		{"modified", ptr("v1"), func(p string) error { return os.WriteFile(p, []byte("theirs"), 0o600) }},
+		{"same size, other bytes", ptr("v1"), func(p string) error { return os.WriteFile(p, []byte("v2"), 0o600) }},
+		{"deleted", ptr("v1"), os.Remove},
+		{"created", nil, func(p string) error { return os.WriteFile(p, []byte("theirs"), 0o600) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.json")
+			if tt.initial != nil {
+				if err := os.WriteFile(path, []byte(*tt.initial), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.change(path); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadFile(path)
+			err = f.Write([]byte("mine"))
+			var ce *ChangedError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Write = %v, want *ChangedError", err)
+			}
+			after, _ := os.ReadFile(path)
+			if string(after) != string(before) {
+				t.Errorf("file overwritten: %q → %q", before, after)
+			}
+			if _, err := os.Stat(f.BackupPath()); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a refused write made a backup: %v", err)
+			}
+		})
+	}
+}
+
+// Two writers that read the same version race; the lock and the fingerprint
+// let exactly one of them win.
+func TestRacingWriters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, []byte("v0"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	files := make([]*File, n)
+	for i := range files {
+		f, err := Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[i] = f
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Go(func() { errs[i] = f.Write([]byte{'w', byte('0' + i)}) })
+	}
+	wg.Wait()
+	won := 0
+	for i, err := range errs {
+		var ce *ChangedError
+		switch {
+		case err == nil:
+			won++
+			if got := content(t, path); got != string([]byte{'w', byte('0' + i)}) {
+				t.Errorf("winner %d's content not on disk: %q", i, got)
+			}
+		case !errors.As(err, &ce):
+			t.Errorf("writer %d: %v", i, err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d writers succeeded, want exactly 1", won)
+	}
+	if got := content(t, path+".bak"); got != "v0" {
+		t.Errorf("backup = %q, want the version all of them read", got)
+	}
+}
+
+func TestSymlinkKept(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles", "plughost.json")
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(target, []byte("v1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "config.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Read(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Write([]byte("v2")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced by a file: %v", err)
+	}
+	if got := content(t, target); got != "v2" {
+		t.Errorf("target = %q, want v2", got)
+	}
+}
+
+func ptr(s string) *string { return &s }
