@@ -80,7 +80,7 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	dirs := pluginDirs(cfg, opts)
-	return newHost(cfg, config.Validate(cfg, config.ValidateOptions{ExtraTypes: extraTypes(cfg)}), dirs, opts)
+	return newHost(cfg, config.Validate(cfg, config.ValidateOptions{ExtraTypes: config.ThirdPartyTypes(cfg)}), dirs, opts)
 }
 
 // NewFromLoaded is New for a configuration from config.Load: it also reports
@@ -94,7 +94,7 @@ func NewFromLoaded(l *config.Loaded, opts Options) (*Host, error) {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	dirs := pluginDirs(l.Config, opts)
-	return newHost(l.Config, l.Validate(config.ValidateOptions{ExtraTypes: extraTypes(l.Config)}), dirs, opts)
+	return newHost(l.Config, l.Validate(config.ValidateOptions{ExtraTypes: config.ThirdPartyTypes(l.Config)}), dirs, opts)
 }
 
 func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts Options) (*Host, error) {
@@ -228,24 +228,6 @@ func pluginDirs(cfg *config.Config, opts Options) []string {
 	exe, _ := os.Executable()
 	home, _ := os.UserHomeDir()
 	return plugindir.DefaultDirs(exe, home)
-}
-
-// extraTypes lists the non-built-in transport types the config uses. The
-// validator accepts them and leaves their keys to the plugin; whether the
-// plugin exists is checked when the server is prepared, where the error can
-// name the executable and the dirs searched.
-func extraTypes(cfg *config.Config) []string {
-	builtin := map[string]bool{}
-	for _, t := range config.BuiltinTransports() {
-		builtin[t] = true
-	}
-	var out []string
-	for _, srv := range cfg.MCP.Servers {
-		if typ := srv.Transport(); typ != "" && !builtin[typ] {
-			out = append(out, typ)
-		}
-	}
-	return out
 }
 
 // Start launches every enabled server in parallel and returns at once; the
