@@ -59,6 +59,7 @@ func checkGlobal(p *Problems, m MCP) {
 	checkTimeouts(p, m.Timeouts)
 	checkRestart(p, m.Restart)
 	checkPlugins(p, m.Plugins)
+	checkGateway(p, m.Gateway)
 }
 
 func checkTimeouts(p *Problems, t TimeoutSeconds) {
