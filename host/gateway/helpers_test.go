@@ -114,7 +114,9 @@ func serveHTTP(t *testing.T, h *host.Host) (string, *gateway.Gateway) {
 	gw := gateway.New(h, gateway.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- gw.ServeHTTP(ctx, gateway.HTTPOptions{Listener: ln, Token: testToken, TokenHint: "the test"}) }()
+	go func() {
+		done <- gw.ServeHTTP(ctx, gateway.HTTPOptions{Listener: ln, Token: testToken, TokenHint: "the test"})
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
