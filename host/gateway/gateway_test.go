@@ -129,3 +129,48 @@ func TestUpstreamCrash(t *testing.T) {
 		t.Fatalf("restarted server: %v %q", res.IsError, text(res))
 	}
 }
+
+// When an upstream server's tool list changes, every connected session is
+// told and sees the new tool; with discovery on, a new tool of a deferred
+// server stays hidden (no notification for a list that did not change).
+func TestUpstreamListChanged(t *testing.T) {
+	integration(t)
+	h := startHost(t, map[string]any{
+		"a":      testserver(map[string]any{"deferred": false}),
+		"hidden": testserver(nil),
+	}, func(m map[string]any) { m["discovery"] = map[string]any{"enabled": true} })
+	url, _ := serveHTTP(t, h)
+	c, other := connect(t, url), connect(t, url)
+	if got := other.toolNames(t); has(got, "mcp_a_extra") {
+		t.Fatalf("tool exists before add_tool: %v", got)
+	}
+	other.drain()
+	if res := c.call(t, "mcp_a_add_tool", map[string]any{"name": "extra"}); res.IsError {
+		t.Fatal(text(res))
+	}
+	other.waitChanged(t, "after the upstream server added a tool")
+	other.waitTools(t, "mcp_a_extra", func(n []string) bool { return has(n, "mcp_a_extra") })
+
+	// A deferred server's new tool does not change what sessions see. The
+	// exact-name call of add_tool unlocks add_tool itself (one notification);
+	// the tool it adds stays hidden (no second one).
+	other.drain()
+	c.drain()
+	if res := c.call(t, "mcp_hidden_add_tool", map[string]any{"name": "secret"}); res.IsError {
+		t.Fatal(text(res))
+	}
+	c.waitChanged(t, "after the exact-name call unlocked mcp_hidden_add_tool")
+	added := func() bool { _, ok := h.Registry().Lookup("mcp_hidden_secret"); return ok }
+	deadline := time.Now().Add(2 * time.Second)
+	for !added() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case <-other.changed:
+		t.Error("list_changed for a hidden server's new tool")
+	case <-time.After(300 * time.Millisecond):
+	}
+	if got := other.toolNames(t); has(got, "mcp_hidden_secret") || has(got, "mcp_hidden_add_tool") {
+		t.Errorf("other session sees hidden tools: %v", got)
+	}
+}
