@@ -165,6 +165,9 @@ func TestUpstreamListChanged(t *testing.T) {
 	for !added() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
+	if !added() {
+		t.Fatal("mcp_hidden_secret never reached the registry")
+	}
 	select {
 	case <-other.changed:
 		t.Error("list_changed for a hidden server's new tool")
