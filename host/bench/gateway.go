@@ -32,6 +32,7 @@ type GatewayOptions struct {
 
 // GatewayResult is the outcome of GatewayLoad.
 type GatewayResult struct {
+	// Sessions and CallsPerSession repeat the load that was run.
 	Sessions        int `json:"sessions"`
 	CallsPerSession int `json:"calls_per_session"`
 	// Calls is the number of calls made; OK those answered with their own

@@ -1,11 +1,13 @@
 package gateway_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Two sessions of one gateway keep their own unlocks: a search in one
@@ -91,6 +93,14 @@ func TestErrors(t *testing.T) {
 	res := c.call(t, "mcp_s_echo", map[string]any{"text": "hello"})
 	if res.IsError || text(res) != "hello" {
 		t.Fatalf("echo: %v %q", res.IsError, text(res))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "mcp_s_echo", []string{"not", "an", "object"}
+	res, err = c.CallTool(ctx, req)
+	if err != nil || !res.IsError || !strings.Contains(text(res), "must be a JSON object") || !strings.Contains(text(res), "mcp_s_echo") {
+		t.Fatalf("arguments that are no object: %v %+v, want an isError result naming the tool and saying why", err, res)
 	}
 	// A sleep longer than the call timeout: an isError result naming the setting.
 	h2 := startHost(t, map[string]any{"slow": testserver(map[string]any{"timeouts": map[string]any{"call_seconds": 0.3}})}, nil)

@@ -18,12 +18,18 @@ type Readiness struct {
 
 // ServerReadiness is one server in /readyz.
 type ServerReadiness struct {
-	Name      string           `json:"name"`
-	State     supervisor.State `json:"state"`
-	Up        bool             `json:"up"`
-	Tools     int              `json:"tools"`
-	Restarts  int              `json:"restarts"`
-	LastError string           `json:"last_error,omitempty"`
+	// Name is the server's name in the config.
+	Name string `json:"name"`
+	// State is its lifecycle state (connected, connecting, error, …).
+	State supervisor.State `json:"state"`
+	// Up is true when it is connected.
+	Up bool `json:"up"`
+	// Tools is how many tools it lists.
+	Tools int `json:"tools"`
+	// Restarts counts its restarts after crashes or failed attempts.
+	Restarts int `json:"restarts"`
+	// LastError is its most recent failure (secrets are never part of it).
+	LastError string `json:"last_error,omitempty"`
 }
 
 // Readiness reports which servers are up.
