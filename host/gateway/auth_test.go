@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -108,5 +109,56 @@ func TestNoTokenNeedsLoopback(t *testing.T) {
 	err = gw.ServeHTTP(context.Background(), gateway.HTTPOptions{Listener: ln})
 	if err == nil || !strings.Contains(err.Error(), "without a token") {
 		t.Errorf("ServeHTTP on 0.0.0.0 without a token = %v, want a refusal", err)
+	}
+}
+
+// /metrics counts calls, errors, searches and unlocks per server and tool.
+func TestMetrics(t *testing.T) {
+	integration(t)
+	h := startHost(t, map[string]any{"s": testserver(nil), "p": testserver(map[string]any{"deferred": false})},
+		func(m map[string]any) { m["discovery"] = map[string]any{"enabled": true} })
+	url, _ := serveHTTP(t, h)
+	c := connect(t, url)
+	c.call(t, "tool_search_tool_bm25", map[string]any{"query": "echo text unchanged"})
+	c.call(t, "mcp_s_echo", map[string]any{"text": "x"})
+	c.call(t, "mcp_s_echo", map[string]any{"text": "y"})
+	c.call(t, "mcp_s_pid", nil) // hidden, called by its exact name: unlocked
+	c.call(t, "mcp_p_crash", nil)
+	c.tryCall("mcp_nope", nil)
+
+	req, _ := http.NewRequest("GET", strings.TrimSuffix(url, gateway.MCPPath)+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken.Reveal())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	wantContains := []string{
+		`plughost_tool_calls_total{server="s",tool="echo"} 2`,
+		`plughost_tool_calls_total{server="plughost",tool="tool_search_tool_bm25"} 1`,
+		`plughost_searches_total{tool="tool_search_tool_bm25"} 1`,
+		`plughost_tool_errors_total{kind="call",server="p",tool="crash"} 1`,
+		`plughost_tool_call_duration_seconds_count{server="s",tool="echo"} 2`,
+		`plughost_unknown_tool_calls_total 1`,
+		`plughost_server_restarts_total{server="p"}`,
+		`plughost_gateway_sessions 1`,
+	}
+	for _, w := range wantContains {
+		if !strings.Contains(string(body), w) {
+			t.Errorf("/metrics lacks %s", w)
+		}
+	}
+	// The search unlocked some tools (echo among them), the exact-name call one more.
+	var unlocks float64
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "plughost_unlocks_total "); ok {
+			if _, err := fmt.Sscan(v, &unlocks); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if unlocks < 2 {
+		t.Errorf("plughost_unlocks_total = %v, want at least 2 (a search and an exact-name call)", unlocks)
 	}
 }
