@@ -22,9 +22,11 @@ func newBenchGatewayCommand(g *globals) *cobra.Command {
   - runs --sessions concurrent client sessions of --per-session echo calls each, checking
     every response against its request: throughput, p50/p99 latency, lost and mismatched;
   - measures one client's per-call latency calling the server directly (mcp-go stdio) and
-    through the gateway, alternating in rounds (--calls each): p50, p99 and their ratio.`,
+    through the gateway, alternating in rounds (--calls each): p50, p99 and their ratio.
+The process uses serve's GC setting (GOGC 400 unless GOGC is set).`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			tuneGC() // measure the gateway as serve runs it
 			exe, err := os.Executable()
 			if err != nil {
 				return err

@@ -33,6 +33,7 @@ then every plugin and server is stopped.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			tuneGC()
 			h, err := g.newHost()
 			if err != nil {
 				return err
