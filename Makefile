@@ -8,7 +8,7 @@ NPM_DIR   := $(CACHE)/npm
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 PLUGINS   := stdio sse http
-NPM_PKGS  := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31
+NPM_PKGS  := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/inspector-cli@1.0.3
 
 .PHONY: all build run test test-short testdeps bench proto lint clean
 

@@ -31,6 +31,9 @@ func TestDependencyDirection(t *testing.T) {
 		}
 		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
 		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, "github.com/prometheus/") && rel != "host/gateway" {
+				t.Errorf("%s imports %s: metrics live in the gateway; the host exposes plain counters", rel, imp)
+			}
 			if !strings.HasPrefix(imp, mod+"/") {
 				continue
 			}
@@ -59,6 +62,8 @@ func forbidden(pkg, dep string) string {
 			return "examples are third-party plugins: they use pluginapi and public plugin packages only"
 		}
 		return ""
+	case under(dep, "host/gateway") && under(pkg, "host") && !under(pkg, "host/gateway") && !under(pkg, "host/bench"):
+		return "the gateway is a front end: only the command (and the benchmarks) import it, never the host core"
 	case under(dep, "plugins") && !under(pkg, "plugins"):
 		return "the host talks to plugins only through pluginapi"
 	case under(pkg, "host") && !under(dep, "host") && !under(dep, "pluginapi") && !under(dep, "search") && dep != "koanf.d":
@@ -85,6 +90,11 @@ func TestForbiddenRules(t *testing.T) {
 		{"host", "plugins/stdio/childenv", false},
 		{"examples/logging-transport", "plugins/stdio/stdiotransport", true},
 		{"examples/logging-transport", "host", false},
+		{"host/gateway", "host", true},
+		{"cmd/host", "host/gateway", true},
+		{"host/bench", "host/gateway", true},
+		{"host", "host/gateway", false},
+		{"host/supervisor", "host/gateway", false},
 	} {
 		if got := forbidden(c.pkg, c.dep) == ""; got != c.ok {
 			t.Errorf("%s → %s: allowed=%v, want %v", c.pkg, c.dep, got, c.ok)

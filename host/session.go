@@ -84,3 +84,31 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	}
 	return s.h.call(ctx, shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: name, Args: args})
 }
+
+// IsSearchTool reports whether name is one of the discovery search tools of
+// this session (a call of one searches and unlocks; it does not end a turn).
+func (s *Session) IsSearchTool(name string) bool { return s.h.rules.IsSearchTool(name) }
+
+// Callable reports whether Call would accept the tool name now — a tool of
+// Tools(), a search tool, or a hidden tool called by its exact name — and
+// otherwise returns an *UnknownToolError naming the closest tools. Nothing
+// is unlocked or run.
+func (s *Session) Callable(name string) error {
+	if s.h.rules.IsSearchTool(name) {
+		return nil
+	}
+	snap := s.h.registry.Snapshot()
+	if _, ok := snap.Lookup(name); ok {
+		return nil
+	}
+	for _, t := range s.Tools() {
+		if t.Name == name {
+			return nil
+		}
+	}
+	e := &UnknownToolError{Name: name, Closest: snap.Closest(name, 3)}
+	for _, st := range s.h.rules.SearchTools() {
+		e.SearchTools = append(e.SearchTools, st.Name)
+	}
+	return e
+}

@@ -40,7 +40,7 @@ none of them, the built-in demo config is used.`,
 				// A long-running server reports what happens; a one-shot
 				// command's output is its answer, and status shows failures.
 				g.logLevel = "error"
-				if cmd.Name() == "serve" {
+				if cmd.Name() == "serve" || cmd.Name() == "stdio" {
 					g.logLevel = "info"
 				}
 			}
@@ -58,9 +58,10 @@ none of them, the built-in demo config is used.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.configPath, "config", "", "config file (default $PLUGHOST_CONFIG, else ~/.plughost/config.json)")
 	pf.StringArrayVar(&g.sets, "set", nil, "override a config value, e.g. --set tools.mcp.discovery.ttl=3 (repeatable)")
-	pf.StringVar(&g.logLevel, "log-level", "", "log level on stderr: trace, debug, info, warn, error, off (default info for serve, error otherwise)")
+	pf.StringVar(&g.logLevel, "log-level", "", "log level on stderr: trace, debug, info, warn, error, off (default info for serve and stdio, error otherwise)")
 	root.AddCommand(
 		newServeCommand(g),
+		newStdioCommand(g),
 		newMCPCommand(g),
 		newToolsCommand(g),
 		newCallCommand(g),

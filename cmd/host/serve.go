@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -10,32 +11,75 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/gateway"
+	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/supervisor"
 )
 
 func newServeCommand(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var listen string
+	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run the host: start every enabled server and keep it up",
+		Short: "Run the host and serve its tools as one MCP server over streamable HTTP",
 		Long: `serve starts every enabled MCP server (each behind its own transport plugin
-process), restarts servers that crash, and logs every state change until it receives
-SIGINT or SIGTERM; then it stops every plugin and server and exits.`,
+process), restarts servers that crash, and serves all their tools as one MCP server
+(streamable HTTP at /mcp, default http://127.0.0.1:8765/mcp) with discovery applied per
+client session. It also serves /healthz, /readyz (which servers are up) and /metrics
+(Prometheus). Clients authenticate with "Authorization: Bearer <token>"; the token is
+generated on first run into tools.mcp.gateway.token_file (0600) and printed on stdout
+with a ready client config. State changes are logged on stderr until SIGINT or SIGTERM;
+then every plugin and server is stopped.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
+			tuneGC()
 			h, err := g.newHost()
 			if err != nil {
 				return err
 			}
+			gc := h.Config().MCP.Gateway
+			if cmd.Flags().Changed("listen") {
+				gc.Listen = listen
+			}
+			var tok secret.String
+			if gc.Auth {
+				var created bool
+				if tok, created, err = gateway.LoadOrCreateToken(gc.TokenFile); err != nil {
+					return err
+				}
+				if created {
+					fmt.Fprintf(g.stderr, "plughost: created a new gateway token in %s\n", gc.TokenFile)
+				}
+			}
+			ln, err := gateway.Listen(gc.Listen, gc.Auth)
+			if err != nil {
+				return err
+			}
+			exe, _ := os.Executable()
+			fmt.Fprint(g.stdout, gateway.ClientSnippet(gateway.URL(ln.Addr()), tok, exe))
 			h.Start(ctx)
-			fmt.Fprintf(g.stderr, "plughost: serving %d configured server(s); stop with Ctrl-C. "+
-				"In another terminal try: plughost mcp list, plughost tools, plughost call <tool> '{...}'\n", len(h.ServerNames()))
-			watchStates(ctx, h, g)
+			fmt.Fprintf(g.stderr, "plughost: serving %d configured server(s) at %s; stop with Ctrl-C\n", len(h.ServerNames()), gateway.URL(ln.Addr()))
+			gw := gateway.New(h, gateway.Options{Logger: g.logger(), Version: version})
+			served := make(chan error, 1)
+			go func() {
+				served <- gw.ServeHTTP(ctx, gateway.HTTPOptions{Listener: ln, Token: tok, TokenHint: gc.TokenFile})
+			}()
+			go watchStates(ctx, h, g)
+			select {
+			case err = <-served: // failed on its own
+			case <-ctx.Done():
+				err = <-served
+			}
 			fmt.Fprintln(g.stderr, "plughost: shutting down")
-			return h.Close()
+			if cerr := h.Close(); err == nil {
+				err = cerr
+			}
+			return err
 		},
 	}
+	cmd.Flags().StringVar(&listen, "listen", "", "listen address host:port (default tools.mcp.gateway.listen, 127.0.0.1:8765; port 0 picks a free one)")
+	return cmd
 }
 
 // watchStates prints one line per server state change until ctx ends.

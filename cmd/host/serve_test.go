@@ -33,7 +33,7 @@ func TestServeShutdownLeavesNoProcess(t *testing.T) {
 			}}))
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			cmd := c.command(ctx, "--config", path, "serve")
+			cmd := c.command(ctx, "--config", path, "serve", "--listen", "127.0.0.1:0")
 			var stdout bytes.Buffer
 			stderr := &notifyBuffer{changed: make(chan struct{}, 1)}
 			cmd.Stdout, cmd.Stderr = &stdout, stderr

@@ -100,3 +100,23 @@ func TestCallLatencyAndStartup(t *testing.T) {
 		t.Errorf("implausible start-up result %+v", st)
 	}
 }
+
+// BenchmarkGatewayLoad runs the gateway load test (50 sessions × 200 echo
+// calls over HTTP, every response checked) once per iteration.
+func BenchmarkGatewayLoad(b *testing.B) {
+	o := GatewayOptions{Options: options(), Sessions: 50, CallsPerSession: 200, EchoArg: "text"}
+	o.Tool = "echo"
+	for b.Loop() {
+		r, err := GatewayLoad(context.Background(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Lost+r.Mismatched > 0 || r.OK != 50*200 {
+			b.Fatalf("ok %d, lost %d, mismatched %d", r.OK, r.Lost, r.Mismatched)
+		}
+		b.ReportMetric(r.Throughput, "calls/s")
+		b.ReportMetric(float64(r.Latency.P50)/1e6, "p50-ms")
+		b.ReportMetric(float64(r.Latency.P99)/1e6, "p99-ms")
+		b.ReportMetric(r.RatioP50, "overhead-ratio-p50")
+	}
+}

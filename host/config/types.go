@@ -64,6 +64,23 @@ type MCP struct {
 	Plugins Plugins `json:"plugins"`
 	// Servers maps a server name to its config.
 	Servers map[string]Server `json:"servers"`
+	// Gateway configures `plughost serve`, which serves the tools as one MCP
+	// server over streamable HTTP.
+	Gateway Gateway `json:"gateway"`
+}
+
+// Gateway is tools.mcp.gateway: where `plughost serve` listens and how
+// clients authenticate.
+type Gateway struct {
+	// Listen is the host:port of the HTTP listener (MCP at /mcp, plus
+	// /healthz, /readyz and /metrics).
+	Listen string `json:"listen"`
+	// Auth requires "Authorization: Bearer <token>" on /mcp, /readyz and
+	// /metrics. It may be off only on a loopback address.
+	Auth bool `json:"auth"`
+	// TokenFile holds the bearer token; it is created (mode 0600, random)
+	// on first use (~ expanded by Load).
+	TokenFile string `json:"token_file"`
 }
 
 // Discovery is tools.mcp.discovery.

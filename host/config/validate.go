@@ -60,6 +60,7 @@ func checkGlobal(p *Problems, m MCP) {
 	checkTimeouts(p, m.Timeouts)
 	checkRestart(p, m.Restart)
 	checkPlugins(p, m.Plugins)
+	checkGateway(p, m.Gateway)
 }
 
 func checkArtifacts(p *Problems, a Artifacts) {

@@ -409,3 +409,36 @@ func TestMessagesNeverShowSecrets(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateGateway(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		g    Gateway
+		want []string // problem paths
+	}{
+		{"default", Gateway{Listen: "127.0.0.1:8765", Auth: true, TokenFile: "/t"}, nil},
+		{"any interface with auth", Gateway{Listen: ":8765", Auth: true, TokenFile: "/t"}, nil},
+		{"localhost without auth", Gateway{Listen: "localhost:0", Auth: false}, nil},
+		{"ipv6 loopback without auth", Gateway{Listen: "[::1]:9000", Auth: false}, nil},
+		{"public without auth", Gateway{Listen: "0.0.0.0:8765", Auth: false}, []string{"tools.mcp.gateway.listen"}},
+		{"no port", Gateway{Listen: "127.0.0.1", Auth: true, TokenFile: "/t"}, []string{"tools.mcp.gateway.listen"}},
+		{"bad port", Gateway{Listen: "127.0.0.1:http", Auth: true, TokenFile: "/t"}, []string{"tools.mcp.gateway.listen"}},
+		{"port too large", Gateway{Listen: "127.0.0.1:70000", Auth: true, TokenFile: "/t"}, []string{"tools.mcp.gateway.listen"}},
+		{"auth without token file", Gateway{Listen: "127.0.0.1:1", Auth: true}, []string{"tools.mcp.gateway.token_file"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Defaults()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.MCP.Gateway = c.g
+			var got []string
+			for _, pr := range Validate(cfg, ValidateOptions{}).All() {
+				got = append(got, pr.Path)
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("problem paths (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

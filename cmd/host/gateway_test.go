@@ -1,0 +1,296 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// servedGateway is a running `plughost serve` and what it printed.
+type servedGateway struct {
+	url, token string
+	stderr     *notifyBuffer
+}
+
+// startServe runs `plughost serve --listen 127.0.0.1:0` on cfg until the
+// test ends and reads the URL and token from the snippet it prints.
+func startServe(t *testing.T, c *cli, cfg any) servedGateway {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "serve.json")
+	writeConfig(t, path, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := c.command(ctx, "--config", path, "serve", "--listen", "127.0.0.1:0")
+	stdout := &notifyBuffer{changed: make(chan struct{}, 1)}
+	stderr := &notifyBuffer{changed: make(chan struct{}, 1)}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			cancel()
+			<-done
+		}
+		cancel()
+	})
+	bearer := regexp.MustCompile(`"Authorization": "Bearer ([A-Za-z0-9_-]+)"`)
+	url := regexp.MustCompile(`"url": "(http://127\.0\.0\.1:\d+/mcp)"`)
+	stdout.waitFor(t, 30*time.Second, "the client snippet", func(s string) bool { return bearer.MatchString(s) && url.MatchString(s) })
+	stderr.waitFor(t, 30*time.Second, "servers connected", func(s string) bool { return strings.Contains(s, "connected, ") })
+	out := stdout.String()
+	return servedGateway{url: url.FindStringSubmatch(out)[1], token: bearer.FindStringSubmatch(out)[1], stderr: stderr}
+}
+
+// serve prints a ready snippet with the token it stored 0600, never logs
+// the token, and serves the tools to an MCP client that sends it.
+func TestServeGateway(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	g := startServe(t, c, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"one": testserver()}}))
+
+	tokFile := filepath.Join(c.home, ".plughost", "gateway.token")
+	fi, err := os.Stat(tokFile)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v %v, want mode 0600", fi, err)
+	}
+	stored, _ := os.ReadFile(tokFile)
+	if strings.TrimSpace(string(stored)) != g.token {
+		t.Errorf("printed token differs from the stored one")
+	}
+	if strings.Contains(g.stderr.String(), g.token) {
+		t.Errorf("the token appears in the logs:\n%s", g.stderr)
+	}
+
+	tr, err := transport.NewStreamableHTTP(g.url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + g.token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := mc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	if _, err := mc.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "mcp_one_echo", map[string]any{"text": "through serve"}
+	res, err := mc.CallTool(ctx, req)
+	if err != nil || res.IsError || len(res.Content) != 1 || res.Content[0].(mcp.TextContent).Text != "through serve" {
+		t.Fatalf("echo through serve: %+v %v", res, err)
+	}
+
+	hreq, _ := http.NewRequest("POST", g.url, strings.NewReader("{}"))
+	hreq.Header.Set("Authorization", "Bearer not-"+g.token)
+	resp, err := http.DefaultClient.Do(hreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("wrong token: %d, want 401", resp.StatusCode)
+	}
+}
+
+// With auth off, serve refuses a non-loopback address before serving.
+func TestServeRefusesPublicWithoutAuth(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.json")
+	writeConfig(t, path, mcpConfig(map[string]any{"enabled": true, "gateway": map[string]any{"auth": false}}))
+	r := c.run(t, "--config", path, "serve", "--listen", "0.0.0.0:0")
+	if r.code != 1 || !strings.Contains(r.stderr, "not a loopback address") || !strings.Contains(r.stderr, "tools.mcp.gateway.auth") {
+		t.Errorf("serve on 0.0.0.0 without auth: %s", r)
+	}
+	writeConfig(t, path, mcpConfig(map[string]any{"enabled": true, "gateway": map[string]any{"listen": "0.0.0.0:8765", "auth": false}}))
+	r = c.run(t, "--config", path, "tools")
+	if r.code != 1 || !strings.Contains(r.stderr, "tools.mcp.gateway.listen") {
+		t.Errorf("config with a public address and no auth: %s", r)
+	}
+}
+
+// stdio serves MCP on stdin/stdout and writes nothing else there.
+func TestStdioCommand(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.json")
+	writeConfig(t, path, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"one": testserver()}}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := c.command(ctx, "--config", path, "--log-level", "debug", "stdio")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdoutPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var seen lockedBuffer
+	mc := client.NewClient(transport.NewIO(io.TeeReader(stdoutPipe, &seen), stdin, io.NopCloser(strings.NewReader(""))),
+		client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	if err := mc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	if _, err := mc.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize: %v\nstderr:\n%s", err, stderr.String())
+	}
+	tools, err := mc.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil || len(tools.Tools) == 0 {
+		t.Fatalf("tools/list: %v %v", tools, err)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = "mcp_one_echo", map[string]any{"text": "over stdio"}
+	res, err := mc.CallTool(ctx, req)
+	if err != nil || res.IsError || res.Content[0].(mcp.TextContent).Text != "over stdio" {
+		t.Fatalf("echo: %+v %v", res, err)
+	}
+	stdin.Close() // end of input ends the session and the command
+	waitErr := cmd.Wait()
+	mc.Close()
+	if waitErr != nil {
+		t.Errorf("stdio after stdin closed: %v, want exit 0\nstderr:\n%s", waitErr, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "connected") {
+		t.Errorf("debug logs did not go to stderr:\n%s", stderr.String())
+	}
+	sc := bufio.NewScanner(strings.NewReader(seen.String()))
+	for sc.Scan() {
+		var msg struct {
+			JSONRPC string `json:"jsonrpc"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil || msg.JSONRPC != "2.0" {
+			t.Errorf("stdout line is not a JSON-RPC message: %q", sc.Text())
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent use.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// The MCP Inspector's CLI (npm @modelcontextprotocol/inspector-cli) lists
+// and calls tools through `plughost serve` over streamable HTTP with the
+// bearer token, and through `plughost stdio`.
+func TestInspectorCLI(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	dir, err := inspectorDir()
+	if err != nil {
+		t.Skipf("SKIPPING the MCP Inspector integration test: %v", err)
+	}
+	cfg := mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"one": testserver()}})
+	g := startServe(t, c, cfg)
+	path := filepath.Join(t.TempDir(), "c.json")
+	writeConfig(t, path, cfg)
+	for _, target := range []struct {
+		name string
+		args []string
+	}{
+		{"http", []string{g.url, "--transport", "http", "--header", "Authorization: Bearer " + g.token}},
+		{"stdio", []string{filepath.Join(bins, "plughost"), "--config", path, "stdio"}},
+	} {
+		t.Run(target.name, func(t *testing.T) {
+			list := inspector(t, c, dir, append(append([]string{}, target.args...), "--method", "tools/list")...)
+			wantContains(t, "inspector tools/list", list, `"name": "mcp_one_echo"`, `"name": "mcp_one_noop"`)
+			call := inspector(t, c, dir, append(append([]string{}, target.args...), "--method", "tools/call",
+				"--tool-name", "mcp_one_echo", "--tool-arg", "text=from the inspector")...)
+			wantContains(t, "inspector tools/call", call, `"text": "from the inspector"`)
+		})
+	}
+	t.Run("wrong token", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "node", "index.js", g.url, "--transport", "http",
+			"--header", "Authorization: Bearer wrong-token-0123456789", "--method", "tools/list")
+		cmd.Dir, cmd.Env = dir, c.environ()
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || strings.Contains(string(out), "mcp_one_echo") {
+			t.Errorf("inspector with a wrong token: %v\n%s", err, out)
+		}
+	})
+}
+
+// inspector runs the inspector CLI and returns its stdout.
+func inspector(t *testing.T, c *cli, dir string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{"index.js"}, args...)...)
+	// inspector-cli 1.0.3 finds its package.json relative to the working
+	// directory, so it must run in its build directory.
+	cmd.Dir, cmd.Env = dir, c.environ()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("inspector %v: %v\nstdout:\n%s\nstderr:\n%s", args, err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
+
+// inspectorDir finds the inspector CLI installed by `make testdeps`.
+func inspectorDir() (string, error) {
+	npmDir := os.Getenv("PLUGHOST_NPM_DIR")
+	if npmDir == "" {
+		out, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			return "", err
+		}
+		npmDir = filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), ".cache", "npm")
+	}
+	dir := filepath.Join(npmDir, "node_modules", "@modelcontextprotocol", "inspector-cli", "build")
+	if _, err := os.Stat(filepath.Join(dir, "index.js")); err != nil {
+		return "", errors.New("@modelcontextprotocol/inspector-cli is not installed under " + npmDir + " (run `make testdeps`, which needs npm)")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		return "", errors.New("node is not on PATH")
+	}
+	return dir, nil
+}

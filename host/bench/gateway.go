@@ -1,0 +1,201 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/gateway"
+	"github.com/plughost/plughost/host/secret"
+)
+
+// GatewayOptions say what the gateway load test runs.
+type GatewayOptions struct {
+	Options
+	// Sessions is the number of concurrent MCP client sessions.
+	Sessions int
+	// CallsPerSession is how many calls each session makes, one at a time.
+	CallsPerSession int
+	// EchoArg is the name of o.Tool's string argument that the tool returns
+	// verbatim; every response is checked against its request through it.
+	EchoArg string
+}
+
+// GatewayResult is the outcome of GatewayLoad.
+type GatewayResult struct {
+	// Sessions and CallsPerSession repeat the load that was run.
+	Sessions        int `json:"sessions"`
+	CallsPerSession int `json:"calls_per_session"`
+	// Calls is the number of calls made; OK those answered with their own
+	// request's text; Lost those that failed or got no answer; Mismatched
+	// those answered with another request's text (or an error result).
+	Calls      int           `json:"calls"`
+	OK         int           `json:"ok"`
+	Lost       int           `json:"lost"`
+	Mismatched int           `json:"mismatched"`
+	Elapsed    time.Duration `json:"elapsed_ns"`
+	// Throughput is calls per second over the whole load run.
+	Throughput float64 `json:"calls_per_second"`
+	// Latency is the per-call latency under load.
+	Latency Latency `json:"latency"`
+	// Direct and Gateway compare one client's per-call latency calling the
+	// server directly (mcp-go stdio client) and through the gateway (HTTP →
+	// gateway → host → plugin → the same server), alternating in rounds;
+	// RatioP50/RatioP99 are Gateway / Direct.
+	Direct   Latency `json:"direct"`
+	Gateway  Latency `json:"gateway"`
+	RatioP50 float64 `json:"ratio_p50"`
+	RatioP99 float64 `json:"ratio_p99"`
+}
+
+// GatewayLoad serves one server (o.Command) through a gateway over real
+// HTTP with a bearer token, runs o.Sessions concurrent sessions of
+// o.CallsPerSession calls of o.Tool, checks every response against its
+// request, then measures the per-call overhead against a direct client.
+func GatewayLoad(ctx context.Context, o GatewayOptions) (GatewayResult, error) {
+	h, err := startHost(ctx, o.Options, 1, false)
+	if err != nil {
+		return GatewayResult{}, err
+	}
+	defer h.Close()
+	url, tok, stop, err := serveGateway(ctx, gateway.New(h, gateway.Options{Version: "bench"}))
+	if err != nil {
+		return GatewayResult{}, err
+	}
+	defer stop()
+	r, err := loadRun(ctx, o, url, tok)
+	if err != nil {
+		return r, err
+	}
+	if err := overhead(ctx, o, url, tok, &r); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// serveGateway serves gw on a free loopback port with a fresh token.
+func serveGateway(ctx context.Context, gw *gateway.Gateway) (url string, tok secret.String, stop func(), err error) {
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return "", "", nil, err
+	}
+	tok = secret.String(base64.RawURLEncoding.EncodeToString(raw))
+	ln, err := gateway.Listen("127.0.0.1:0", true)
+	if err != nil {
+		return "", "", nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- gw.ServeHTTP(ctx, gateway.HTTPOptions{Listener: ln, Token: tok}) }()
+	return gateway.URL(ln.Addr()), tok, func() { cancel(); <-done }, nil
+}
+
+// gatewayClient opens one initialized session, with a connection of its own.
+func gatewayClient(ctx context.Context, url string, tok secret.String) (*client.Client, error) {
+	tr, err := transport.NewStreamableHTTP(url,
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + tok.Reveal()}),
+		transport.WithHTTPBasicClient(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}))
+	if err != nil {
+		return nil, err
+	}
+	return initializedClient(ctx, tr)
+}
+
+func loadRun(ctx context.Context, o GatewayOptions, url string, tok secret.String) (GatewayResult, error) {
+	r := GatewayResult{Sessions: o.Sessions, CallsPerSession: o.CallsPerSession}
+	clients := make([]*client.Client, o.Sessions)
+	for i := range clients {
+		c, err := gatewayClient(ctx, url, tok)
+		if err != nil {
+			return r, fmt.Errorf("session %d: %w", i, err)
+		}
+		defer c.Close()
+		clients[i] = c
+	}
+	var mu sync.Mutex
+	var samples []time.Duration
+	var wg sync.WaitGroup
+	began := time.Now()
+	for i, c := range clients {
+		wg.Go(func() {
+			mine := make([]time.Duration, 0, o.CallsPerSession)
+			ok, lost, wrong := 0, 0, 0
+			for j := 0; j < o.CallsPerSession; j++ {
+				want := fmt.Sprintf("session %d call %d", i, j)
+				t0 := time.Now()
+				res, err := echoCall(ctx, c, o, want)
+				mine = append(mine, time.Since(t0))
+				switch {
+				case err != nil:
+					lost++
+				case res != want:
+					wrong++
+				default:
+					ok++
+				}
+			}
+			mu.Lock()
+			samples = append(samples, mine...)
+			r.OK, r.Lost, r.Mismatched = r.OK+ok, r.Lost+lost, r.Mismatched+wrong
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	r.Elapsed = time.Since(began)
+	r.Calls = len(samples)
+	r.Throughput = float64(r.Calls) / r.Elapsed.Seconds()
+	r.Latency = summarize(samples)
+	return r, nil
+}
+
+// echoCall calls the echo tool with text and returns the text it got back.
+func echoCall(ctx context.Context, c *client.Client, o GatewayOptions, text string) (string, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "mcp_s0_" + o.Tool
+	req.Params.Arguments = map[string]any{o.EchoArg: text}
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	if res.IsError || len(res.Content) != 1 {
+		return "", errors.New("error result")
+	}
+	tc, _ := res.Content[0].(mcp.TextContent)
+	return tc.Text, nil
+}
+
+// overhead measures one client calling the server directly and through the
+// gateway, alternating in rounds.
+func overhead(ctx context.Context, o GatewayOptions, url string, tok secret.String, r *GatewayResult) error {
+	direct, err := directClient(ctx, o.Options)
+	if err != nil {
+		return err
+	}
+	defer direct.Close()
+	gw, err := gatewayClient(ctx, url, tok)
+	if err != nil {
+		return err
+	}
+	defer gw.Close()
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = o.Tool, map[string]any{o.EchoArg: "x"}
+	viaDirect := func() error { _, err := direct.CallTool(ctx, req); return err }
+	viaGateway := func() error { _, err := echoCall(ctx, gw, o, "x"); return err }
+	samples, err := alternate(o.Calls, viaDirect, viaGateway)
+	if err != nil {
+		return err
+	}
+	r.Direct, r.Gateway = summarize(samples[0]), summarize(samples[1])
+	r.RatioP50 = float64(r.Gateway.P50) / float64(r.Direct.P50)
+	r.RatioP99 = float64(r.Gateway.P99) / float64(r.Direct.P99)
+	return nil
+}

@@ -1,0 +1,46 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+func checkGateway(p *Problems, g Gateway) {
+	if err := CheckListen(g.Listen, g.Auth); err != nil {
+		p.fatal("tools.mcp.gateway.listen", err.Error())
+	}
+	if g.Auth && strings.TrimSpace(g.TokenFile) == "" {
+		p.fatal("tools.mcp.gateway.token_file", `must not be empty while auth is on; set a file for the bearer token (default "~/.plughost/gateway.token")`)
+	}
+}
+
+// CheckListen checks a gateway listen address: host:port with a port from 0
+// to 65535, and — when auth is off — a loopback host, since anyone who can
+// reach the port could otherwise call every tool.
+func CheckListen(listen string, auth bool) error {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port (%v); use e.g. \"127.0.0.1:8765\"", listen, err)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q: port %q must be a number from 0 to 65535; use e.g. \"127.0.0.1:8765\"", listen, port)
+	}
+	if !auth && !IsLoopback(host) {
+		return fmt.Errorf("%q is not a loopback address and tools.mcp.gateway.auth is false: anyone reaching the port could call every tool; "+
+			"turn auth on (the default) or listen on 127.0.0.1", listen)
+	}
+	return nil
+}
+
+// IsLoopback reports whether host (an IP or "localhost") only accepts
+// connections from this machine. An empty host means every interface.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err == nil && ip.IsLoopback()
+}

@@ -1,0 +1,63 @@
+package gateway
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/plughost/plughost/host/secret"
+)
+
+// queryTokenKeys are query parameters that carry a token in some clients;
+// a token in a URL ends up in logs and shell history, so it is refused.
+var queryTokenKeys = []string{"token", "access_token"}
+
+// requireToken lets a request through only with "Authorization: Bearer
+// <token>". The comparison is constant-time (over sha256 digests, so the
+// length leaks nothing either). hint says where the token is kept.
+func requireToken(tok secret.String, hint string, next http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(tok.Reveal()))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if refuseQueryToken(w, r) {
+			return
+		}
+		got, ok := bearer(r.Header.Get("Authorization"))
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="plughost"`)
+			http.Error(w, fmt.Sprintf("plughost gateway: missing bearer token; send the header \"Authorization: Bearer <token>\" (the token is in %s)", hint), http.StatusUnauthorized)
+			return
+		}
+		digest := sha256.Sum256([]byte(got))
+		if subtle.ConstantTimeCompare(digest[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="plughost", error="invalid_token"`)
+			http.Error(w, fmt.Sprintf("plughost gateway: wrong bearer token; use the token in %s", hint), http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refuseQueryToken answers 400 when the URL carries a token.
+func refuseQueryToken(w http.ResponseWriter, r *http.Request) bool {
+	q := r.URL.Query()
+	for _, k := range queryTokenKeys {
+		if q.Has(k) {
+			http.Error(w, fmt.Sprintf("plughost gateway: a token in the URL (?%s=) is refused because URLs end up in logs and history; "+
+				"send the header \"Authorization: Bearer <token>\" instead", k), http.StatusBadRequest)
+			return true
+		}
+	}
+	return false
+}
+
+// bearer extracts the token of an "Authorization: Bearer <token>" value.
+func bearer(h string) (string, bool) {
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(h), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
