@@ -28,7 +28,7 @@ func TestSessionsHaveTheirOwnUnlocks(t *testing.T) {
 
 	base := []string{"mcp_pinned_add_tool", "mcp_pinned_big", "mcp_pinned_crash", "mcp_pinned_echo", "mcp_pinned_env",
 		"mcp_pinned_headers", "mcp_pinned_noop", "mcp_pinned_pid", "mcp_pinned_remove_tool", "mcp_pinned_sleep",
-		"mcp_pinned_stderr", "tool_search_tool_bm25"}
+		"mcp_pinned_stderr", "read_file", "search_files", "tool_search_tool_bm25"}
 	for _, c := range []*mcpClient{a, b} {
 		if diff := cmp.Diff(base, c.toolNames(t)); diff != "" {
 			t.Fatalf("initial tools (-want +got):\n%s", diff)

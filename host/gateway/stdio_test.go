@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"github.com/google/go-cmp/cmp"
 	"io"
 	"testing"
 
@@ -35,8 +36,8 @@ func TestStdio(t *testing.T) {
 	errR, errW := io.Pipe() // the client's "stderr": nothing is written to it
 	t.Cleanup(func() { errW.Close() })
 	c := start(t, transport.NewIO(outR, inW, errR))
-	if got := c.toolNames(t); len(got) != 1 || got[0] != "tool_search_tool_bm25" {
-		t.Fatalf("tools with discovery on: %v, want only the search tool", got)
+	if diff := cmp.Diff([]string{"read_file", "search_files", "tool_search_tool_bm25"}, c.toolNames(t)); diff != "" {
+		t.Fatalf("tools with discovery on: want only the search and paging tools (-want +got):\n%s", diff)
 	}
 	c.call(t, "tool_search_tool_bm25", map[string]any{"query": "echo text unchanged"})
 	c.waitChanged(t, "after a search over stdio")
