@@ -1,7 +1,10 @@
 package main
 
 import (
+	"slices"
+
 	"fmt"
+	"github.com/plughost/plughost/host/artifacts"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -21,7 +24,8 @@ func newContextCostCommand(g *globals) *cobra.Command {
 		Long: `context-cost loads a benchmark tools file as if every entry were a connected server's
 tool (final mcp_<server>_<tool> names, descriptions, input schemas) and reports the size of
 the definitions the model receives on every request: all of them with discovery off, only
-the search tools with discovery on (every server deferred).`,
+the search tools with discovery on (every server deferred); read_file and search_files, which
+every session offers for paging saved results, are counted in both.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if toolsFile == "" {
@@ -32,8 +36,13 @@ the search tools with discovery on (every server deferred).`,
 				return err
 			}
 			all := asRegistryTools(tools)
+			var paging []registry.Tool
+			for _, d := range artifacts.ToolDefs() {
+				paging = append(paging, registry.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema})
+			}
 			var rows []costRow
 			add := func(setup string, ts []registry.Tool) {
+				ts = append(slices.Clone(ts), paging...)
 				b := discovery.DefinitionBytes(ts)
 				rows = append(rows, costRow{setup, len(ts), b, discovery.EstimateTokens(b)})
 			}

@@ -90,7 +90,7 @@ func TestSearchCommands(t *testing.T) {
 			Tools int `json:"tools"`
 			Bytes int `json:"bytes"`
 		}
-		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rows) != nil || len(rows) != 3 || rows[0].Tools != 4 || rows[1].Tools != 1 {
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rows) != nil || len(rows) != 3 || rows[0].Tools != 4+2 || rows[1].Tools != 1+2 || rows[1].Bytes >= rows[0].Bytes {
 			t.Fatalf("got %+v from %s", rows, r)
 		}
 	})
