@@ -68,18 +68,46 @@ func Unwrap(budget int) Middleware {
 
 // UnwrapText applies Unwrap's rule to one text regardless of its size and
 // reports whether it did. Its extra memory is the unwrapped text plus the
-// metadata block: the object is scanned in place and the result string is
-// decoded once, straight into a buffer of its final size.
+// metadata block: the object is scanned in place, and the result string is
+// decoded straight into a buffer of its final size (a first pass counts).
 func UnwrapText(text string) (string, bool) {
-	trimmed := strings.TrimSpace(text)
-	if !strings.HasPrefix(trimmed, "{") {
+	result, siblings, ok := wrappedMembers(text)
+	if !ok || result[0] != '"' {
 		return "", false
 	}
-	var result string // the raw value of "result"; never "" once seen
-	var siblings []member
-	ok := scanObject(trimmed, func(key, value string) bool {
+	quoted := result[1 : len(result)-1]
+	n := unquote(quoted, nil)
+	if n == 0 {
+		return "", false
+	}
+	if len(siblings) == 0 {
+		var b strings.Builder
+		b.Grow(n)
+		unquote(quoted, &b)
+		return b.String(), true
+	}
+	meta := metadataBlock(siblings)
+	var b strings.Builder
+	b.Grow(n + 1 + len(meta)) // 1 for the newline a result without one gets
+	unquote(quoted, &b)
+	if !strings.HasSuffix(b.String(), "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString(meta)
+	return b.String(), true
+}
+
+// wrappedMembers returns the raw value of "result" and the other members of
+// text if it is exactly one JSON object (around whitespace) that has a
+// "result" and no other keys than KnownResultKeys(), none repeated.
+func wrappedMembers(text string) (result string, siblings []member, ok bool) {
+	trimmed := strings.TrimSpace(text)
+	if !strings.HasPrefix(trimmed, "{") {
+		return "", nil, false
+	}
+	ok = scanObject(trimmed, func(key, value string) bool {
 		switch {
-		case key == "result" && result != "",
+		case key == "result" && result != "", // a raw value is never ""
 			slices.ContainsFunc(siblings, func(m member) bool { return m.key == key }):
 			return false // a repeated key: decoding would silently drop one
 		case key == "result":
@@ -91,28 +119,7 @@ func UnwrapText(text string) (string, bool) {
 		}
 		return true
 	})
-	if !ok || result == "" || result[0] != '"' {
-		return "", false
-	}
-	quoted := result[1 : len(result)-1]
-	n := unquote(quoted, nil)
-	if n == 0 {
-		return "", false
-	}
-	var meta string
-	if len(siblings) > 0 {
-		meta = metadataBlock(siblings)
-	}
-	var b strings.Builder
-	b.Grow(n + 1 + len(meta)) // 1 for the newline a result without one gets
-	unquote(quoted, &b)
-	if meta != "" {
-		if !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte('\n')
-		}
-		b.WriteString(meta)
-	}
-	return b.String(), true
+	return result, siblings, ok && result != ""
 }
 
 // member is one member of a JSON object: its decoded key and its value as
@@ -132,7 +139,9 @@ func metadataBlock(members []member) string {
 		}
 		// Known keys need no escaping, so the quoted key is what
 		// json.Marshal would write.
-		b.WriteString(`"` + m.key + `":`)
+		b.WriteByte('"')
+		b.WriteString(m.key)
+		b.WriteString(`":`)
 		if err := json.Compact(&b, []byte(m.value)); err != nil {
 			b.WriteString(m.value) // already validated by scanObject; kept as sent
 		}
