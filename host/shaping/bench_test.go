@@ -28,7 +28,7 @@ func (discardSaver) Save(context.Context, string, string, string, string) (strin
 }
 
 // BenchmarkShape runs the standard chain on text results of 1, 10 and 50 MB
-// (and a 10 MB JSON-wrapped one), with the artifact written to a temp dir
+// (and 10 and 50 MB JSON-wrapped ones), with the artifact written to a temp dir
 // ("disk") or discarded ("cpu", the shaping alone). Besides ns/op and B/op it reports peak-extra-B: the heap allocated
 // during one call with the GC off (everything allocated stays live, so this
 // is an upper bound of the peak), and its ratio to the payload, x-payload.
@@ -41,6 +41,7 @@ func BenchmarkShape(b *testing.B) {
 		{"10MB", benchText(10 << 20)},
 		{"50MB", benchText(50 << 20)},
 		{"10MB-wrapped-json", fmt.Sprintf(`{"result":%q,"status":"ok"}`, benchText(10<<20))},
+		{"50MB-wrapped-json", fmt.Sprintf(`{"result":%q,"status":"ok"}`, benchText(50<<20))},
 	} {
 		for _, mode := range []string{"disk", "cpu"} {
 			b.Run(tc.name+"/"+mode, func(b *testing.B) { benchShape(b, tc.text, mode) })

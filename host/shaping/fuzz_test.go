@@ -100,3 +100,29 @@ func FuzzUnwrapText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzUnquote compares the JSON string decoder with encoding/json on the
+// fuzzed text as the content of a string literal.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range stringFragments {
+		f.Add(s)
+	}
+	f.Add(`a\ud83d\ude00\ud800\n` + "\xff\xc3(")
+	f.Fuzz(func(t *testing.T, content string) {
+		checkString(t, `"`+content+`"`)
+	})
+}
+
+// FuzzUnwrapTextMatchesReference compares UnwrapText with the decoder-based
+// implementation it replaced, on any text.
+func FuzzUnwrapTextMatchesReference(f *testing.F) {
+	for _, s := range []string{
+		`{"result":"a\nb","status":"ok"}`, `{"result":""}`, `{"result":1}`, `{"result":"a","x":1}`,
+		`{"result":"{\"result\":\"b\"}"}`, `{"result":"a","result":"b"}`, `{"result":"a"} x`, `[1]`, `{`,
+		`{"result":"\u00e9\ud83d\ude00\udc00","metadata":{"a":[1,{"b":null}]}}`, "\u00a0{ \"\\u0072esult\" : \"a\xff\" }",
+		`{"result":"a","total":-1.5e3,"ok":true,"error":null,"warnings":[]}`, `{"result":"a","ok":nul}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(checkUnwrapMatchesReference)
+}

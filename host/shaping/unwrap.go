@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -68,91 +67,83 @@ func Unwrap(budget int) Middleware {
 }
 
 // UnwrapText applies Unwrap's rule to one text regardless of its size and
-// reports whether it did.
+// reports whether it did. Its extra memory is the unwrapped text plus the
+// metadata block: the object is scanned in place, and the result string is
+// decoded straight into a buffer of its final size (a first pass counts).
 func UnwrapText(text string) (string, bool) {
-	trimmed := strings.TrimSpace(text)
-	if !strings.HasPrefix(trimmed, "{") {
+	result, siblings, ok := wrappedMembers(text)
+	if !ok || result[0] != '"' {
 		return "", false
 	}
-	fields, ok := objectFields(trimmed)
-	if !ok {
+	quoted := result[1 : len(result)-1]
+	n := unquote(quoted, nil)
+	if n == 0 {
 		return "", false
 	}
-	raw, ok := fields["result"]
-	if !ok || len(raw) == 0 || raw[0] != '"' {
-		return "", false
+	if len(siblings) == 0 {
+		var b strings.Builder
+		b.Grow(n)
+		unquote(quoted, &b)
+		return b.String(), true
 	}
-	var result string
-	if err := json.Unmarshal(raw, &result); err != nil || result == "" {
-		return "", false
-	}
-	delete(fields, "result")
-	for k := range fields {
-		if !slices.Contains(knownResultKeys[:], k) {
-			return "", false
-		}
-	}
-	if len(fields) == 0 {
-		return result, true
-	}
-	return result + metadataBlock(result, fields), true
-}
-
-// objectFields decodes a JSON object's members with their raw values; it
-// fails on anything but exactly one object, and on a repeated key (decoding
-// would silently drop one of them).
-func objectFields(s string) (map[string]json.RawMessage, bool) {
-	dec := json.NewDecoder(strings.NewReader(s))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, false
-	}
-	fields := map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
-		key, isKey := tok.(string)
-		if err != nil || !isKey {
-			return nil, false
-		}
-		if _, dup := fields[key]; dup {
-			return nil, false
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
-		}
-		fields[key] = v
-	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, false
-	}
-	return fields, true
-}
-
-// metadataBlock renders the keys beside "result" as a compact JSON object
-// (keys sorted) inside the metadata tags, on lines of their own.
-func metadataBlock(result string, fields map[string]json.RawMessage) string {
-	var b bytes.Buffer
-	if !strings.HasSuffix(result, "\n") {
+	meta := metadataBlock(siblings)
+	var b strings.Builder
+	b.Grow(n + 1 + len(meta)) // 1 for the newline a result without one gets
+	unquote(quoted, &b)
+	if !strings.HasSuffix(b.String(), "\n") {
 		b.WriteByte('\n')
 	}
-	b.WriteString("\n" + metadataOpen + "\n{")
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
+	b.WriteString(meta)
+	return b.String(), true
+}
+
+// wrappedMembers returns the raw value of "result" and the other members of
+// text if it is exactly one JSON object (around whitespace) that has a
+// "result" and no other keys than KnownResultKeys(), none repeated.
+func wrappedMembers(text string) (result string, siblings []member, ok bool) {
+	trimmed := strings.TrimSpace(text)
+	if !strings.HasPrefix(trimmed, "{") {
+		return "", nil, false
 	}
-	slices.Sort(keys)
-	for i, k := range keys {
+	ok = scanObject(trimmed, func(key, value string) bool {
+		switch {
+		case key == "result" && result != "", // a raw value is never ""
+			slices.ContainsFunc(siblings, func(m member) bool { return m.key == key }):
+			return false // a repeated key: decoding would silently drop one
+		case key == "result":
+			result = value
+		case slices.Contains(knownResultKeys[:], key):
+			siblings = append(siblings, member{key, value})
+		default:
+			return false
+		}
+		return true
+	})
+	return result, siblings, ok && result != ""
+}
+
+// member is one member of a JSON object: its decoded key and its value as
+// written.
+type member struct{ key, value string }
+
+// metadataBlock renders the members beside "result" as a compact JSON object
+// (keys sorted, values as sent) inside the metadata tags, on lines of their
+// own; the newline that ends the result is not part of it.
+func metadataBlock(members []member) string {
+	slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	var b bytes.Buffer
+	b.WriteString("\n" + metadataOpen + "\n{")
+	for i, m := range members {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, _ := json.Marshal(k) // a string always marshals
-		b.Write(kb)
-		b.WriteByte(':')
-		if err := json.Compact(&b, fields[k]); err != nil {
-			b.Write(fields[k]) // already validated by the decoder; kept as sent
+		// Known keys need no escaping, so the quoted key is what
+		// json.Marshal would write.
+		b.WriteByte('"')
+		b.WriteString(m.key)
+		b.WriteString(`":`)
+		if err := json.Compact(&b, []byte(m.value)); err != nil {
+			b.WriteString(m.value) // already validated by scanObject; kept as sent
 		}
 	}
 	b.WriteString("}\n" + metadataClose + "\n")

@@ -1,0 +1,109 @@
+package shaping
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// stringFragments are pieces of JSON string content that random tests put
+// together: every escape, surrogate pairs and lone surrogates, and bytes that
+// are not UTF-8; the last badFragments of them make a literal invalid.
+var stringFragments = []string{
+	"a", "plain text ", "é", "日本", "😀", "\x7f", "\uFFFD", "'",
+	`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u0041`, `\u00e9`, `\u20AC`, `\u0000`, `\uFFFD`,
+	`\ud83d\ude00`, `\uD83D\uDE00`, `\ud83d`, `\ude00`, `\udbff\udfff`, `\ud800\ud800`, `\u0041\udc00`,
+	"\xff", "\xc3", "\xc3(", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", "\xf0\x9f\x98",
+	`\x`, `\u12`, `\uZZZZ`, `\'`, `\`, "\x01", "\x1f", "\n", `"`,
+}
+
+const badFragments = 9
+
+// randomString joins up to n random fragments, only valid ones unless bad.
+func randomString(r *rand.Rand, n int, bad bool) string {
+	pool := stringFragments
+	if !bad {
+		pool = pool[:len(pool)-badFragments]
+	}
+	var b strings.Builder
+	for range r.IntN(n + 1) {
+		b.WriteString(pool[r.IntN(len(pool))])
+	}
+	return b.String()
+}
+
+// checkString compares stringEnd, unquote and decodeKey with encoding/json
+// on the literal lit (quotes included).
+func checkString(t *testing.T, lit string) {
+	t.Helper()
+	wantValid := json.Valid([]byte(lit))
+	end, ok := stringEnd(lit, 0)
+	if gotValid := ok && end == len(lit); gotValid != wantValid {
+		t.Fatalf("stringEnd(%q) = %d, %v; json.Valid says %v", lit, end, ok, wantValid)
+	}
+	if !wantValid {
+		return
+	}
+	var want string
+	if err := json.Unmarshal([]byte(lit), &want); err != nil {
+		t.Fatalf("json.Unmarshal(%q): %v", lit, err)
+	}
+	content := lit[1 : len(lit)-1]
+	var b strings.Builder
+	n := unquote(content, nil)
+	if m := unquote(content, &b); m != n {
+		t.Fatalf("unquote(%q) counted %d bytes but wrote %d", lit, n, m)
+	}
+	if b.String() != want || n != len(want) {
+		t.Fatalf("unquote(%q) = %q (%d bytes); json.Unmarshal = %q (%d)", lit, b.String(), n, want, len(want))
+	}
+	if k := decodeKey(lit); k != want {
+		t.Fatalf("decodeKey(%q) = %q; want %q", lit, k, want)
+	}
+}
+
+func TestUnquoteMatchesEncodingJSON(t *testing.T) {
+	tests := map[string]string{
+		"empty":                     ``,
+		"plain":                     `plain`,
+		"all short escapes":         `\"\\\/\b\f\n\r\t`,
+		"escaped backslash then u":  `\\u0041`,
+		"BMP escapes":               `\u0041\u00e9\u20ac\u0000\uFFFD`,
+		"surrogate pair":            `x\ud83d\ude00y`,
+		"upper-case pair":           `\uD83D\uDE00`,
+		"lone high at the end":      `a\ud800`,
+		"lone high before text":     `\ud800x`,
+		"lone low":                  `\udc00`,
+		"high, high, low":           `\ud800\ud800\udc00`,
+		"high before \\n":           `\ud800\n`,
+		"high before non-surrogate": `\ud800\u0041`,
+		"invalid UTF-8 bytes":       "a\xffb\xfe",
+		"truncated UTF-8":           "\xc3",
+		"truncated before ASCII":    "\xe2\x82(",
+		"UTF-8 surrogate":           "\xed\xa0\x80",
+		"beyond U+10FFFF":           "\xf4\x90\x80\x80",
+		"U+FFFD as sent":            "\xef\xbf\xbd",
+		"invalid byte after escape": `\n` + "\xff" + `\t`,
+		"multi-byte text":           "héllo 日本 😀 \x7f",
+		"unknown escape":            `\x`,
+		"short \\u":                 `\u12`,
+		"bad hex":                   `\u12G4`,
+		"single quote escape":       `\'`,
+		"control character":         "a\x01b",
+		"last control character":    "a\x1fb",
+		"raw newline":               "a\nb",
+		"trailing backslash":        `a\`,
+		"inner quote":               `a"b`,
+	}
+	for name, content := range tests {
+		t.Run(name, func(t *testing.T) { checkString(t, `"`+content+`"`) })
+	}
+}
+
+func TestUnquoteMatchesEncodingJSONRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		checkString(t, `"`+randomString(r, 12, true)+`"`)
+	}
+}
