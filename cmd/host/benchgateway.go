@@ -52,6 +52,9 @@ The process uses serve's GC setting (GOGC 400 unless GOGC is set).`,
 			fmt.Fprintf(g.stdout, "  %d calls in %s: %.0f calls/s   p50 %s  p90 %s  p99 %s\n",
 				r.Calls, r.Elapsed.Round(time.Millisecond), r.Throughput, ms(r.Latency.P50), ms(r.Latency.P90), ms(r.Latency.P99))
 			fmt.Fprintf(g.stdout, "  answered with their own request: %d   lost: %d   mismatched: %d\n", r.OK, r.Lost, r.Mismatched)
+			d := r.DirectLoad
+			fmt.Fprintf(g.stdout, "  same load straight to the server (one stdio client): %.0f calls/s   p50 %s  p99 %s   lost: %d   mismatched: %d\n",
+				d.Throughput, ms(d.Latency.P50), ms(d.Latency.P99), d.Lost, d.Mismatched)
 			fmt.Fprintf(g.stdout, "per-call latency, one client, %d calls each (alternating rounds)\n", r.Direct.N)
 			fmt.Fprintf(g.stdout, "  direct mcp-go stdio client  p50 %8s  p99 %8s\n", us(r.Direct.P50), us(r.Direct.P99))
 			fmt.Fprintf(g.stdout, "  through the gateway (HTTP)  p50 %8s  p99 %8s   ratio p50 %.2f  p99 %.2f\n", us(r.Gateway.P50), us(r.Gateway.P99), r.RatioP50, r.RatioP99)

@@ -114,9 +114,13 @@ func BenchmarkGatewayLoad(b *testing.B) {
 		if r.Lost+r.Mismatched > 0 || r.OK != 50*200 {
 			b.Fatalf("ok %d, lost %d, mismatched %d", r.OK, r.Lost, r.Mismatched)
 		}
+		if d := r.DirectLoad; d.Lost+d.Mismatched > 0 || d.OK != 50*200 {
+			b.Fatalf("direct load: ok %d, lost %d, mismatched %d", d.OK, d.Lost, d.Mismatched)
+		}
 		b.ReportMetric(r.Throughput, "calls/s")
 		b.ReportMetric(float64(r.Latency.P50)/1e6, "p50-ms")
 		b.ReportMetric(float64(r.Latency.P99)/1e6, "p99-ms")
 		b.ReportMetric(r.RatioP50, "overhead-ratio-p50")
+		b.ReportMetric(r.Throughput/r.DirectLoad.Throughput, "throughput-vs-direct")
 	}
 }

@@ -55,6 +55,21 @@ type GatewayResult struct {
 	Gateway  Latency `json:"gateway"`
 	RatioP50 float64 `json:"ratio_p50"`
 	RatioP99 float64 `json:"ratio_p99"`
+	// DirectLoad is the same load (sessions × calls, each response checked)
+	// sent straight to the server over one mcp-go stdio client: the
+	// upstream's own capacity on this machine, for comparison.
+	DirectLoad LoadStats `json:"direct_load"`
+}
+
+// LoadStats is the outcome of one load run.
+type LoadStats struct {
+	Calls      int           `json:"calls"`
+	OK         int           `json:"ok"`
+	Lost       int           `json:"lost"`
+	Mismatched int           `json:"mismatched"`
+	Elapsed    time.Duration `json:"elapsed_ns"`
+	Throughput float64       `json:"calls_per_second"`
+	Latency    Latency       `json:"latency"`
 }
 
 // GatewayLoad serves one server (o.Command) through a gateway over real
@@ -79,6 +94,16 @@ func GatewayLoad(ctx context.Context, o GatewayOptions) (GatewayResult, error) {
 	if err := overhead(ctx, o, url, tok, &r); err != nil {
 		return r, err
 	}
+	direct, err := directClient(ctx, o.Options)
+	if err != nil {
+		return r, err
+	}
+	defer direct.Close()
+	same := make([]*client.Client, o.Sessions)
+	for i := range same {
+		same[i] = direct
+	}
+	r.DirectLoad = runLoad(ctx, o, same, o.Tool)
 	return r, nil
 }
 
@@ -121,6 +146,16 @@ func loadRun(ctx context.Context, o GatewayOptions, url string, tok secret.Strin
 		defer c.Close()
 		clients[i] = c
 	}
+	st := runLoad(ctx, o, clients, "mcp_s0_"+o.Tool)
+	r.Calls, r.OK, r.Lost, r.Mismatched = st.Calls, st.OK, st.Lost, st.Mismatched
+	r.Elapsed, r.Throughput, r.Latency = st.Elapsed, st.Throughput, st.Latency
+	return r, nil
+}
+
+// runLoad runs one goroutine per client, each making o.CallsPerSession
+// calls of tool one at a time and checking each answer against its request.
+func runLoad(ctx context.Context, o GatewayOptions, clients []*client.Client, tool string) LoadStats {
+	var st LoadStats
 	var mu sync.Mutex
 	var samples []time.Duration
 	var wg sync.WaitGroup
@@ -132,7 +167,7 @@ func loadRun(ctx context.Context, o GatewayOptions, url string, tok secret.Strin
 			for j := 0; j < o.CallsPerSession; j++ {
 				want := fmt.Sprintf("session %d call %d", i, j)
 				t0 := time.Now()
-				res, err := echoCall(ctx, c, o, want)
+				res, err := echoCall(ctx, c, tool, o.EchoArg, want)
 				mine = append(mine, time.Since(t0))
 				switch {
 				case err != nil:
@@ -145,23 +180,24 @@ func loadRun(ctx context.Context, o GatewayOptions, url string, tok secret.Strin
 			}
 			mu.Lock()
 			samples = append(samples, mine...)
-			r.OK, r.Lost, r.Mismatched = r.OK+ok, r.Lost+lost, r.Mismatched+wrong
+			st.OK, st.Lost, st.Mismatched = st.OK+ok, st.Lost+lost, st.Mismatched+wrong
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	r.Elapsed = time.Since(began)
-	r.Calls = len(samples)
-	r.Throughput = float64(r.Calls) / r.Elapsed.Seconds()
-	r.Latency = summarize(samples)
-	return r, nil
+	st.Elapsed = time.Since(began)
+	st.Calls = len(samples)
+	st.Throughput = float64(st.Calls) / st.Elapsed.Seconds()
+	st.Latency = summarize(samples)
+	return st
 }
 
-// echoCall calls the echo tool with text and returns the text it got back.
-func echoCall(ctx context.Context, c *client.Client, o GatewayOptions, text string) (string, error) {
+// echoCall calls tool with text as its argument arg and returns the text it
+// got back.
+func echoCall(ctx context.Context, c *client.Client, tool, arg, text string) (string, error) {
 	req := mcp.CallToolRequest{}
-	req.Params.Name = "mcp_s0_" + o.Tool
-	req.Params.Arguments = map[string]any{o.EchoArg: text}
+	req.Params.Name = tool
+	req.Params.Arguments = map[string]any{arg: text}
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
 		return "", err
@@ -189,7 +225,7 @@ func overhead(ctx context.Context, o GatewayOptions, url string, tok secret.Stri
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = o.Tool, map[string]any{o.EchoArg: "x"}
 	viaDirect := func() error { _, err := direct.CallTool(ctx, req); return err }
-	viaGateway := func() error { _, err := echoCall(ctx, gw, o, "x"); return err }
+	viaGateway := func() error { _, err := echoCall(ctx, gw, "mcp_s0_"+o.Tool, o.EchoArg, "x"); return err }
 	samples, err := alternate(o.Calls, viaDirect, viaGateway)
 	if err != nil {
 		return err
