@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -125,23 +124,7 @@ func (c *cli) command(ctx context.Context, args ...string) *exec.Cmd {
 // run runs plughost to completion (at most a minute).
 func (c *cli) run(t *testing.T, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := c.command(ctx, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	var ee *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		t.Fatalf("plughost %s: timed out\n%s", strings.Join(args, " "), r)
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("plughost %s: %v", strings.Join(args, " "), err)
-	}
-	return r
+	return c.runWith(t, nil, args...)
 }
 
 // userConfig is the path of the default user config file in HOME.
