@@ -32,25 +32,19 @@ func Artifact(budget int, saver Saver) Middleware {
 	if saver == nil || budget <= 0 {
 		return func(next Handler) Handler { return next }
 	}
-	return func(next Handler) Handler {
-		return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
-			res, err := next(ctx, call)
-			if err != nil || res == nil {
-				return res, err
-			}
-			rec := recordOf(ctx)
-			text, _ := textOf(res)
-			if !rec.needsSaving(utf8.RuneCountInString(text), budget) {
-				return res, nil
-			}
-			rec.keepPayload(text)
-			path, err := saver.Save(ctx, KindMCP, call.Server, call.Tool, rec.payload)
-			if err != nil {
-				rec.saveErrs = append(rec.saveErrs, fmt.Errorf("saving to .artifacts/%s failed: %w", KindMCP, err))
-				return res, nil
-			}
-			rec.path, rec.kind = path, KindMCP
-			return res, nil
+	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+		rec := recordOf(ctx)
+		text, _ := textOf(res)
+		if !rec.needsSaving(utf8.RuneCountInString(text), budget) {
+			return res
 		}
-	}
+		rec.keepPayload(text)
+		path, err := saver.Save(ctx, KindMCP, call.Server, call.Tool, rec.payload)
+		if err != nil {
+			rec.saveErrs = append(rec.saveErrs, fmt.Errorf("saving to .artifacts/%s failed: %w", KindMCP, err))
+			return res
+		}
+		rec.path, rec.kind = path, KindMCP
+		return res
+	})
 }

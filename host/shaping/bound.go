@@ -28,25 +28,19 @@ func Bound(budget int) Middleware {
 	if budget <= 0 {
 		return func(next Handler) Handler { return next }
 	}
-	return func(next Handler) Handler {
-		return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
-			res, err := next(ctx, call)
-			if err != nil || res == nil {
-				return res, err
-			}
-			rec := recordOf(ctx)
-			text, _ := textOf(res)
-			total := utf8.RuneCountInString(text)
-			if total <= budget && rec.path == "" && len(rec.saveErrs) == 0 {
-				return res, nil
-			}
-			if total > budget {
-				text, rec.omitted = BoundText(text, total, budget)
-				rec.truncated = true
-			}
-			return withText(res, text+reference(rec)), nil
+	return onResult(func(ctx context.Context, _ Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+		rec := recordOf(ctx)
+		text, _ := textOf(res)
+		total := utf8.RuneCountInString(text)
+		if total <= budget && rec.path == "" && len(rec.saveErrs) == 0 {
+			return res
 		}
-	}
+		if total > budget {
+			text, rec.omitted = BoundText(text, total, budget)
+			rec.truncated = true
+		}
+		return withText(res, text+reference(rec))
+	})
 }
 
 // BoundText returns the head (40% of budget) and tail (the rest) of text,

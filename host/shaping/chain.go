@@ -118,3 +118,17 @@ func Standard(o Options) []Middleware {
 		Unwrap(b),
 	}
 }
+
+// onResult returns a middleware that runs the next handler and passes each
+// result it returns (not an error, not nil) through f.
+func onResult(f func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult) Middleware {
+	return func(next Handler) Handler {
+		return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
+			res, err := next(ctx, call)
+			if err != nil || res == nil {
+				return res, err
+			}
+			return f(ctx, call, res), nil
+		}
+	}
+}

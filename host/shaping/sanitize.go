@@ -27,27 +27,21 @@ const (
 // When data was removed, the full text is kept as the payload to save, so
 // nothing is lost.
 func Sanitize() Middleware {
-	return func(next Handler) Handler {
-		return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
-			res, err := next(ctx, call)
-			if err != nil || res == nil {
-				return res, err
-			}
-			out, removed, changed := sanitizeContent(res.Content)
-			if !changed {
-				return res, nil
-			}
-			if removed {
-				rec := recordOf(ctx)
-				text, _ := textOf(res)
-				rec.keepPayload(text)
-				rec.sanitized = true
-			}
-			cp := *res
-			cp.Content = out
-			return &cp, nil
+	return onResult(func(ctx context.Context, _ Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+		out, removed, changed := sanitizeContent(res.Content)
+		if !changed {
+			return res
 		}
-	}
+		if removed {
+			rec := recordOf(ctx)
+			text, _ := textOf(res)
+			rec.keepPayload(text)
+			rec.sanitized = true
+		}
+		cp := *res
+		cp.Content = out
+		return &cp
+	})
 }
 
 // sanitizeContent returns a new content list; removed says whether data was

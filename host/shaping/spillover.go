@@ -15,23 +15,17 @@ func Spillover(saver Saver) Middleware {
 	if saver == nil {
 		return func(next Handler) Handler { return next }
 	}
-	return func(next Handler) Handler {
-		return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
-			res, err := next(ctx, call)
-			if err != nil || res == nil {
-				return res, err
-			}
-			rec := recordOf(ctx)
-			if rec.path != "" || len(rec.saveErrs) == 0 || !rec.havePayload {
-				return res, nil
-			}
-			path, err := saver.Save(ctx, KindTool, call.Server, call.Tool, rec.payload)
-			if err != nil {
-				rec.saveErrs = append(rec.saveErrs, fmt.Errorf("saving to .artifacts/%s failed: %w", KindTool, err))
-				return res, nil
-			}
-			rec.path, rec.kind = path, KindTool
-			return res, nil
+	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+		rec := recordOf(ctx)
+		if rec.path != "" || len(rec.saveErrs) == 0 || !rec.havePayload {
+			return res
 		}
-	}
+		path, err := saver.Save(ctx, KindTool, call.Server, call.Tool, rec.payload)
+		if err != nil {
+			rec.saveErrs = append(rec.saveErrs, fmt.Errorf("saving to .artifacts/%s failed: %w", KindTool, err))
+			return res
+		}
+		rec.path, rec.kind = path, KindTool
+		return res
+	})
 }

@@ -43,27 +43,21 @@ func Unwrap(budget int) Middleware {
 	if budget <= 0 {
 		return func(next Handler) Handler { return next }
 	}
-	return func(next Handler) Handler {
-		return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
-			res, err := next(ctx, call)
-			if err != nil || res == nil {
-				return res, err
-			}
-			text, n := textOf(res)
-			if n != 1 || len(text) <= budget || !strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "{") ||
-				utf8.RuneCountInString(text) <= budget {
-				return res, nil
-			}
-			unwrapped, ok := UnwrapText(text)
-			if !ok {
-				return res, nil
-			}
-			rec := recordOf(ctx)
-			rec.unwrapped = true
-			rec.keepPayload(unwrapped)
-			return withText(res, unwrapped), nil
+	return onResult(func(ctx context.Context, _ Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+		text, n := textOf(res)
+		if n != 1 || len(text) <= budget || !strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "{") ||
+			utf8.RuneCountInString(text) <= budget {
+			return res
 		}
-	}
+		unwrapped, ok := UnwrapText(text)
+		if !ok {
+			return res
+		}
+		rec := recordOf(ctx)
+		rec.unwrapped = true
+		rec.keepPayload(unwrapped)
+		return withText(res, unwrapped)
+	})
 }
 
 // UnwrapText applies Unwrap's rule to one text regardless of its size and
