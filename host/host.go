@@ -218,6 +218,10 @@ func autoDetectFallback(srv config.Server, tcfg json.RawMessage, dirs []string, 
 	return fb, probe, nil
 }
 
+// PluginSearchDirs returns the dirs a host built from cfg with default
+// Options searches for third-party transport plugins, in order.
+func PluginSearchDirs(cfg *config.Config) []string { return pluginDirs(cfg, Options{}) }
+
 func pluginDirs(cfg *config.Config, opts Options) []string {
 	if opts.PluginDirs != nil {
 		return opts.PluginDirs

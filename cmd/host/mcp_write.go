@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/plugindir"
 	"io"
 	"maps"
 	"os"
@@ -172,6 +174,9 @@ func (e *userEdit) check(strict bool, changed ...string) ([]string, error) {
 		if w := config.CommandWarning(name, l.Config.MCP.Servers[name]); w != "" {
 			warnings = append(warnings, w)
 		}
+		if w := pluginWarning(l.Config, name); w != "" {
+			warnings = append(warnings, w)
+		}
 	}
 	return warnings, nil
 }
@@ -187,4 +192,18 @@ func printWarnings(w io.Writer, warnings []string) {
 	for _, s := range warnings {
 		fmt.Fprintln(w, "warning:", s)
 	}
+}
+
+// pluginWarning says when server name uses a third-party transport type
+// whose plugin executable is not installed yet: the write is fine, but the
+// server cannot start until it is.
+func pluginWarning(cfg *config.Config, name string) string {
+	srv, ok := cfg.MCP.Servers[name]
+	if !ok || !slices.Contains(config.ThirdPartyTypes(cfg), srv.Transport()) {
+		return ""
+	}
+	if _, err := plugindir.Locate(srv.Transport(), host.PluginSearchDirs(cfg)); err != nil {
+		return fmt.Sprintf("server %q will not start until its transport plugin is installed: %v", name, err)
+	}
+	return ""
 }

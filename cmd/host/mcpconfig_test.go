@@ -206,6 +206,18 @@ func TestMCPAdd(t *testing.T) {
 		}
 		wantContains(t, "stderr", r.stderr, "warning:", "tools.mcp.servers.ghost.command", `"no-such-command-xyz" is not found on PATH`)
 	})
+
+	t.Run("third-party type without its plugin is a warning", func(t *testing.T) {
+		r := c.run(t, "mcp", "add", "chat", "--type", "chatwire", "--", "node", "chat.js")
+		if r.code != 0 {
+			t.Fatalf("want exit 0, got %s", r)
+		}
+		wantContains(t, "stderr", r.stderr, "warning:", `server "chat" will not start`, `"mcp-transport-chatwire" not found`)
+		r = c.run(t, "mcp", "add", "local", "--type", "stdio", "--", "node", "x.js")
+		if strings.Contains(r.stderr, "transport plugin") {
+			t.Errorf("a built-in type gets the plugin warning:\n%s", r)
+		}
+	})
 }
 
 // Every kind of bad input gets a clear message and leaves the file as it was.
