@@ -26,19 +26,7 @@ var bins testbin.Set
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if !testing.Short() {
-		var err error
-		bins, err = testbin.Standard()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "build test binaries:", err)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	if bins.Dir != "" {
-		os.RemoveAll(bins.Dir)
-	}
-	os.Exit(code)
+	os.Exit(testbin.Main(m, &bins, testbin.Standard))
 }
 
 func integration(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,22 +27,12 @@ var bins testbin.Set
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if !testing.Short() {
-		var err error
-		bins, err = testbin.Build(map[string]string{
+	os.Exit(testbin.Main(m, &bins, func() (testbin.Set, error) {
+		return testbin.Build(map[string]string{
 			"plugins/mcp-transport-stdio": "./plugins/stdio",
 			"testserver":                  "./host/internal/testserver",
 		})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "build test binaries:", err)
-			os.Exit(1)
-		}
-	}
-	code := m.Run()
-	if bins.Dir != "" {
-		os.RemoveAll(bins.Dir)
-	}
-	os.Exit(code)
+	}))
 }
 
 func integration(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // Set is a directory of freshly built binaries laid out like a release:
@@ -89,4 +90,23 @@ func NPMServer(pkg, script string) (string, error) {
 		return "", fmt.Errorf("node is not on PATH: %w", err)
 	}
 	return p, nil
+}
+
+// Main runs a test package's tests with binaries built by build (skipped
+// under -short, where *set stays empty), removes them afterwards and exits
+// with the tests' status. A build failure exits at once, naming what failed.
+// Call it from TestMain: os.Exit(testbin.Main(m, &bins, testbin.Standard)).
+func Main(m interface{ Run() int }, set *Set, build func() (Set, error)) int {
+	if !testing.Short() {
+		var err error
+		if *set, err = build(); err != nil {
+			fmt.Fprintln(os.Stderr, "build test binaries:", err)
+			return 1
+		}
+	}
+	code := m.Run()
+	if set.Dir != "" {
+		os.RemoveAll(set.Dir)
+	}
+	return code
 }
