@@ -17,8 +17,8 @@ import (
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/internal/testbin"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/internal/testbin"
 )
 
 // bins are built once in TestMain: the stdio plugin, the test server, plughost.

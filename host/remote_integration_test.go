@@ -21,8 +21,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/internal/testbin"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/internal/testbin"
 )
 
 // Integration tests of remote servers (sse, http, streamable-http) through the

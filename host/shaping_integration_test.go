@@ -13,8 +13,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/internal/testbin"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/internal/testbin"
 )
 
 const fiveMB = 5_000_000

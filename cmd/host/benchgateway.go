@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/bench"
 	"github.com/plughost/plughost/host/plugindir"
+	"github.com/plughost/plughost/internal/bench"
 )
 
 func newBenchGatewayCommand(g *globals) *cobra.Command {

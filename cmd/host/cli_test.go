@@ -3,17 +3,16 @@ package main_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/plughost/plughost/internal/testbin"
 )
 
 // bins is the directory TestMain builds the binaries into, laid out like a
@@ -21,64 +20,21 @@ import (
 // <bins>/plughost, <bins>/plugins/mcp-transport-stdio, <bins>/testserver.
 var bins string
 
-// testserverTools is how many tools host/internal/testserver offers.
+// testserverTools is how many tools internal/testserver offers.
 const testserverTools = 11
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if !testing.Short() {
-		dir, err := buildBinaries()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "build test binaries:", err)
-			os.Exit(1)
-		}
-		bins = dir
-	}
-	code := m.Run()
-	if bins != "" {
-		os.RemoveAll(bins)
-	}
-	os.Exit(code)
-}
-
-// buildBinaries builds plughost, the stdio plugin and the test server into a
-// new temp dir. (host/internal/testbin does the same for host's tests, but
-// Go's internal rule keeps it out of reach from cmd/.)
-func buildBinaries() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("find module root: %w", err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(out)))
-	dir, err := os.MkdirTemp("", "plughost-cli-test-")
-	if err != nil {
-		return "", err
-	}
-	targets := map[string]string{
-		"plughost":                    "./cmd/host",
-		"plugins/mcp-transport-stdio": "./plugins/stdio",
-		"testserver":                  "./host/internal/testserver",
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, 0, len(targets))
-	var mu sync.Mutex
-	for bin, pkg := range targets {
-		wg.Go(func() {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, bin), pkg)
-			cmd.Dir = root
-			if msg, err := cmd.CombinedOutput(); err != nil {
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("go build %s: %v\n%s", pkg, err, msg))
-				mu.Unlock()
-			}
+	var set testbin.Set
+	code := testbin.Main(m, &set, func() (testbin.Set, error) {
+		s, err := testbin.Build(map[string]string{
+			"plughost":                    "./cmd/host",
+			"plugins/mcp-transport-stdio": "./plugins/stdio",
+			"testserver":                  "./internal/testserver",
 		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		os.RemoveAll(dir)
-		return "", err
-	}
-	return dir, nil
+		bins = s.Dir
+		return s, err
+	})
+	os.Exit(code)
 }
 
 // cli runs the built plughost with a temporary HOME of its own.

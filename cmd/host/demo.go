@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/demoserver"
+	"github.com/plughost/plughost/internal/demoserver"
 )
 
 func newDemoServerCommand(g *globals) *cobra.Command {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/demoserver"
+	"github.com/plughost/plughost/internal/demoserver"
 )
 
 // loadConfig loads the layered config. With no user config anywhere (no

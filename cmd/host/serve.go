@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/gateway"
 	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/supervisor"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/gateway"
+	"github.com/plughost/plughost/gateway"
 )
 
 func newStdioCommand(g *globals) *cobra.Command {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/plughost/plughost/internal/testbin"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -19,18 +19,14 @@ import (
 var testServer string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "logging-contract-")
+	set, err := testbin.Build(map[string]string{"testserver": "./internal/testserver"})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "build test binaries:", err)
 		os.Exit(1)
 	}
-	testServer = filepath.Join(dir, "testserver")
-	if msg, err := exec.Command("go", "build", "-o", testServer, "../../host/internal/testserver").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build testserver: %v\n%s", err, msg)
-		os.Exit(1)
-	}
+	testServer = set.Path("testserver")
 	code := m.Run()
-	os.RemoveAll(dir)
+	os.RemoveAll(set.Dir)
 	os.Exit(code)
 }
 

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/plughost/plughost/internal/testbin"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -19,20 +20,14 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "stdio-contract-")
+	set, err := testbin.Build(map[string]string{"mcp-transport-stdio": "./plugins/stdio", "testserver": "./internal/testserver"})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "build test binaries:", err)
 		os.Exit(1)
 	}
-	binDir = dir
-	for out, pkg := range map[string]string{"mcp-transport-stdio": ".", "testserver": "../../host/internal/testserver"} {
-		if msg, err := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, msg)
-			os.Exit(1)
-		}
-	}
+	binDir = set.Dir
 	code := m.Run()
-	os.RemoveAll(dir)
+	os.RemoveAll(binDir)
 	os.Exit(code)
 }
 

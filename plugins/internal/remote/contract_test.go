@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plughost/plughost/internal/testbin"
+
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/plughost/plughost/pluginapi"
@@ -21,24 +23,18 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "remote-contract-")
+	set, err := testbin.Build(map[string]string{
+		"mcp-transport-sse":  "./plugins/sse",
+		"mcp-transport-http": "./plugins/http",
+		"testserver":         "./internal/testserver",
+	})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "build test binaries:", err)
 		os.Exit(1)
 	}
-	binDir = dir
-	for out, pkg := range map[string]string{
-		"mcp-transport-sse":  "../../sse",
-		"mcp-transport-http": "../../http",
-		"testserver":         "../../../host/internal/testserver",
-	} {
-		if msg, err := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg).CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, msg)
-			os.Exit(1)
-		}
-	}
+	binDir = set.Dir
 	code := m.Run()
-	os.RemoveAll(dir)
+	os.RemoveAll(binDir)
 	os.Exit(code)
 }
 

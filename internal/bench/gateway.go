@@ -14,7 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/plughost/plughost/host/gateway"
+	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host/secret"
 )
 

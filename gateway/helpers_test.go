@@ -15,11 +15,11 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/gateway"
-	"github.com/plughost/plughost/host/internal/testbin"
 	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/internal/testbin"
 )
 
 // bins are built once in TestMain: the stdio plugin and the test server.
@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 	os.Exit(testbin.Main(m, &bins, func() (testbin.Set, error) {
 		return testbin.Build(map[string]string{
 			"plugins/mcp-transport-stdio": "./plugins/stdio",
-			"testserver":                  "./host/internal/testserver",
+			"testserver":                  "./internal/testserver",
 		})
 	}))
 }

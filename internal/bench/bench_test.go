@@ -9,7 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/plughost/plughost/host/internal/testbin"
+	"github.com/plughost/plughost/internal/testbin"
 )
 
 var bins testbin.Set

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
-	"github.com/plughost/plughost/host/gateway"
+	"github.com/plughost/plughost/gateway"
 )
 
 // Over stdio the one session sees the tools, calls them, and is told when

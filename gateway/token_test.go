@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plughost/plughost/host/gateway"
+	"github.com/plughost/plughost/gateway"
 )
 
 func TestLoadOrCreateToken(t *testing.T) {

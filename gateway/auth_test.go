@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plughost/plughost/host/gateway"
+	"github.com/plughost/plughost/gateway"
 )
 
 // Every route but /healthz needs the token: missing or wrong → 401, a

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plughost/plughost/internal/testbin"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -30,18 +31,14 @@ const waitBound = 30 * time.Second
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "testserver-bin-")
+	set, err := testbin.Build(map[string]string{"testserver": "./internal/testserver"})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "build test binaries:", err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "testserver")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build testserver: %v\n%s", err, out)
-		os.Exit(1)
-	}
+	binary = set.Path("testserver")
 	code := m.Run()
-	os.RemoveAll(dir)
+	os.RemoveAll(set.Dir)
 	os.Exit(code)
 }
 

@@ -3,11 +3,14 @@
 package testbin
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -35,12 +38,26 @@ func Build(targets map[string]string) (Set, error) {
 	if err != nil {
 		return Set{}, err
 	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
 	for out, pkg := range targets {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg)
-		cmd.Dir = root
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			return Set{}, fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
-		}
+		wg.Go(func() {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg)
+			cmd.Dir = root
+			if msg, err := cmd.CombinedOutput(); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("go build %s: %v\n%s", pkg, err, msg))
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		os.RemoveAll(dir)
+		return Set{}, err
 	}
 	return Set{Dir: dir}, nil
 }
@@ -51,7 +68,7 @@ func Standard() (Set, error) {
 		"plugins/mcp-transport-stdio": "./plugins/stdio",
 		"plugins/mcp-transport-sse":   "./plugins/sse",
 		"plugins/mcp-transport-http":  "./plugins/http",
-		"testserver":                  "./host/internal/testserver",
+		"testserver":                  "./internal/testserver",
 		"plughost":                    "./cmd/host",
 
 		"plugins/mcp-transport-logging": "./examples/logging-transport", // third-party example
@@ -97,6 +114,9 @@ func NPMServer(pkg, script string) (string, error) {
 // with the tests' status. A build failure exits at once, naming what failed.
 // Call it from TestMain: os.Exit(testbin.Main(m, &bins, testbin.Standard)).
 func Main(m interface{ Run() int }, set *Set, build func() (Set, error)) int {
+	if !flag.Parsed() {
+		flag.Parse() // testing.Short needs the flags
+	}
 	if !testing.Short() {
 		var err error
 		if *set, err = build(); err != nil {
