@@ -3,6 +3,8 @@ package supervisor
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/plughost/plughost/pluginapi"
 )
 
 // Spec is everything the supervisor needs to run one server. The host builds it
@@ -33,6 +35,11 @@ type Spec struct {
 	// pluginapi.KindProtocolMismatch: the transport was auto-detected and the
 	// server speaks another one. After a switch it is used for good.
 	Fallback *Fallback
+	// InProcess, when set, is the transport itself, running in the host
+	// process: no plugin executable is started (PluginPath, PluginSHA256
+	// and PluginEnv are unused). For tests and for embedders that bring
+	// their own transport.
+	InProcess pluginapi.Transport
 	// DirectPipes lets a plugin that advertises pluginapi.FeatureDirectPipes
 	// hand the server's stdin/stdout to the host, so calls skip the plugin hop.
 	DirectPipes bool

@@ -14,7 +14,9 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
+	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/secret"
 )
 
@@ -82,7 +84,7 @@ func GatewayLoad(ctx context.Context, o GatewayOptions) (GatewayResult, error) {
 		return GatewayResult{}, err
 	}
 	defer h.Close()
-	url, tok, stop, err := serveGateway(ctx, gateway.New(h, gateway.Options{Version: "bench"}))
+	url, tok, stop, err := serveGateway(ctx, h, gateway.New(h, gateway.Options{Version: "bench"}))
 	if err != nil {
 		return GatewayResult{}, err
 	}
@@ -107,21 +109,31 @@ func GatewayLoad(ctx context.Context, o GatewayOptions) (GatewayResult, error) {
 	return r, nil
 }
 
-// serveGateway serves gw on a free loopback port with a fresh token.
-func serveGateway(ctx context.Context, gw *gateway.Gateway) (url string, tok secret.String, stop func(), err error) {
+// serveGateway serves gw behind a front door on a free loopback port with a
+// fresh token.
+func serveGateway(ctx context.Context, h *host.Host, gw *gateway.Gateway) (url string, tok secret.String, stop func(), err error) {
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
 		return "", "", nil, err
 	}
 	tok = secret.String(base64.RawURLEncoding.EncodeToString(raw))
-	ln, err := gateway.Listen("127.0.0.1:0", true)
+	ln, err := frontdoor.Listen("127.0.0.1:0", true)
 	if err != nil {
 		return "", "", nil, err
 	}
+	limits := frontdoor.LimitsFromConfig(h.Config().MCP.Gateway)
+	door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: tok, Limits: limits, Collectors: gw.Collectors()})
+	if err != nil {
+		ln.Close()
+		return "", "", nil, err
+	}
+	door.Mount(gateway.MCPPath, gw.HTTPHandler())
+	door.OnShutdown(gw.Shutdown)
 	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- gw.ServeHTTP(ctx, gateway.HTTPOptions{Listener: ln, Token: tok}) }()
-	return gateway.URL(ln.Addr()), tok, func() { cancel(); <-done }, nil
+	var wg sync.WaitGroup
+	wg.Go(func() { gw.Run(ctx) })
+	wg.Go(func() { _ = door.Serve(ctx) })
+	return gateway.URL(ln.Addr()), tok, func() { cancel(); wg.Wait() }, nil
 }
 
 // gatewayClient opens one initialized session, with a connection of its own.
