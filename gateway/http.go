@@ -87,13 +87,11 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, &rpcError{Code: codeParseError, Message: "reading the request body: " + err.Error()})
 		return
 	}
-	// The body is in: the call may now take as long as its own timeout.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	msg, k, perr := parseMessage(body)
 	if perr != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write(encodeError(msg.ID, perr))
+		_, _ = w.Write(encodeError(nil, perr))
 		return
 	}
 	ctx := r.Context()
@@ -186,7 +184,6 @@ func (g *Gateway) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Time{}) // a stream lives as long as the client wants
 	st := g.attach(sess.ID())
 	defer g.detach(st)
 	w.Header().Set("Content-Type", "text/event-stream")

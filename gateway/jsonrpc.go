@@ -56,7 +56,7 @@ var batchError = &rpcError{Code: codeInvalidRequest,
 
 // parseMessage reads one JSON-RPC message and says what it is. A batch, bad
 // JSON or a message that is not JSON-RPC 2.0 is an *rpcError to answer
-// with id null.
+// with id null (the id of a malformed message cannot be trusted).
 func parseMessage(b []byte) (message, kind, *rpcError) {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '[' {

@@ -81,7 +81,7 @@ func (g *Gateway) stdioMessage(ctx context.Context, sess *host.Session, data []b
 	}
 	msg, k, perr := parseMessage(data)
 	if perr != nil {
-		w.write(encodeError(msg.ID, perr))
+		w.write(encodeError(nil, perr))
 		return
 	}
 	x := &exchange{msg: msg, sess: sess, out: stdioSink{w}}

@@ -45,6 +45,9 @@ func (h *Host) CreateSession(ctx context.Context, st SessionState) (*Session, er
 	if st.Created.IsZero() {
 		st.Created = time.Now()
 	}
+	if st.Listed == 0 { // the client starts from the list as it is now
+		st.Listed = h.view().Fingerprint(st.Discovery)
+	}
 	if err := h.sessions.Create(ctx, s.id, st); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
