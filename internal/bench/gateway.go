@@ -61,6 +61,11 @@ type GatewayResult struct {
 	// sent straight to the server over one mcp-go stdio client: the
 	// upstream's own capacity on this machine, for comparison.
 	DirectLoad LoadStats `json:"direct_load"`
+	// DirectHTTPLoad is the same load from the same kind of clients (one
+	// mcp-go streamable-HTTP client per session) sent straight to the
+	// server serving streamable HTTP itself (Options.HTTPServer): what the
+	// clients get without plughost. Absent without an HTTPServer.
+	DirectHTTPLoad *LoadStats `json:"direct_http_load,omitempty"`
 }
 
 // LoadStats is the outcome of one load run.
@@ -106,7 +111,34 @@ func GatewayLoad(ctx context.Context, o GatewayOptions) (GatewayResult, error) {
 		same[i] = direct
 	}
 	r.DirectLoad = runLoad(ctx, o, same, o.Tool)
+	if len(o.HTTPServer) > 0 {
+		st, err := directHTTPLoad(ctx, o)
+		if err != nil {
+			return r, fmt.Errorf("direct HTTP load: %w", err)
+		}
+		r.DirectHTTPLoad = &st
+	}
 	return r, nil
+}
+
+// directHTTPLoad runs the load with one streamable-HTTP client per session
+// straight to the server serving HTTP itself.
+func directHTTPLoad(ctx context.Context, o GatewayOptions) (LoadStats, error) {
+	url, stop, err := startHTTPServer(ctx, o.HTTPServer)
+	if err != nil {
+		return LoadStats{}, err
+	}
+	defer stop()
+	clients := make([]*client.Client, o.Sessions)
+	for i := range clients {
+		c, err := directHTTPClient(ctx, url)
+		if err != nil {
+			return LoadStats{}, fmt.Errorf("session %d: %w", i, err)
+		}
+		defer c.Close()
+		clients[i] = c
+	}
+	return runLoad(ctx, o, clients, o.Tool), nil
 }
 
 // serveGateway serves gw behind a front door on a free loopback port with a
