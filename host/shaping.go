@@ -27,7 +27,10 @@ const retentionGrace = 10 * time.Minute
 
 // newShaping prepares the artifact store and builds the call chain once.
 func (h *Host) newShaping() error {
-	store, err := artifacts.NewStore(h.cfg.MCP.Workspace)
+	a := h.cfg.MCP.Artifacts
+	store, err := artifacts.NewStore(h.cfg.MCP.Workspace, artifacts.WithSearchLimits(artifacts.SearchLimits{
+		Timeout: a.SearchTimeout(), MaxBytes: a.SearchMaxBytes(),
+	}))
 	if err != nil {
 		return fmt.Errorf("tools.mcp.workspace: %w", err)
 	}

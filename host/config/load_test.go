@@ -21,7 +21,7 @@ func TestLoadDefaults(t *testing.T) {
 		Discovery:          Discovery{TTL: 5, MaxSearchResults: 5, UseBM25: true},
 		MaxInlineTextChars: 16384,
 		Workspace:          filepath.Join(e.home, ".plughost", "workspace"),
-		Artifacts:          Artifacts{MaxAgeHours: 168, MaxTotalMB: 1024},
+		Artifacts:          Artifacts{MaxAgeHours: 168, MaxTotalMB: 1024, SearchTimeoutSeconds: 10, SearchMaxMB: 256},
 		Timeouts:           TimeoutSeconds{Start: 15, Initialize: 30, ListTools: 30, Call: 120},
 		Restart:            Restart{InitialBackoffSeconds: 1, MaxBackoffSeconds: 60},
 		Plugins:            Plugins{Dirs: []string{}, SHA256: map[string]string{}},
