@@ -51,7 +51,8 @@ func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolRes
 	if !ok {
 		return nil, fmt.Errorf("tool %q: server %q is not running", c.Name, c.Server)
 	}
-	return srv.Call(ctx, c.Tool, c.Args)
+	res, err := srv.Call(ctx, c.Tool, c.Args)
+	return res, h.masker.Error(err) // a crashed server's error quotes its stderr
 }
 
 func (h *Host) callTimeout(c shaping.Call) time.Duration {

@@ -348,7 +348,7 @@ func TestEnvMapping(t *testing.T) {
 		{"whole tools", []string{`PLUGHOST_TOOLS={"mcp":{"enabled":true}}`}, func(m MCP) any { return m.Enabled }, true},
 		{"last duplicate wins", []string{"PLUGHOST_TOOLS__MCP__DISCOVERY__TTL=2", "PLUGHOST_TOOLS__MCP__DISCOVERY__TTL=3"}, func(m MCP) any { return m.Discovery.TTL }, 3},
 		{"existing server, any case", []string{"PLUGHOST_TOOLS__MCP__SERVERS__GITHUB__ARGS=[\"-y\"]"}, func(m MCP) any { return len(m.Servers) == 1 && len(m.Servers["GitHub"].Args) == 1 }, true},
-		{"new server lowercased", []string{"PLUGHOST_TOOLS__MCP__SERVERS__NEW__ENABLED=false", "PLUGHOST_TOOLS__MCP__SERVERS__NEW__URL=https://x/y"}, func(m MCP) any { return m.Servers["new"].URL }, "https://x/y"},
+		{"new server lowercased", []string{"PLUGHOST_TOOLS__MCP__SERVERS__NEW__ENABLED=false", "PLUGHOST_TOOLS__MCP__SERVERS__NEW__URL=https://x/y"}, func(m MCP) any { return m.Servers["new"].URL.Reveal() }, "https://x/y"},
 		{"env name kept", []string{"PLUGHOST_TOOLS__MCP__SERVERS__GITHUB__ENV__API_KEY=k"}, func(m MCP) any { return m.Servers["GitHub"].Env["API_KEY"].Reveal() }, "k"},
 		{"env name matches existing", []string{"PLUGHOST_TOOLS__MCP__SERVERS__GITHUB__ENV__TOKEN=b"}, func(m MCP) any { return m.Servers["GitHub"].Env["Token"].Reveal() }, "b"},
 		{"secret string kept as text", []string{"PLUGHOST_TOOLS__MCP__SERVERS__GITHUB__ENV__N=42"}, func(m MCP) any { return m.Servers["GitHub"].Env["N"].Reveal() }, "42"},

@@ -231,8 +231,10 @@ type Server struct {
 	EnvFile string `json:"env_file,omitempty"`
 	// InheritEnv passes the host's whole environment to a stdio server.
 	InheritEnv bool `json:"inherit_env,omitempty"`
-	// URL is the endpoint of an sse or http server.
-	URL string `json:"url,omitempty"`
+	// URL is the endpoint of an sse or http server. It may carry
+	// credentials (user:password@, a secret query parameter), so it masks
+	// them whenever it is printed or marshalled; Reveal returns it.
+	URL secret.URL `json:"url,omitempty"`
 	// Headers are sent with every request of an sse or http server.
 	Headers map[string]secret.String `json:"headers,omitempty"`
 	// OAuth enables browser login for a remote server.
