@@ -4,7 +4,9 @@
 //
 // Lines are of the same kind when they have the same logger name, implied
 // arguments (With: e.g. the server), level and message; their other
-// arguments may differ. The first Burst lines of a kind in a Window pass;
+// arguments may differ. Lines at info level and above are limited (debug
+// and trace are asked for, line by line). The first Burst lines of a kind in
+// a Window pass;
 // the rest are counted. When the window has ended, the next line of that
 // kind, or any line at all once a window has gone by, first emits one line
 // with the message and "(N similar messages suppressed)" and the arguments
@@ -98,11 +100,13 @@ type logger struct {
 }
 
 // Log emits msg unless too many lines of its kind were emitted lately.
+// Debug and trace lines are not limited: whoever turns them on asks for
+// every one (e.g. one line per tool call).
 func (l *logger) Log(level hclog.Level, msg string, args ...any) {
 	if level < l.Logger.GetLevel() {
 		return // the wrapped logger would drop it anyway
 	}
-	if l.lim.allow(l.Logger, l.prefix, level, msg, args) {
+	if level < hclog.Info || l.lim.allow(l.Logger, l.prefix, level, msg, args) {
 		l.Logger.Log(level, msg, args...)
 	}
 }

@@ -118,11 +118,23 @@ func TestPendingSummary(t *testing.T) {
 func TestBelowLevelIgnored(t *testing.T) {
 	l, buf, _ := newTest(hclog.Warn)
 	for range 10 {
-		l.Debug("noise")
+		l.Info("noise")
 	}
 	l.Warn("noise")
 	if got := lines(buf); len(got) != 1 {
 		t.Errorf("got %q, want the warning alone", got)
+	}
+}
+
+// Debug and trace lines, once turned on, all pass.
+func TestDebugNotLimited(t *testing.T) {
+	l, buf, _ := newTest(hclog.Trace)
+	for range 10 {
+		l.Debug("tool call")
+		l.Trace("message")
+	}
+	if got := lines(buf); len(got) != 20 {
+		t.Errorf("got %d lines, want 20", len(got))
 	}
 }
 

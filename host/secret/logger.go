@@ -27,6 +27,9 @@ type maskLogger struct {
 
 // Log masks msg and args and logs them.
 func (l *maskLogger) Log(level hclog.Level, msg string, args ...any) {
+	if level < l.Logger.GetLevel() {
+		return // dropped anyway: spare the masking
+	}
 	l.Logger.Log(level, l.m.Mask(msg), l.args(args)...)
 }
 
