@@ -168,21 +168,36 @@ type Artifacts struct {
 	// MaxTotalMB removes the oldest artifacts while all of them together
 	// take more than this many mebibytes.
 	MaxTotalMB float64 `json:"max_total_mb"`
+	// SearchTimeoutSeconds bounds one search_files call; it then returns
+	// what it found with a note.
+	SearchTimeoutSeconds float64 `json:"search_timeout_seconds"`
+	// SearchMaxMB bounds how many mebibytes one search_files call reads.
+	SearchMaxMB float64 `json:"search_max_mb"`
 }
+
+// SearchTimeout returns SearchTimeoutSeconds as a duration.
+func (a Artifacts) SearchTimeout() time.Duration { return seconds(a.SearchTimeoutSeconds) }
+
+// SearchMaxBytes returns SearchMaxMB in bytes.
+func (a Artifacts) SearchMaxBytes() int64 { return mebibytes(a.SearchMaxMB) }
 
 // MaxAge returns MaxAgeHours as a duration.
 func (a Artifacts) MaxAge() time.Duration { return seconds(a.MaxAgeHours * 3600) }
 
 // MaxTotalBytes returns MaxTotalMB in bytes.
-func (a Artifacts) MaxTotalBytes() int64 {
+func (a Artifacts) MaxTotalBytes() int64 { return mebibytes(a.MaxTotalMB) }
+
+// mebibytes converts MiB to bytes, saturating instead of overflowing; NaN
+// and negative values become 0.
+func mebibytes(mb float64) int64 {
 	const maxMB = float64(1<<63-1) / (1 << 20)
-	if !(a.MaxTotalMB > 0) {
+	if !(mb > 0) {
 		return 0
 	}
-	if a.MaxTotalMB >= maxMB {
+	if mb >= maxMB {
 		return 1<<63 - 1
 	}
-	return int64(a.MaxTotalMB * (1 << 20))
+	return int64(mb * (1 << 20))
 }
 
 // Plugins is tools.mcp.plugins.
@@ -216,8 +231,10 @@ type Server struct {
 	EnvFile string `json:"env_file,omitempty"`
 	// InheritEnv passes the host's whole environment to a stdio server.
 	InheritEnv bool `json:"inherit_env,omitempty"`
-	// URL is the endpoint of an sse or http server.
-	URL string `json:"url,omitempty"`
+	// URL is the endpoint of an sse or http server. It may carry
+	// credentials (user:password@, a secret query parameter), so it masks
+	// them whenever it is printed or marshalled; Reveal returns it.
+	URL secret.URL `json:"url,omitempty"`
 	// Headers are sent with every request of an sse or http server.
 	Headers map[string]secret.String `json:"headers,omitempty"`
 	// OAuth enables browser login for a remote server.

@@ -70,6 +70,12 @@ func checkArtifacts(p *Problems, a Artifacts) {
 	if !(a.MaxTotalMB > 0) {
 		p.fatal("tools.mcp.artifacts.max_total_mb", fmt.Sprintf("must be greater than 0, got %v; set how many MiB of saved results are kept (default 1024)", a.MaxTotalMB))
 	}
+	if !(a.SearchTimeoutSeconds > 0) {
+		p.fatal("tools.mcp.artifacts.search_timeout_seconds", fmt.Sprintf("must be greater than 0, got %v; set how many seconds one search_files call may run (default 10)", a.SearchTimeoutSeconds))
+	}
+	if !(a.SearchMaxMB > 0) {
+		p.fatal("tools.mcp.artifacts.search_max_mb", fmt.Sprintf("must be greater than 0, got %v; set how many MiB one search_files call may read (default 256)", a.SearchMaxMB))
+	}
 }
 
 func checkTimeouts(p *Problems, t TimeoutSeconds) {

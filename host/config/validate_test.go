@@ -213,6 +213,13 @@ func TestValidateGlobal(t *testing.T) {
 				"tools.mcp.artifacts.max_total_mb: must be greater than 0, got -5; set how many MiB of saved results are kept (default 1024)",
 			},
 		},
+		{
+			name: "artifact search limits", mcp: `{"artifacts":{"search_timeout_seconds":0,"search_max_mb":-1}}`,
+			want: []string{
+				"tools.mcp.artifacts.search_timeout_seconds: must be greater than 0, got 0; set how many seconds one search_files call may run (default 10)",
+				"tools.mcp.artifacts.search_max_mb: must be greater than 0, got -1; set how many MiB one search_files call may read (default 256)",
+			},
+		},
 		{name: "artifact retention fractions ok", mcp: `{"artifacts":{"max_age_hours":0.5,"max_total_mb":0.25}}`},
 		{name: "range edges ok", mcp: `{"discovery":{"ttl":1,"max_search_results":50},"max_inline_text_chars":256}`},
 		{name: "integral float accepted", mcp: `{"discovery":{"ttl":2.0}}`},
