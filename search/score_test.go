@@ -61,7 +61,7 @@ func TestPruningIsExact(t *testing.T) {
 	}
 	defer reader.Close()
 	for _, q := range queries {
-		terms := ix.queryTerms(q)
+		terms := ix.queryTerms(splitQuery(q))
 		full, err := ix.rank(reader, terms, ix.Len(), false)
 		if err != nil {
 			t.Fatal(err)
@@ -125,7 +125,7 @@ func TestScoresMatchBluge(t *testing.T) {
 		}
 		defer reader.Close()
 		for _, q := range queries[:50] {
-			terms := ix.queryTerms(q)
+			terms := ix.queryTerms(splitQuery(q))
 			ours, err := ix.rank(reader, terms, ix.Len(), false)
 			if err != nil {
 				t.Fatal(err)
