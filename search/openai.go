@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -37,9 +38,13 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	if err != nil {
 		return nil, err
 	}
-	endpoint := strings.TrimRight(o.BaseURL, "/") + "/embeddings"
-	where := redactURL(endpoint)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	u, err := url.Parse(o.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("embeddings endpoint %s: not an http(s) URL", redactURL(o.BaseURL))
+	}
+	u = u.JoinPath("embeddings")
+	where := redactURL(u.String())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("embeddings endpoint %s: %w", where, err)
 	}
@@ -53,7 +58,11 @@ func (o *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("embeddings endpoint %s: %w", where, redactErr(err, endpoint, where))
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its message quotes the URL, secrets included
+		}
+		return nil, fmt.Errorf("embeddings endpoint %s: %w", where, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxEmbeddingResponse))
@@ -94,15 +103,6 @@ func redactURL(u string) string {
 	}
 	p.User, p.RawQuery, p.Fragment = nil, "", ""
 	return p.String()
-}
-
-// redactErr returns err with the full URL (as net/http quotes it) replaced
-// by its redacted form.
-func redactErr(err error, full, redacted string) error {
-	if full == redacted || !strings.Contains(err.Error(), full) {
-		return err
-	}
-	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), full, redacted))
 }
 
 // firstLine returns the first line of b, at most 200 bytes.

@@ -115,10 +115,18 @@ func blugeScores(t *testing.T, reader *bluge.Reader, terms []weightedTerm) map[s
 // fields plus its server document's BM25 (the corpus has fewer servers than
 // topServers, so every matching server lends its score).
 func TestScoresMatchBluge(t *testing.T) {
-	for _, serverContext := range []float64{0, 0.2} {
+	for _, v := range []struct {
+		serverContext float64
+		expansion     bool
+	}{{0, false}, {0.2, false}, {0.2, true}} {
+		serverContext := v.serverContext
 		w := DefaultWeights()
 		w.ServerContext = serverContext
-		ix, queries, serverOf := zipfCorpus(t, WithWeights(w))
+		opts := []Option{WithWeights(w)}
+		if v.expansion { // the expansion's lookups are scored like any other
+			opts = append(opts, WithSemantic(randomVectors(t), Semantic{Expansion: 0.5, Neighbors: 3, MinSimilarity: 0.2, ExpandAll: true}))
+		}
+		ix, queries, serverOf := zipfCorpus(t, opts...)
 		reader, err := ix.writer.Reader()
 		if err != nil {
 			t.Fatal(err)
