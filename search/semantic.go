@@ -33,9 +33,11 @@ type Semantic struct {
 }
 
 // DefaultSemantic returns the settings used when WithSemantic is given the
-// zero Semantic. They were chosen by two-fold cross-validation on the
-// development queries (`plughost search eval --cv`, see
-// docs/benchmarks.md): only what did not lose on either half is on.
+// zero Semantic: the expansion of query words no tool uses, the piece
+// aimed at people's wording. On the development queries no piece helped on
+// both halves of a two-fold cross-validation (`plughost search eval --cv`,
+// docs/benchmarks.md), which is why the host leaves word vectors off
+// unless configured.
 func DefaultSemantic() Semantic {
 	return Semantic{Expansion: 0.5, Neighbors: 3, MinSimilarity: 0.6}
 }
