@@ -174,4 +174,6 @@ func TestOpenAIEmbedderErrors(t *testing.T) {
 
 type embedFunc func(context.Context, []string) ([][]float32, error)
 
-func (f embedFunc) Embed(ctx context.Context, texts []string) ([][]float32, error) { return f(ctx, texts) }
+func (f embedFunc) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return f(ctx, texts)
+}
