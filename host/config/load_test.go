@@ -14,14 +14,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// defaultSemantic is tools.mcp.discovery.semantic in koanf.d/00-defaults.json.
-var defaultSemantic = Semantic{WordVectors: "off", Endpoint: EmbeddingEndpoint{TimeoutSeconds: 2}}
-
 func TestLoadDefaults(t *testing.T) {
 	e := newTestEnv(t)
 	ld := mustLoad(t, e.opts())
 	want := MCP{
-		Discovery:          Discovery{TTL: 5, MaxSearchResults: 5, UseBM25: true, Semantic: defaultSemantic},
+		Discovery:          Discovery{TTL: 5, MaxSearchResults: 5, UseBM25: true},
 		MaxInlineTextChars: 16384,
 		Workspace:          filepath.Join(e.home, ".plughost", "workspace"),
 		Artifacts:          Artifacts{MaxAgeHours: 168, MaxTotalMB: 1024},
@@ -346,7 +343,7 @@ func TestEnvMapping(t *testing.T) {
 		{"string kept as text", []string{"PLUGHOST_TOOLS__MCP__WORKSPACE=123"}, func(m MCP) any { return m.Workspace }, "123"},
 		{"JSON string", []string{`PLUGHOST_TOOLS__MCP__WORKSPACE="/w s"`}, func(m MCP) any { return m.Workspace }, "/w s"},
 		{"array as JSON", []string{`PLUGHOST_TOOLS__MCP__PLUGINS__DIRS=["/a","/b"]`}, func(m MCP) any { return m.Plugins.Dirs }, []string{"/a", "/b"}},
-		{"object as JSON", []string{`PLUGHOST_TOOLS__MCP__DISCOVERY={"ttl":9}`}, func(m MCP) any { return m.Discovery }, Discovery{TTL: 9, MaxSearchResults: 5, UseBM25: true, Semantic: defaultSemantic}},
+		{"object as JSON", []string{`PLUGHOST_TOOLS__MCP__DISCOVERY={"ttl":9}`}, func(m MCP) any { return m.Discovery }, Discovery{TTL: 9, MaxSearchResults: 5, UseBM25: true}},
 		{"specific after object", []string{`PLUGHOST_TOOLS__MCP__DISCOVERY={"ttl":9}`, "PLUGHOST_TOOLS__MCP__DISCOVERY__TTL=4"}, func(m MCP) any { return m.Discovery.TTL }, 4},
 		{"whole tools", []string{`PLUGHOST_TOOLS={"mcp":{"enabled":true}}`}, func(m MCP) any { return m.Enabled }, true},
 		{"last duplicate wins", []string{"PLUGHOST_TOOLS__MCP__DISCOVERY__TTL=2", "PLUGHOST_TOOLS__MCP__DISCOVERY__TTL=3"}, func(m MCP) any { return m.Discovery.TTL }, 3},

@@ -102,7 +102,7 @@ type Discovery struct {
 // Semantic is tools.mcp.discovery.semantic: vectors beside BM25 (see
 // docs/architecture.md "Discovery").
 type Semantic struct {
-	// WordVectors is "off" (the default), "auto" (the word-vector file
+	// WordVectors is "off" (or empty, the default), "auto" (the word-vector file
 	// `make` installs next to plughost, or $PLUGHOST_WORDVEC) or the path
 	// of a word-vector file. A missing file leaves search lexical, with a
 	// log line.
@@ -123,7 +123,7 @@ type EmbeddingEndpoint struct {
 	// APIKeyEnv names the environment variable holding the API key (sent
 	// as a bearer token); empty sends none.
 	APIKeyEnv string `json:"api_key_env"`
-	// TimeoutSeconds bounds each call (default 2).
+	// TimeoutSeconds bounds each call (0: 2 seconds).
 	TimeoutSeconds float64 `json:"timeout_seconds"`
 }
 

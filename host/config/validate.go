@@ -66,8 +66,8 @@ func checkGlobal(p *Problems, m MCP) {
 }
 
 func checkSemantic(p *Problems, s Semantic) {
-	if strings.TrimSpace(s.WordVectors) == "" {
-		p.fatal("tools.mcp.discovery.semantic.word_vectors", `must not be empty; set "off", "auto" or the path of a word-vector file`)
+	if s.WordVectors != "" && strings.TrimSpace(s.WordVectors) == "" {
+		p.fatal("tools.mcp.discovery.semantic.word_vectors", `must not be blank; set "off", "auto" or the path of a word-vector file`)
 	}
 	e := s.Endpoint
 	if e.URL == "" {
@@ -79,8 +79,8 @@ func checkSemantic(p *Problems, s Semantic) {
 	if strings.TrimSpace(e.Model) == "" {
 		p.fatal("tools.mcp.discovery.semantic.endpoint.model", "must name the embedding model when endpoint.url is set (e.g. nomic-embed-text)")
 	}
-	if !(e.TimeoutSeconds > 0) {
-		p.fatal("tools.mcp.discovery.semantic.endpoint.timeout_seconds", fmt.Sprintf("must be greater than 0, got %v; set how long one embedding call may take (default 2)", e.TimeoutSeconds))
+	if e.TimeoutSeconds < 0 {
+		p.fatal("tools.mcp.discovery.semantic.endpoint.timeout_seconds", fmt.Sprintf("must not be negative, got %v; set how long one embedding call may take (0 = the default, 2)", e.TimeoutSeconds))
 	}
 }
 

@@ -208,12 +208,12 @@ func TestValidateGlobal(t *testing.T) {
 		},
 		{name: "semantic auto with an endpoint", mcp: `{"discovery":{"semantic":{"word_vectors":"auto","endpoint":{"url":"http://127.0.0.1:11434/v1","model":"nomic-embed-text"}}}}`},
 		{
-			name: "semantic", mcp: `{"discovery":{"semantic":{"word_vectors":"","endpoint":{"url":"ftp://x","timeout_seconds":0}}}}`,
+			name: "semantic", mcp: `{"discovery":{"semantic":{"word_vectors":" ","endpoint":{"url":"ftp://x","timeout_seconds":-1}}}}`,
 			want: []string{
-				`tools.mcp.discovery.semantic.word_vectors: must not be empty; set "off", "auto" or the path of a word-vector file`,
+				`tools.mcp.discovery.semantic.word_vectors: must not be blank; set "off", "auto" or the path of a word-vector file`,
 				"tools.mcp.discovery.semantic.endpoint.url: must be an http(s) URL such as http://127.0.0.1:11434/v1, or empty to use no endpoint",
 				"tools.mcp.discovery.semantic.endpoint.model: must name the embedding model when endpoint.url is set (e.g. nomic-embed-text)",
-				"tools.mcp.discovery.semantic.endpoint.timeout_seconds: must be greater than 0, got 0; set how long one embedding call may take (default 2)",
+				"tools.mcp.discovery.semantic.endpoint.timeout_seconds: must not be negative, got -1; set how long one embedding call may take (0 = the default, 2)",
 			},
 		},
 		{
