@@ -95,6 +95,36 @@ type Discovery struct {
 	UseBM25 bool `json:"use_bm25"`
 	// UseRegex registers tool_search_tool_regex.
 	UseRegex bool `json:"use_regex"`
+	// Semantic adds a semantic signal to the BM25 search.
+	Semantic Semantic `json:"semantic"`
+}
+
+// Semantic is tools.mcp.discovery.semantic: vectors beside BM25 (see
+// docs/architecture.md "Discovery").
+type Semantic struct {
+	// WordVectors is "off" (or empty, the default), "auto" (the word-vector file
+	// `make` installs next to plughost, or $PLUGHOST_WORDVEC) or the path
+	// of a word-vector file. A missing file leaves search lexical, with a
+	// log line.
+	WordVectors string `json:"word_vectors"`
+	// Endpoint is an optional OpenAI-compatible embeddings API.
+	Endpoint EmbeddingEndpoint `json:"endpoint"`
+}
+
+// EmbeddingEndpoint is tools.mcp.discovery.semantic.endpoint: an
+// OpenAI-compatible /v1/embeddings API (Ollama, llama.cpp, vLLM, OpenAI).
+// It is used only when URL is set.
+type EmbeddingEndpoint struct {
+	// URL is the API's base URL, e.g. http://127.0.0.1:11434/v1;
+	// "/embeddings" is appended.
+	URL string `json:"url"`
+	// Model is the embedding model's name.
+	Model string `json:"model"`
+	// APIKeyEnv names the environment variable holding the API key (sent
+	// as a bearer token); empty sends none.
+	APIKeyEnv string `json:"api_key_env"`
+	// TimeoutSeconds bounds each call (0: 2 seconds).
+	TimeoutSeconds float64 `json:"timeout_seconds"`
 }
 
 // TimeoutSeconds is tools.mcp.timeouts: the global timeout of each phase, in

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -50,6 +51,7 @@ func checkGlobal(p *Problems, m MCP) {
 	if d.MaxSearchResults < 1 || d.MaxSearchResults > 50 {
 		p.fatal("tools.mcp.discovery.max_search_results", fmt.Sprintf("must be between 1 and 50, got %d; set a value in that range (default 5)", d.MaxSearchResults))
 	}
+	checkSemantic(p, d.Semantic)
 	if m.MaxInlineTextChars < 256 {
 		p.fatal("tools.mcp.max_inline_text_chars", fmt.Sprintf("must be at least 256, got %d; set a larger budget (default 16384)", m.MaxInlineTextChars))
 	}
@@ -61,6 +63,25 @@ func checkGlobal(p *Problems, m MCP) {
 	checkRestart(p, m.Restart)
 	checkPlugins(p, m.Plugins)
 	checkGateway(p, m.Gateway)
+}
+
+func checkSemantic(p *Problems, s Semantic) {
+	if s.WordVectors != "" && strings.TrimSpace(s.WordVectors) == "" {
+		p.fatal("tools.mcp.discovery.semantic.word_vectors", `must not be blank; set "off", "auto" or the path of a word-vector file`)
+	}
+	e := s.Endpoint
+	if e.URL == "" {
+		return
+	}
+	if u, err := url.Parse(e.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.fatal("tools.mcp.discovery.semantic.endpoint.url", "must be an http(s) URL such as http://127.0.0.1:11434/v1, or empty to use no endpoint")
+	}
+	if strings.TrimSpace(e.Model) == "" {
+		p.fatal("tools.mcp.discovery.semantic.endpoint.model", "must name the embedding model when endpoint.url is set (e.g. nomic-embed-text)")
+	}
+	if e.TimeoutSeconds < 0 {
+		p.fatal("tools.mcp.discovery.semantic.endpoint.timeout_seconds", fmt.Sprintf("must not be negative, got %v; set how long one embedding call may take (0 = the default, 2)", e.TimeoutSeconds))
+	}
 }
 
 func checkArtifacts(p *Problems, a Artifacts) {

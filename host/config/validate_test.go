@@ -206,6 +206,16 @@ func TestValidateGlobal(t *testing.T) {
 				`tools.mcp.workspace: must not be empty; set it to a directory for result artifacts (default "~/.plughost/workspace")`,
 			},
 		},
+		{name: "semantic auto with an endpoint", mcp: `{"discovery":{"semantic":{"word_vectors":"auto","endpoint":{"url":"http://127.0.0.1:11434/v1","model":"nomic-embed-text"}}}}`},
+		{
+			name: "semantic", mcp: `{"discovery":{"semantic":{"word_vectors":" ","endpoint":{"url":"ftp://x","timeout_seconds":-1}}}}`,
+			want: []string{
+				`tools.mcp.discovery.semantic.word_vectors: must not be blank; set "off", "auto" or the path of a word-vector file`,
+				"tools.mcp.discovery.semantic.endpoint.url: must be an http(s) URL such as http://127.0.0.1:11434/v1, or empty to use no endpoint",
+				"tools.mcp.discovery.semantic.endpoint.model: must name the embedding model when endpoint.url is set (e.g. nomic-embed-text)",
+				"tools.mcp.discovery.semantic.endpoint.timeout_seconds: must not be negative, got -1; set how long one embedding call may take (0 = the default, 2)",
+			},
+		},
 		{
 			name: "artifact retention", mcp: `{"artifacts":{"max_age_hours":0,"max_total_mb":-5}}`,
 			want: []string{
