@@ -59,10 +59,10 @@ and server is stopped.`,
 			if err != nil {
 				return err
 			}
-			gw := gateway.New(h, gateway.Options{Logger: g.logger(), Version: version,
+			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version,
 				MaxMessageBytes: gc.MaxRequestBytes(), ShutdownTimeout: gc.ShutdownTimeout()})
 			door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: tok, TokenHint: gc.TokenFile,
-				Limits: frontdoor.LimitsFromConfig(gc), Logger: g.logger(), Collectors: gw.Collectors()})
+				Limits: frontdoor.LimitsFromConfig(gc), Logger: h.Logger().Named("http"), Collectors: gw.Collectors()})
 			if err != nil {
 				ln.Close()
 				return err

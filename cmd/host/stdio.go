@@ -46,7 +46,7 @@ connect later are announced with notifications/tools/list_changed.`,
 			_ = h.WaitSettled(wctx) // late servers are announced with list_changed
 			cancel()
 			gc := h.Config().MCP.Gateway
-			gw := gateway.New(h, gateway.Options{Logger: g.logger(), Version: version,
+			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version,
 				MaxMessageBytes: gc.MaxRequestBytes(), ShutdownTimeout: gc.ShutdownTimeout()})
 			err = gw.ServeStdio(ctx, cmd.InOrStdin(), g.stdout)
 			if cerr := h.Close(); err == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/pluginapi"
 )
 
@@ -40,6 +41,12 @@ type Spec struct {
 	// and PluginEnv are unused). For tests and for embedders that bring
 	// their own transport.
 	InProcess pluginapi.Transport
+	// Relist paces re-lists after notifications/tools/list_changed.
+	Relist RelistPacing
+	// Masker masks configured secrets in what the supervisor reports: last
+	// errors, stderr tails, warnings, ConnectOnce's error (nil: URLs only).
+	// The supervisor's logger is expected to mask its lines already.
+	Masker *secret.Masker
 	// DirectPipes lets a plugin that advertises pluginapi.FeatureDirectPipes
 	// hand the server's stdin/stdout to the host, so calls skip the plugin hop.
 	DirectPipes bool
