@@ -30,9 +30,10 @@ func newBenchGatewayCommand(g *globals) *cobra.Command {
 (bearer token, one plugin process, one server process), then, in one run:
   - runs --sessions concurrent client sessions of --per-session echo calls each, checking
     every response against its request: throughput, p50/p99 latency, lost and mismatched;
-  - sends the same load straight to the server: over one mcp-go stdio client, and from
-    one mcp-go streamable-HTTP client per session to the demo server serving HTTP itself
-    (what the clients get without plughost);
+  - alternating with it, round by round (--rounds), sends the same load straight to the
+    server: over one mcp-go stdio client, and from one mcp-go streamable-HTTP client per
+    session to the demo server serving HTTP itself (what the clients get without
+    plughost); each figure is the median round;
   - measures one client's per-call latency calling the server directly (mcp-go stdio) and
     through the gateway, alternating in rounds (--calls each): p50, p99 and their ratio;
   - compares the gateway's throughput over 1 server (7 tools) with --scale-servers servers
@@ -55,7 +56,7 @@ The process uses serve's GC setting (GOGC 400 unless GOGC is set).`,
 					PluginDirs: plugindir.DefaultDirs(exe, home), Environ: os.Environ(), Calls: calls,
 					HTTPServer: []string{exe, "demo-server", "--listen", "127.0.0.1:0"},
 				},
-				Sessions: sessions, CallsPerSession: perSession, EchoArg: "text",
+				Sessions: sessions, CallsPerSession: perSession, EchoArg: "text", Rounds: rounds,
 			}
 			var rep gatewayBenchReport
 			if rep.Load, err = bench.GatewayLoad(cmd.Context(), o); err != nil {
@@ -96,7 +97,7 @@ The process uses serve's GC setting (GOGC 400 unless GOGC is set).`,
 	cmd.Flags().IntVar(&calls, "calls", 2000, "calls per setup in the overhead comparison")
 	cmd.Flags().IntVar(&scaleServers, "scale-servers", 20, "servers of the large catalog (0 skips the comparison)")
 	cmd.Flags().IntVar(&scaleTools, "scale-tools", 1000, "tools of the large catalog, in all")
-	cmd.Flags().IntVar(&rounds, "rounds", 3, "load runs per setup in the catalog-size comparison")
+	cmd.Flags().IntVar(&rounds, "rounds", 3, "load runs per setup, alternating (load and catalog-size comparison)")
 	cmd.Flags().IntVar(&memSessions, "memory-sessions", 1000, "sessions opened per memory measurement (0 skips it)")
 	cmd.Flags().IntSliceVar(&memCatalogs, "memory-catalog", []int{1000, 20000}, "catalog sizes of the memory measurement")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -107,22 +108,25 @@ func printGatewayBench(w io.Writer, rep gatewayBenchReport) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
 	us := func(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond)) }
 	r := rep.Load
-	fmt.Fprintf(w, "gateway load: %d sessions × %d echo calls over streamable HTTP\n", r.Sessions, r.CallsPerSession)
+	fmt.Fprintf(w, "gateway load: %d sessions × %d echo calls over streamable HTTP, median of %d alternating rounds (gateway/this: median of the rounds' ratios)\n", r.Sessions, r.CallsPerSession, len(r.Rounds))
 	fmt.Fprintf(w, "  %d calls in %s: %.0f calls/s   p50 %s  p90 %s  p99 %s\n",
 		r.Calls, r.Elapsed.Round(time.Millisecond), r.Throughput, ms(r.Latency.P50), ms(r.Latency.P90), ms(r.Latency.P99))
 	fmt.Fprintf(w, "  answered with their own request: %d   lost: %d   mismatched: %d\n", r.OK, r.Lost, r.Mismatched)
 	d := r.DirectLoad
 	fmt.Fprintf(w, "  same load straight to the server, one stdio client: %.0f calls/s   p50 %s  p99 %s   lost: %d   mismatched: %d   gateway/this %.2f\n",
-		d.Throughput, ms(d.Latency.P50), ms(d.Latency.P99), d.Lost, d.Mismatched, r.Throughput/d.Throughput)
+		d.Throughput, ms(d.Latency.P50), ms(d.Latency.P99), d.Lost, d.Mismatched, r.VsStdio)
 	if h := r.DirectHTTPLoad; h != nil {
 		fmt.Fprintf(w, "  same load and clients straight to the server over HTTP: %.0f calls/s   p50 %s  p99 %s   lost: %d   mismatched: %d   gateway/this %.2f\n",
-			h.Throughput, ms(h.Latency.P50), ms(h.Latency.P99), h.Lost, h.Mismatched, r.Throughput/h.Throughput)
+			h.Throughput, ms(h.Latency.P50), ms(h.Latency.P99), h.Lost, h.Mismatched, r.VsHTTP)
+	}
+	for i, rd := range r.Rounds {
+		fmt.Fprintf(w, "  round %d: gateway %.0f, stdio %.0f, HTTP %.0f calls/s\n", i+1, rd.Gateway, rd.DirectStdio, rd.DirectHTTP)
 	}
 	fmt.Fprintf(w, "per-call latency, one client, %d calls each (alternating rounds)\n", r.Direct.N)
 	fmt.Fprintf(w, "  direct mcp-go stdio client  p50 %8s  p99 %8s\n", us(r.Direct.P50), us(r.Direct.P99))
 	fmt.Fprintf(w, "  through the gateway (HTTP)  p50 %8s  p99 %8s   ratio p50 %.2f  p99 %.2f\n", us(r.Gateway.P50), us(r.Gateway.P99), r.RatioP50, r.RatioP99)
 	if sc := rep.Scale; sc != nil {
-		fmt.Fprintf(w, "catalog size, same load, %d alternating runs each (median)\n", len(sc.SmallRuns))
+		fmt.Fprintf(w, "catalog size, same load, %d alternating runs each (median; ratio: median of the rounds' ratios)\n", len(sc.SmallRuns))
 		fmt.Fprintf(w, "  1 server, %d tools:        %.0f calls/s   p99 %s   runs %.0f\n", sc.SmallTools, sc.Small.Throughput, ms(sc.Small.Latency.P99), sc.SmallRuns)
 		fmt.Fprintf(w, "  %d servers, %d tools:   %.0f calls/s   p99 %s   runs %.0f   ratio %.2f\n", sc.Servers, sc.Tools, sc.Large.Throughput, ms(sc.Large.Latency.P99), sc.LargeRuns, sc.Ratio)
 	}

@@ -37,8 +37,8 @@ type ScaleResult struct {
 	// SmallRuns and LargeRuns are every run's throughput, in order.
 	SmallRuns []float64 `json:"small_runs"`
 	LargeRuns []float64 `json:"large_runs"`
-	// Ratio is Large / Small throughput: 1 means the catalog costs nothing
-	// per call.
+	// Ratio is the median over rounds of Large / Small throughput in that
+	// round: 1 means the catalog costs nothing per call.
 	Ratio float64 `json:"ratio"`
 	// SmallTools is how many tools the small setup has.
 	SmallTools int `json:"small_tools"`
@@ -89,7 +89,7 @@ func Scale(ctx context.Context, o GatewayOptions, sc ScaleOptions) (ScaleResult,
 		r.LargeRuns = append(r.LargeRuns, s.Throughput)
 	}
 	r.Small, r.Large = median(smallRuns), median(largeRuns)
-	r.Ratio = r.Large.Throughput / r.Small.Throughput
+	r.Ratio = medianRatio(r.LargeRuns, r.SmallRuns)
 	return r, nil
 }
 
@@ -115,6 +115,21 @@ func gatewayClients(ctx context.Context, h *host.Host, n int) ([]*client.Client,
 		clients = append(clients, c)
 	}
 	return clients, closeAll, nil
+}
+
+// medianRatio is the median of a[i]/b[i].
+func medianRatio(a, b []float64) float64 {
+	var q []float64
+	for i := range a {
+		if i < len(b) && b[i] > 0 {
+			q = append(q, a[i]/b[i])
+		}
+	}
+	if len(q) == 0 {
+		return 0
+	}
+	sort.Float64s(q)
+	return q[len(q)/2]
 }
 
 // median returns the run of median throughput.
