@@ -185,6 +185,7 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		Backoff:       supervisor.Backoff{Initial: h.cfg.MCP.Restart.InitialBackoff(), Max: h.cfg.MCP.Restart.MaxBackoff()},
 		ClientVersion: h.opts.Version,
 		DirectPipes:   !h.opts.RelayOnly,
+		Limits:        supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(h.cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name)},
 	}, nil
 }
 

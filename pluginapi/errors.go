@@ -27,6 +27,9 @@ const (
 	// handshake). The host may retry with another transport when the user
 	// did not choose one.
 	KindProtocolMismatch Kind = "protocol_mismatch"
+	// KindMessageTooLarge: the server sent a message over the size limit
+	// (OpenRequest.MaxMessageBytes); the connection is given up.
+	KindMessageTooLarge Kind = "message_too_large"
 	// KindUnsupported: the plugin does not implement the operation or feature.
 	KindUnsupported Kind = "unsupported"
 	// KindInternal: anything else.

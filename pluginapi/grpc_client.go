@@ -8,8 +8,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/plughost/plughost/pluginapi/internal/pb"
 )
+
+// frameSlack is what a relayed message's frame may add to the message.
+const frameSlack = 64 << 10
 
 // grpcClient is the host side of a plugin: it implements Transport by calling
 // the plugin over gRPC.
@@ -43,12 +48,15 @@ func (c *grpcClient) Diagnostics(ctx context.Context) (Diagnostics, error) {
 // the opening, and its deadline travels to the plugin in the Open frame.
 func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 	streamCtx, cancel := context.WithCancel(context.Background())
-	stream, err := c.client.Connect(streamCtx)
+	limit := req.MessageLimit()
+	// The plugin enforces the limit as it reads; this refuses what a plugin
+	// that does not know the limit relays past it (frame overhead allowed).
+	stream, err := c.client.Connect(streamCtx, grpc.MaxCallRecvMsgSize(limit+frameSlack))
 	if err != nil {
 		cancel()
 		return nil, fromStatus("open", err)
 	}
-	open := &pb.Open{ServerName: req.ServerName, Config: req.Config, WantDirectPipes: req.WantDirectPipes}
+	open := &pb.Open{ServerName: req.ServerName, Config: req.Config, WantDirectPipes: req.WantDirectPipes, MaxMessageBytes: int64(limit)}
 	if d, ok := ctx.Deadline(); ok {
 		open.DeadlineUnixNano = d.UnixNano()
 	}
@@ -83,7 +91,7 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 			conn.Close()
 			return nil, &Error{Op: "open", Kind: KindConnect, Err: err}
 		}
-		return newPipeConn(conn, stdin, stdout), nil
+		return newPipeConn(conn, stdin, stdout, limit), nil
 	}
 	return conn, nil
 }

@@ -105,6 +105,7 @@ func (s *grpcServer) open(ctx context.Context, open *pb.Open) (Conn, error) {
 		ServerName:      open.GetServerName(),
 		Config:          open.GetConfig(),
 		WantDirectPipes: open.GetWantDirectPipes(),
+		MaxMessageBytes: int(min(open.GetMaxMessageBytes(), maxMessageBytes)),
 	})
 }
 

@@ -47,6 +47,8 @@ func (s *Server) Call(ctx context.Context, tool string, args any) (*mcp.CallTool
 			s.spec.Name, tool, limit, callCtx.Err())
 	}
 	switch pluginapi.KindOf(err) {
+	case pluginapi.KindMessageTooLarge:
+		return nil, fmt.Errorf("server %q: tool %q: %w; the server is being restarted", s.spec.Name, tool, s.withLimitHint(err))
 	case pluginapi.KindServerExited, pluginapi.KindPluginExited:
 		return nil, fmt.Errorf("server %q crashed during tool %q and is being restarted: %w", s.spec.Name, tool, err)
 	}

@@ -33,9 +33,22 @@ type Spec struct {
 	// pluginapi.KindProtocolMismatch: the transport was auto-detected and the
 	// server speaks another one. After a switch it is used for good.
 	Fallback *Fallback
+	// Limits bound what the server may send.
+	Limits Limits
 	// DirectPipes lets a plugin that advertises pluginapi.FeatureDirectPipes
 	// hand the server's stdin/stdout to the host, so calls skip the plugin hop.
 	DirectPipes bool
+}
+
+// Limits bound what a server may send.
+type Limits struct {
+	// MaxMessageBytes is the largest JSON-RPC message accepted from the
+	// server (0: pluginapi.DefaultMaxMessageBytes); a larger one fails the
+	// connection, and the server is restarted.
+	MaxMessageBytes int
+	// MaxMessageSetting names the setting that raises MaxMessageBytes, for
+	// the error.
+	MaxMessageSetting string
 }
 
 // Timeouts bound each phase of a server's life.

@@ -209,8 +209,12 @@ type Open struct {
 	// Unix time in nanoseconds by which the connection must be open; 0 = none.
 	DeadlineUnixNano int64 `protobuf:"varint,3,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
 	WantDirectPipes  bool  `protobuf:"varint,4,opt,name=want_direct_pipes,json=wantDirectPipes,proto3" json:"want_direct_pipes,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The largest JSON-RPC message the host accepts from the server, in bytes;
+	// 0 = the plugin's default. A transport that reads the server's messages
+	// itself fails the connection with kind "message_too_large" past it.
+	MaxMessageBytes int64 `protobuf:"varint,5,opt,name=max_message_bytes,json=maxMessageBytes,proto3" json:"max_message_bytes,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Open) Reset() {
@@ -269,6 +273,13 @@ func (x *Open) GetWantDirectPipes() bool {
 		return x.WantDirectPipes
 	}
 	return false
+}
+
+func (x *Open) GetMaxMessageBytes() int64 {
+	if x != nil {
+		return x.MaxMessageBytes
+	}
+	return 0
 }
 
 type Opened struct {
@@ -748,13 +759,14 @@ const file_pluginapi_proto_transport_proto_rawDesc = "" +
 	"\bfeatures\x18\x03 \x03(\tR\bfeatures\")\n" +
 	"\x0fValidateRequest\x12\x16\n" +
 	"\x06config\x18\x01 \x01(\fR\x06config\"\x12\n" +
-	"\x10ValidateResponse\"\x99\x01\n" +
+	"\x10ValidateResponse\"\xc5\x01\n" +
 	"\x04Open\x12\x1f\n" +
 	"\vserver_name\x18\x01 \x01(\tR\n" +
 	"serverName\x12\x16\n" +
 	"\x06config\x18\x02 \x01(\fR\x06config\x12,\n" +
 	"\x12deadline_unix_nano\x18\x03 \x01(\x03R\x10deadlineUnixNano\x12*\n" +
-	"\x11want_direct_pipes\x18\x04 \x01(\bR\x0fwantDirectPipes\"H\n" +
+	"\x11want_direct_pipes\x18\x04 \x01(\bR\x0fwantDirectPipes\x12*\n" +
+	"\x11max_message_bytes\x18\x05 \x01(\x03R\x0fmaxMessageBytes\"H\n" +
 	"\x06Opened\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1f\n" +
