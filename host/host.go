@@ -47,20 +47,21 @@ type Options struct {
 // Host runs the configured MCP servers. Create it with New, then Start it;
 // it is safe for concurrent use.
 type Host struct {
-	cfg      *config.Config
-	opts     Options
-	logger   hclog.Logger
-	registry *registry.Registry
-	rules    *discovery.Rules
-	index    *search.Index // nil with discovery off
-	indexMu  sync.Mutex    // serializes reindex
-	indexed  map[string][]string
-	order    []string // every configured server, sorted
-	servers  map[string]*supervisor.Server
-	inactive map[string]supervisor.Status // disabled or invalid entries
-	store    *artifacts.Store             // saved results (the workspace)
-	call     shaping.Handler              // every MCP tool call goes through it
-	metrics  shaping.Metrics
+	cfg       *config.Config
+	opts      Options
+	logger    hclog.Logger
+	registry  *registry.Registry
+	rules     *discovery.Rules
+	index     *search.Index // nil with discovery off
+	indexMu   sync.Mutex    // serializes reindex
+	indexed   map[string][]string
+	order     []string // every configured server, sorted
+	servers   map[string]*supervisor.Server
+	inactive  map[string]supervisor.Status // disabled or invalid entries
+	store     *artifacts.Store             // saved results (the workspace)
+	call      shaping.Handler              // every MCP tool call goes through it
+	metrics   shaping.Metrics
+	largeDone chan struct{} // signals returnMemory after a large call
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every change
@@ -105,14 +106,15 @@ func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts O
 		opts.Environ = os.Environ()
 	}
 	h := &Host{
-		cfg:      cfg,
-		opts:     opts,
-		logger:   opts.Logger,
-		registry: registry.New(),
-		servers:  map[string]*supervisor.Server{},
-		inactive: map[string]supervisor.Status{},
-		changed:  make(chan struct{}),
-		indexed:  map[string][]string{},
+		cfg:       cfg,
+		opts:      opts,
+		logger:    opts.Logger,
+		registry:  registry.New(),
+		servers:   map[string]*supervisor.Server{},
+		inactive:  map[string]supervisor.Status{},
+		changed:   make(chan struct{}),
+		indexed:   map[string][]string{},
+		largeDone: make(chan struct{}, 1),
 	}
 	if err := h.newRules(); err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
@@ -250,6 +252,11 @@ func (h *Host) Start(ctx context.Context) {
 	go func() {
 		defer h.running.Done()
 		h.runRetention(ctx)
+	}()
+	h.running.Add(1)
+	go func() {
+		defer h.running.Done()
+		h.returnMemory(ctx)
 	}()
 	for _, s := range h.servers {
 		h.running.Add(1)

@@ -82,7 +82,12 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if !ok {
 		return nil, &UnknownToolError{Name: name, Closest: snap.Closest(name, 3)}
 	}
-	return s.h.call(ctx, shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: name, Args: args})
+	size := 0
+	res, err := s.h.call(context.WithValue(ctx, resultSizeKey{}, &size), shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: name, Args: args})
+	if size >= largeResultBytes {
+		s.h.afterLargeCall()
+	}
+	return res, err
 }
 
 // IsSearchTool reports whether name is one of the discovery search tools of
