@@ -12,7 +12,7 @@ import (
 
 func TestLineReader(t *testing.T) {
 	long := strings.Repeat("x", lineBufferSize+100) // longer than the read buffer
-	huge := strings.Repeat("0123456789", 250_000)  // 2.5 MB: three spill chunks
+	huge := strings.Repeat("0123456789", 250_000)   // 2.5 MB: three spill chunks
 	tests := []struct {
 		name  string
 		input string

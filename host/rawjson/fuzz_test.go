@@ -13,4 +13,3 @@ func FuzzUnquote(f *testing.F) {
 		checkString(t, `"`+content+`"`)
 	})
 }
-
