@@ -51,12 +51,13 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 	limit := req.MessageLimit()
 	// The plugin enforces the limit as it reads; this refuses what a plugin
 	// that does not know the limit relays past it (frame overhead allowed).
-	stream, err := c.client.Connect(streamCtx, grpc.MaxCallRecvMsgSize(limit+frameSlack))
+	codec := &frameCodec{limit: limit}
+	stream, err := c.client.Connect(streamCtx, grpc.MaxCallRecvMsgSize(limit+frameSlack), grpc.ForceCodecV2(codec))
 	if err != nil {
 		cancel()
 		return nil, fromStatus("open", err)
 	}
-	open := &pb.Open{ServerName: req.ServerName, Config: req.Config, WantDirectPipes: req.WantDirectPipes, MaxMessageBytes: int64(limit)}
+	open := &pb.Open{ServerName: req.ServerName, Config: req.Config, WantDirectPipes: req.WantDirectPipes, MaxMessageBytes: int64(limit), AcceptParts: true}
 	if d, ok := ctx.Deadline(); ok {
 		open.DeadlineUnixNano = d.UnixNano()
 	}
@@ -84,7 +85,7 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 		cancel()
 		return nil, Errorf("open", KindInternal, "plugin answered Open with an unexpected frame")
 	}
-	conn := newGRPCConn(stream, cancel, opened.GetSessionId())
+	conn := newGRPCConn(stream, cancel, opened.GetSessionId(), codec)
 	if path := opened.GetPipeSocket(); path != "" {
 		stdin, stdout, err := collectPipes(ctx, path)
 		if err != nil {
@@ -109,10 +110,12 @@ type grpcConn struct {
 	endErr    error
 	closing   chan struct{} // closed by Close: the pump stops delivering
 	closeOnce sync.Once
+	codec     *frameCodec // decodes what stream receives, in the pump
 }
 
-func newGRPCConn(stream pb.Transport_ConnectClient, cancel context.CancelFunc, sessionID string) *grpcConn {
+func newGRPCConn(stream pb.Transport_ConnectClient, cancel context.CancelFunc, sessionID string, codec *frameCodec) *grpcConn {
 	c := &grpcConn{
+		codec:   codec,
 		stream:  stream,
 		cancel:  cancel,
 		msgs:    make(chan json.RawMessage),
@@ -131,6 +134,9 @@ func (c *grpcConn) pump() {
 		f, err := c.stream.Recv()
 		if err != nil {
 			c.endErr = fromStatus("recv", err)
+			if c.codec != nil && c.codec.err != nil {
+				c.endErr = c.codec.err // the frame could not be decoded: say why
+			}
 			return
 		}
 		switch fr := f.GetFrame().(type) {

@@ -72,7 +72,7 @@ func (s *grpcServer) Connect(stream pb.Transport_ConnectServer) error {
 	if err := s.announce(stream, conn, open.GetWantDirectPipes()); err != nil {
 		return toStatus("open", err)
 	}
-	return toStatus("relay", s.relay(stream, conn))
+	return toStatus("relay", s.relay(stream, conn, open.GetAcceptParts()))
 }
 
 // announce sends the Opened frame. When the host asked for direct pipes and the
@@ -111,11 +111,11 @@ func (s *grpcServer) open(ctx context.Context, open *pb.Open) (Conn, error) {
 
 // relay moves messages until the host closes its side (nil), the server ends
 // (its error) or the stream breaks.
-func (s *grpcServer) relay(stream pb.Transport_ConnectServer, conn Conn) error {
+func (s *grpcServer) relay(stream pb.Transport_ConnectServer, conn Conn, parts bool) error {
 	ctx := stream.Context()
 	fromServer := make(chan error, 1)
 	fromHost := make(chan error, 1)
-	go func() { fromServer <- s.serverToHost(ctx, stream, conn) }()
+	go func() { fromServer <- s.serverToHost(ctx, stream, conn, parts) }()
 	go func() { fromHost <- s.hostToServer(ctx, stream, conn) }()
 	select {
 	case err := <-fromServer:
@@ -135,7 +135,9 @@ func (s *grpcServer) relay(stream pb.Transport_ConnectServer, conn Conn) error {
 	}
 }
 
-func (s *grpcServer) serverToHost(ctx context.Context, stream pb.Transport_ConnectServer, conn Conn) error {
+// serverToHost relays the server's messages; with parts, one larger than
+// partBytes goes as several frames (see sendParts).
+func (s *grpcServer) serverToHost(ctx context.Context, stream pb.Transport_ConnectServer, conn Conn, parts bool) error {
 	sid := conn.SessionID()
 	for {
 		msg, err := conn.Recv(ctx)
@@ -148,10 +150,35 @@ func (s *grpcServer) serverToHost(ctx context.Context, stream pb.Transport_Conne
 				return err
 			}
 		}
-		if err := stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_Message{Message: &pb.Message{Json: msg}}}); err != nil {
+		if parts && len(msg) > partBytes {
+			err = sendParts(stream, msg)
+		} else {
+			err = stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_Message{Message: &pb.Message{Json: msg}}})
+		}
+		if err != nil {
 			return err
 		}
 	}
+}
+
+// partBytes is the largest piece of a message one frame carries, for a host
+// that accepts parts: gRPC then holds one part at a time on either side
+// instead of the whole message.
+const partBytes = 1 << 20
+
+// sendParts sends msg as frames of at most partBytes (Message.part).
+func sendParts(stream pb.Transport_ConnectServer, msg []byte) error {
+	for off := 0; off < len(msg); off += partBytes {
+		end := min(off+partBytes, len(msg))
+		m := &pb.Message{Part: msg[off:end], More: end < len(msg)}
+		if off == 0 {
+			m.TotalBytes = int64(len(msg))
+		}
+		if err := stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_Message{Message: m}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *grpcServer) hostToServer(ctx context.Context, stream pb.Transport_ConnectServer, conn Conn) error {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"unsafe"
 )
 
 // DefaultMaxMessageBytes is the largest JSON-RPC message accepted from a
@@ -149,23 +147,17 @@ func (s *spill) write(b []byte) error {
 }
 
 // collect copies the line into one slice of its exact length, releasing
-// each chunk as soon as it is copied. The slice comes from a strings.Builder,
-// whose buffer the runtime allocates without zeroing it: make would clear
-// reused memory first, touching every page of the line while all its chunks
-// are still held, so the peak would be twice the line instead of the line
-// plus one chunk. The builder's string is never used; its bytes become the
-// caller's slice.
+// each chunk as soon as it is copied; the slice is not cleared first
+// (makeNoZero), so the peak is the line plus one chunk.
 func (s *spill) collect() []byte {
-	var b strings.Builder
-	b.Grow(s.size)
+	out := makeNoZero(s.size)
 	for i, c := range s.chunks {
-		b.Write(c)
+		out = append(out, c...)
 		freeChunk(c)
 		s.chunks[i] = nil
 	}
 	s.chunks = s.chunks[:0]
-	line := b.String()
-	return unsafe.Slice(unsafe.StringData(line), len(line))
+	return out
 }
 
 // release frees what collect did not.
