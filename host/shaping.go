@@ -27,7 +27,10 @@ const retentionGrace = 10 * time.Minute
 
 // newShaping prepares the artifact store and builds the call chain once.
 func (h *Host) newShaping() error {
-	store, err := artifacts.NewStore(h.cfg.MCP.Workspace)
+	a := h.cfg.MCP.Artifacts
+	store, err := artifacts.NewStore(h.cfg.MCP.Workspace, artifacts.WithSearchLimits(artifacts.SearchLimits{
+		Timeout: a.SearchTimeout(), MaxBytes: a.SearchMaxBytes(),
+	}))
 	if err != nil {
 		return fmt.Errorf("tools.mcp.workspace: %w", err)
 	}
@@ -52,7 +55,7 @@ func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolRes
 	if err == nil {
 		noteResultSize(ctx, resultSize(res))
 	}
-	return res, err
+	return res, h.masker.Error(err) // a crashed server's error quotes its stderr
 }
 
 // resultSize is about how many bytes of memory a result holds: its text,

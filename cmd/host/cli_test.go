@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 		s, err := testbin.Build(map[string]string{
 			"plughost":                    "./cmd/host",
 			"plugins/mcp-transport-stdio": "./plugins/stdio",
+			"plugins/mcp-transport-http":  "./plugins/http", // secrets_test's remote server
 			"testserver":                  "./internal/testserver",
 		})
 		bins = s.Dir

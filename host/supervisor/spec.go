@@ -3,6 +3,8 @@ package supervisor
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/plughost/plughost/host/secret"
 )
 
 // Spec is everything the supervisor needs to run one server. The host builds it
@@ -35,6 +37,12 @@ type Spec struct {
 	Fallback *Fallback
 	// Limits bound what the server may send.
 	Limits Limits
+	// Relist paces re-lists after notifications/tools/list_changed.
+	Relist RelistPacing
+	// Masker masks configured secrets in what the supervisor reports: last
+	// errors, stderr tails, warnings, ConnectOnce's error (nil: URLs only).
+	// The supervisor's logger is expected to mask its lines already.
+	Masker *secret.Masker
 	// DirectPipes lets a plugin that advertises pluginapi.FeatureDirectPipes
 	// hand the server's stdin/stdout to the host, so calls skip the plugin hop.
 	DirectPipes bool
