@@ -22,7 +22,8 @@ import (
 // The result is what mcp.ParseCallToolResult returns, field for field, but
 // for structuredContent: StructuredContent and RawStructuredContent both hold
 // the JSON as the server sent it (a json.RawMessage, byte-faithful, encoded
-// as is by mcp.CallToolResult.MarshalJSON) instead of a decoded map. Members
+// as is by mcp.CallToolResult.MarshalJSON) instead of a decoded map; it
+// shares raw's bytes only when it is most of the message. Members
 // of the result that mcp.CallToolResult has no field for are not kept.
 func Decode(raw []byte) (*mcp.CallToolResult, error) {
 	d := decoder{raw: raw, view: rawjson.View(raw)}
@@ -58,6 +59,11 @@ func (d *decoder) result() error {
 			err = d.content(start, end)
 		case "structuredContent":
 			sc := json.RawMessage(d.raw[start:end:end]) // even null: kept as sent
+			if 4*len(sc) < len(d.raw) {
+				// Small beside the message: a copy, so it does not keep a
+				// large text's buffer alive after the text is dropped.
+				sc = append(json.RawMessage(nil), sc...)
+			}
 			d.res.StructuredContent, d.res.RawStructuredContent = sc, sc
 		case "isError":
 			err = json.Unmarshal([]byte(v), &d.res.IsError)

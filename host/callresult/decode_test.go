@@ -102,8 +102,12 @@ func TestDecodeSharesTheMessage(t *testing.T) {
 	if start < base || start >= base+uintptr(len(raw)) {
 		t.Error("the text does not share the message's bytes")
 	}
-	if sc, ok := res.StructuredContent.(json.RawMessage); !ok || string(sc) != `{"content":"x"}` {
-		t.Errorf("StructuredContent = %#v; want the raw JSON as sent", res.StructuredContent)
+	sc, ok := res.StructuredContent.(json.RawMessage)
+	if !ok || string(sc) != `{"content":"x"}` {
+		t.Fatalf("StructuredContent = %#v; want the raw JSON as sent", res.StructuredContent)
+	}
+	if p := uintptr(unsafe.Pointer(&sc[0])); p >= base && p < base+uintptr(len(raw)) {
+		t.Error("a small structuredContent shares the large message's buffer, keeping it alive")
 	}
 	if allocs > 20 { // the copy of raw above, the result, its content slice
 		t.Errorf("Decode made %v allocations for a one-item result; want a handful", allocs)
