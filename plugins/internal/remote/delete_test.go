@@ -20,26 +20,32 @@ import (
 )
 
 // guardedServer is a stateful streamable-HTTP MCP server that refuses every
-// request without the expected header (401) and records the DELETE requests
-// that end sessions.
+// request without an accepted header value (401) and records the DELETE
+// requests that end sessions.
 type guardedServer struct {
 	url      string
-	header   string // name of the header a request must carry …
-	value    string // … with this value
+	header   string // name of the header a request must carry
 	mu       sync.Mutex
+	accepted map[string]bool // values of header the server accepts
 	deletes  []http.Header
 	sessions map[string]bool // session id → still open
 }
 
-func newGuardedServer(t *testing.T, header, value string) *guardedServer {
-	g := &guardedServer{header: header, value: value, sessions: map[string]bool{}}
+func newGuardedServer(t *testing.T, header string, accepted ...string) *guardedServer {
+	g := &guardedServer{header: header, accepted: map[string]bool{}, sessions: map[string]bool{}}
+	for _, v := range accepted {
+		g.accepted[v] = true
+	}
 	mcpSrv := server.NewMCPServer("guarded", "1.0.0")
 	mcpSrv.AddTool(mcp.NewTool("noop"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("ok"), nil
 	})
 	h := server.NewStreamableHTTPServer(mcpSrv, server.WithStateful(true))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(g.header) != g.value {
+		g.mu.Lock()
+		ok := g.accepted[r.Header.Get(g.header)]
+		g.mu.Unlock()
+		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
@@ -64,6 +70,16 @@ func newGuardedServer(t *testing.T, header, value string) *guardedServer {
 	return g
 }
 
+// accept replaces the accepted values.
+func (g *guardedServer) accept(values ...string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.accepted = map[string]bool{}
+	for _, v := range values {
+		g.accepted[v] = true
+	}
+}
+
 func (g *guardedServer) snapshot() (deletes []http.Header, open []string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -83,22 +99,7 @@ func TestCloseDeletesSessionWithHeaders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts plugin processes")
 	}
-	transports := map[string]func(t *testing.T) pluginapi.Transport{
-		"in-process": func(*testing.T) pluginapi.Transport { return New(KindHTTP, nil, nil) },
-		"plugin": func(t *testing.T) pluginapi.Transport {
-			client, err := pluginapi.NewClient(pluginapi.ClientConfig{
-				Path:   filepath.Join(binDir, "mcp-transport-http"),
-				Env:    pluginapi.BaseEnviron(os.Environ()),
-				Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr}),
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(client.Kill)
-			return client.Transport()
-		},
-	}
-	for name, transport := range transports {
+	for name, transport := range httpTransports() {
 		for _, hdr := range []string{"Authorization", "X-Api-Key"} {
 			t.Run(name+"/"+hdr, func(t *testing.T) {
 				const secret = "Bearer s3cret-value"
@@ -129,6 +130,26 @@ func TestCloseDeletesSessionWithHeaders(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// httpTransports returns the http transport in process and over the plugin
+// binary (go-plugin gRPC relay).
+func httpTransports() map[string]func(t *testing.T) pluginapi.Transport {
+	return map[string]func(t *testing.T) pluginapi.Transport{
+		"in-process": func(*testing.T) pluginapi.Transport { return New(KindHTTP, nil, nil) },
+		"plugin": func(t *testing.T) pluginapi.Transport {
+			client, err := pluginapi.NewClient(pluginapi.ClientConfig{
+				Path:   filepath.Join(binDir, "mcp-transport-http"),
+				Env:    pluginapi.BaseEnviron(os.Environ()),
+				Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: os.Stderr}),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(client.Kill)
+			return client.Transport()
+		},
 	}
 }
 
