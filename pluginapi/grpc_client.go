@@ -99,7 +99,7 @@ type grpcConn struct {
 	msgs      chan json.RawMessage
 	ended     chan struct{} // closed once the stream has ended; endErr says why
 	endErr    error
-	openErr   error // the stream's end seen as a failure to open
+	openErr   error         // the stream's end seen as a failure to open
 	closing   chan struct{} // closed by Close: the pump stops delivering
 	closeOnce sync.Once
 	creds     *credentialAnswerer
