@@ -23,6 +23,8 @@ type Token struct {
 	TokenType string
 	// Expiry is when the access token expires (zero: not said).
 	Expiry time.Time
+	// ExpiresIn is the lifetime the server stated (0: not said).
+	ExpiresIn time.Duration
 	// Scopes are the scopes granted: the response's scope, else those
 	// requested.
 	Scopes []string
@@ -164,7 +166,7 @@ func fromOAuth2(tok *oauth2.Token, requested []string) (*Token, error) {
 		return nil, errors.New("the token response has no access_token")
 	}
 	t := &Token{AccessToken: tok.AccessToken, RefreshToken: tok.RefreshToken, TokenType: tok.TokenType,
-		Expiry: tok.Expiry, Scopes: requested}
+		Expiry: tok.Expiry, ExpiresIn: time.Duration(tok.ExpiresIn) * time.Second, Scopes: requested}
 	if s, ok := tok.Extra("scope").(string); ok && strings.TrimSpace(s) != "" {
 		t.Scopes = strings.Fields(s)
 	}
