@@ -185,6 +185,14 @@ func (v serverValidator) checkOAuth() {
 	if o.Issuer != "" {
 		v.checkURL("oauth.issuer", o.Issuer, "oauth")
 	}
+	if o.ClientSecret != "" && o.ClientID == "" {
+		v.fail("oauth.client_secret", `is set without "client_id"; set the client_id the secret belongs to, or remove the secret to register a client automatically`)
+	}
+	if o.ClientMetadataURL != "" {
+		if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			v.fail("oauth.client_metadata_url", `must be an https URL with a path, where the client ID metadata document is published, e.g. "https://example.com/plughost-client.json"`)
+		}
+	}
 }
 
 // isToken reports whether s is a valid HTTP header name (RFC 9110 token).

@@ -56,8 +56,14 @@ func (f FileStore) Path(server string) string {
 	return filepath.Join(f.Dir, b.String()+".json")
 }
 
+// errNoDir is the error of a FileStore without a directory.
+var errNoDir = errors.New("no directory for OAuth tokens (the home directory is unknown: set HOME)")
+
 // Load reads the server's grant file.
 func (f FileStore) Load(_ context.Context, server string) (*Grant, error) {
+	if f.Dir == "" {
+		return nil, errNoDir
+	}
 	path := f.Path(server)
 	file, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -80,6 +86,9 @@ func (f FileStore) Load(_ context.Context, server string) (*Grant, error) {
 
 // Save writes the server's grant file atomically with mode 0600.
 func (f FileStore) Save(_ context.Context, server string, g *Grant) error {
+	if f.Dir == "" {
+		return errNoDir
+	}
 	data, err := json.MarshalIndent(fileOf(g), "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode the login of %q: %w", server, err)
