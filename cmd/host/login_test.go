@@ -165,4 +165,3 @@ func TestMCPLoginErrors(t *testing.T) {
 		}
 	}
 }
-
