@@ -20,7 +20,11 @@ import (
 
 func oauthHost(t *testing.T, s *testoauth.Server, oauth map[string]any) *host.Host {
 	t.Helper()
-	servers := map[string]any{"remote": map[string]any{"enabled": true, "type": "http", "url": s.MCP, "oauth": oauth}}
+	typ := "http"
+	if strings.HasSuffix(s.MCP, "/sse") {
+		typ = "sse"
+	}
+	servers := map[string]any{"remote": map[string]any{"enabled": true, "type": typ, "url": s.MCP, "oauth": oauth}}
 	return startHostOpts(t, host.Options{TokenStore: tokens.FileStore{Dir: t.TempDir()}}, servers)
 }
 
@@ -58,7 +62,17 @@ func callErr(h *host.Host, tool string) (string, error) {
 
 func TestOAuthLoginRefreshStepUp(t *testing.T) {
 	integration(t)
-	s := testoauth.Start(t, testoauth.Options{ScopesSupported: []string{"read"}})
+	for _, sse := range []bool{false, true} {
+		name := "http"
+		if sse {
+			name = "sse"
+		}
+		t.Run(name, func(t *testing.T) { testLoginRefreshStepUp(t, sse) })
+	}
+}
+
+func testLoginRefreshStepUp(t *testing.T, sse bool) {
+	s := testoauth.Start(t, testoauth.Options{ScopesSupported: []string{"read"}, SSE: sse})
 	h := oauthHost(t, s, map[string]any{})
 
 	st := state(h, "remote")
@@ -109,9 +123,9 @@ func TestOAuthLoginRefreshStepUp(t *testing.T) {
 		t.Errorf("step-up login asked for %q", got)
 	}
 
-	// Closing ends the session with a DELETE that carries the token.
+	// Closing ends a streamable-HTTP session with a DELETE that carries the token.
 	h.Close()
-	if s.Deletes() != 1 {
+	if !sse && s.Deletes() != 1 {
 		t.Errorf("%d authorized DELETEs at close, want 1", s.Deletes())
 	}
 	for _, a := range s.MCPAuthorizations() {

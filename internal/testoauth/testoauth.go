@@ -70,6 +70,9 @@ type Options struct {
 	// AnonymousInitialize lets initialize through without a token (the
 	// step-up pattern: listing needs a token, writing more scope).
 	AnonymousInitialize bool
+	// SSE serves the legacy HTTP+SSE transport at /sse (and /message)
+	// instead of streamable HTTP at /mcp.
+	SSE bool
 }
 
 // Server is a running authorization server and MCP server.
@@ -137,7 +140,7 @@ func Start(t testing.TB, opts Options) *Server {
 		s.rs.Close()
 		s.as.Close()
 	})
-	s.AS, s.MCP = s.as.URL, s.rs.URL+"/mcp"
+	s.AS, s.MCP = s.as.URL, s.rs.URL+s.endpoint()
 	return s
 }
 
@@ -152,10 +155,18 @@ func (s *Server) PRMURL() string {
 	return ""
 }
 
+// endpoint is the MCP endpoint's path.
+func (s *Server) endpoint() string {
+	if s.opts.SSE {
+		return "/sse"
+	}
+	return "/mcp"
+}
+
 func (s *Server) prmPath() string {
 	switch s.opts.PRM {
 	case PRMPathSuffixed:
-		return "/.well-known/oauth-protected-resource/mcp"
+		return "/.well-known/oauth-protected-resource" + s.endpoint()
 	case PRMRoot:
 		return "/.well-known/oauth-protected-resource"
 	case PRMCustom:
@@ -447,6 +458,12 @@ func (s *Server) rsMux() http.Handler {
 	mcpSrv.AddTool(mcp.NewTool("write"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("written"), nil
 	})
+	if s.opts.SSE {
+		h := server.NewSSEServer(mcpSrv)
+		mux.Handle("/sse", s.guard(h))
+		mux.Handle("/message", s.guard(h))
+		return mux
+	}
 	h := server.NewStreamableHTTPServer(mcpSrv, server.WithStateful(true))
 	mux.Handle("/mcp", s.guard(h))
 	return mux
