@@ -43,6 +43,8 @@ func (v serverValidator) check(reportExtra bool) {
 		v.checkRemote(t)
 	case !slices.Contains(v.opts.ExtraTypes, v.s.Type):
 		v.fail("type", v.unknownTypeMsg())
+	case v.s.OAuth != nil:
+		v.notFor("oauth", t, "sse/http")
 	}
 }
 

@@ -65,6 +65,8 @@ func TestValidateServerTransport(t *testing.T) {
 			want: []string{srv + `.type: server "my.server": field "type" has unknown transport "slack"; known types: stdio, sse, http, streamable-http (alias of http), websocket. Remove "type" to detect the transport from "command" or "url", use a known type, or install a transport plugin named mcp-transport-slack`},
 		},
 		{name: "third-party type found on disk", server: `{"enabled":true,"type":"slack","command":"npx","env":{"A":"b"}}`, extra: []string{"slack"}},
+		{name: "oauth on a third-party type", server: `{"enabled":true,"type":"slack","command":"npx","oauth":{}}`, extra: []string{"slack"},
+			want: []string{srv + `.oauth: "oauth" applies only to sse/http servers, but this server uses the slack transport; remove "oauth" (or change "type")`}},
 		{
 			name: "stdio without command", server: `{"enabled":true,"type":"stdio"}`,
 			want: []string{srv + `.command: a stdio server needs "command", the executable to run (e.g. "npx"); set it, or set "url" to use a remote server instead`},
