@@ -24,17 +24,24 @@ type Credentials struct {
 	m        *Manager
 	log      hclog.Logger
 
-	mu       sync.Mutex
-	grant    *Grant
-	loadErr  error
-	loaded   bool
-	loadedAt time.Time
-	changed  chan struct{} // closed and replaced when the grant changes
-	refusals uint64        // refusals answered with "log in"
+	mu         sync.Mutex
+	grant      *Grant
+	loadErr    error
+	loaded     bool
+	loadedAt   time.Time
+	changed    chan struct{} // closed and replaced when the grant changes
+	refusals   uint64        // refusals answered with "log in"
+	reissued   string        // bearer value of a token refreshed because the server refused the previous one …
+	reissuedAt time.Time     // … and when
 
 	refreshMu sync.Mutex // one refresh at a time
 	loginMu   sync.Mutex // one login at a time
 }
+
+// reissueWindow is how soon after a refresh answering a refusal a refusal
+// of the new token means the server will not take these tokens at all
+// (refreshing again would loop) rather than that it expired.
+const reissueWindow = time.Minute
 
 // noExpiryCache is how long a token without a stated expiry is reused
 // before the transport asks again (so a login elsewhere is picked up).
@@ -84,11 +91,24 @@ func (c *Credentials) Rejected(ctx context.Context, r pluginapi.Rejection) (plug
 	if r.Status == 403 && ch.InsufficientScope() {
 		return pluginapi.Authorization{}, c.stepUp(ctx, g, ch)
 	}
-	if r.Status == 401 && r.Sent != "" && g.hasToken() && r.Sent == g.bearer() && g.RefreshToken != "" {
-		return c.refresh(ctx, r.Sent, true)
+	c.mu.Lock()
+	reissued := r.Sent != "" && r.Sent == c.reissued && now.Sub(c.reissuedAt) < reissueWindow
+	c.mu.Unlock()
+	if r.Status == 401 && r.Sent != "" && g.hasToken() && r.Sent == g.bearer() && g.RefreshToken != "" && !reissued {
+		a, err := c.refresh(ctx, r.Sent, true)
+		if err == nil {
+			c.mu.Lock()
+			c.reissued, c.reissuedAt = a.Value, now
+			c.mu.Unlock()
+		}
+		return a, err
 	}
 	reason := "not logged in"
 	switch {
+	case reissued:
+		// Refreshing again would only loop: the server does not take this
+		// authorization server's tokens (wrong issuer, resource or scopes?).
+		reason = fmt.Sprintf("the server refused a freshly refreshed token too (HTTP %d %s); check its oauth settings", r.Status, ch.Error)
 	case r.Sent != "" && ch.Error != "":
 		reason = fmt.Sprintf("the server refused the token (HTTP %d, %s)", r.Status, ch.Error)
 	case r.Sent != "":

@@ -475,3 +475,40 @@ func TestGrantFileNotUnderStoreDirWhenDirIsFile(t *testing.T) {
 		t.Errorf("got %v; want an error about the token directory", err)
 	}
 }
+
+// TestRefusedAfterRefresh: a server that refuses the token refreshed for it
+// too gets no second refresh: the server needs a login, and says why.
+func TestRefusedAfterRefresh(t *testing.T) {
+	s := testoauth.Start(t, testoauth.Options{})
+	f := newFixture(t, nil)
+	c := f.m.For("remote", settings(s))
+	if _, err := c.Login(context.Background(), browser(t)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.Rejected(context.Background(), pluginapi.Rejection{Status: 401, Sent: "Bearer at-1"})
+	if err != nil || a.Value != "Bearer at-2" {
+		t.Fatalf("first refusal: %q, %v; want a refresh", a.Value, err)
+	}
+	_, err = c.Rejected(context.Background(), pluginapi.Rejection{Status: 401, Sent: "Bearer at-2",
+		WWWAuthenticate: []string{`Bearer error="invalid_token"`}})
+	if err == nil || !strings.Contains(err.Error(), "refused a freshly refreshed token too") {
+		t.Fatalf("refusal of the refreshed token: %v", err)
+	}
+	if forms, _ := s.TokenRequests(); len(forms) != 2 {
+		t.Errorf("%d token requests, want 2: no second refresh", len(forms))
+	}
+	if st := c.Status(context.Background()); !st.NeedsLogin || st.LoggedIn {
+		t.Errorf("status %+v", st)
+	}
+	// Much later, a refusal of a refreshed token is an expiry again: refresh.
+	if _, err := c.Login(context.Background(), browser(t)); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := c.Rejected(context.Background(), pluginapi.Rejection{Status: 401, Sent: "Bearer at-3"}); err != nil || a.Value != "Bearer at-4" {
+		t.Fatalf("refusal after a new login: %q, %v", a.Value, err)
+	}
+	f.clock.Add(2 * time.Hour)
+	if a, err := c.Rejected(context.Background(), pluginapi.Rejection{Status: 401, Sent: "Bearer at-4"}); err != nil || a.Value != "Bearer at-5" {
+		t.Errorf("refusal of a refreshed token two hours later: %q, %v; want another refresh", a.Value, err)
+	}
+}
