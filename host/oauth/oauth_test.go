@@ -414,3 +414,18 @@ func TestDiscoverLegacyMetadata(t *testing.T) {
 		t.Errorf("legacy metadata naming another origin: %v", err)
 	}
 }
+
+func TestCallbackPortTaken(t *testing.T) {
+	first, err := oauth.ListenCallback(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	port := strings.TrimSuffix(strings.TrimPrefix(first.RedirectURI(), "http://127.0.0.1:"), "/callback")
+	var n int
+	fmt.Sscan(port, &n)
+	_, err = oauth.ListenCallback(n)
+	if err == nil || !strings.Contains(err.Error(), "listen for the browser's redirect") || !strings.Contains(err.Error(), "oauth.callback_port") {
+		t.Errorf("a taken callback port: %v; want the step and the setting named", err)
+	}
+}

@@ -512,3 +512,20 @@ func TestRefusedAfterRefresh(t *testing.T) {
 		t.Errorf("refusal of a refreshed token two hours later: %q, %v; want another refresh", a.Value, err)
 	}
 }
+
+// TestLoginSSE: for a legacy SSE server the login asks the event stream for
+// the challenge.
+func TestLoginSSE(t *testing.T) {
+	s := testoauth.Start(t, testoauth.Options{SSE: true, ChallengeScope: "events"})
+	f := newFixture(t, nil)
+	c := f.m.For("remote", tokens.Settings{ServerURL: s.MCP, Transport: "sse"})
+	if _, err := c.Login(context.Background(), browser(t)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(s.Requests(), "GET /sse") {
+		t.Errorf("the login did not ask the event stream: %v", s.Requests())
+	}
+	if got := s.Authorizations()[0].Get("scope"); got != "events" {
+		t.Errorf("scope %q, want the stream's challenge scope", got)
+	}
+}
