@@ -103,16 +103,18 @@ func (c *Credentials) Rejected(ctx context.Context, r pluginapi.Rejection) (plug
 		}
 		return a, err
 	}
+	answer := fmt.Sprintf("HTTP %d", r.Status)
+	if ch.Error != "" {
+		answer += ", " + ch.Error
+	}
 	reason := "not logged in"
 	switch {
 	case reissued:
 		// Refreshing again would only loop: the server does not take this
 		// authorization server's tokens (wrong issuer, resource or scopes?).
-		reason = fmt.Sprintf("the server refused a freshly refreshed token too (HTTP %d %s); check its oauth settings", r.Status, ch.Error)
-	case r.Sent != "" && ch.Error != "":
-		reason = fmt.Sprintf("the server refused the token (HTTP %d, %s)", r.Status, ch.Error)
+		reason = fmt.Sprintf("the server refused a freshly refreshed token too (%s); check its oauth settings", answer)
 	case r.Sent != "":
-		reason = fmt.Sprintf("the server refused the token (HTTP %d)", r.Status)
+		reason = fmt.Sprintf("the server refused the token (%s)", answer)
 	}
 	return pluginapi.Authorization{}, c.needLogin(ctx, g, &Need{Reason: reason, Scopes: ch.Scopes, ResourceMetadata: ch.ResourceMetadata}, true)
 }
