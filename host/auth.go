@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/host/tokens"
@@ -15,10 +17,9 @@ import (
 // user's home: one 0600 file per server.
 func DefaultTokenDir(home string) string { return filepath.Join(home, ".plughost", "oauth") }
 
-// newAuth makes the token manager of the host (tokens in opts.TokenStore,
-// else in DefaultTokenDir of the user's home).
-func newAuth(opts Options) *tokens.Manager {
-	store := opts.TokenStore
+// newAuth makes the token manager of the host: tokens in store, else in
+// DefaultTokenDir of the user's home.
+func newAuth(store tokens.Store, logger hclog.Logger) *tokens.Manager {
 	if store == nil {
 		dir := ""
 		if home, err := os.UserHomeDir(); err == nil && home != "" {
@@ -26,7 +27,7 @@ func newAuth(opts Options) *tokens.Manager {
 		}
 		store = tokens.FileStore{Dir: dir}
 	}
-	return tokens.NewManager(tokens.Options{Store: store, Logger: opts.Logger.Named("oauth")})
+	return tokens.NewManager(tokens.Options{Store: store, Logger: logger.Named("oauth")})
 }
 
 // oauthSettings are the tokens settings of a server entry with an oauth
@@ -37,7 +38,7 @@ func oauthSettings(srv config.Server) (tokens.Settings, bool) {
 		return tokens.Settings{}, false
 	}
 	o := srv.OAuth
-	return tokens.Settings{ServerURL: srv.URL, Transport: t, ClientID: o.ClientID, ClientSecret: o.ClientSecret,
+	return tokens.Settings{ServerURL: srv.URL.Reveal(), Transport: t, ClientID: o.ClientID, ClientSecret: o.ClientSecret,
 		ClientMetadataURL: o.ClientMetadataURL, Issuer: o.Issuer, Scopes: o.Scopes, CallbackPort: o.CallbackPort}, true
 }
 

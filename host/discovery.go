@@ -20,7 +20,8 @@ func (h *Host) newRules() error {
 		Closest:  func(name string, n int) []string { return h.registry.Snapshot().Closest(name, n) },
 	}
 	if settings.Enabled {
-		if h.index, err = search.New(); err != nil {
+		opts := searchOptions(h.cfg.MCP.Discovery.Semantic, h.opts.Environ, h.logger)
+		if h.index, err = search.New(opts...); err != nil {
 			return fmt.Errorf("tool index: %w", err)
 		}
 		deps.Searcher = searcher{h.index}
@@ -129,7 +130,7 @@ type SearchResult struct {
 func (h *Host) Search(query string, k int, regex bool) ([]SearchResult, error) {
 	ix := h.index
 	if ix == nil {
-		tmp, err := search.New()
+		tmp, err := search.New(searchOptions(h.cfg.MCP.Discovery.Semantic, h.opts.Environ, h.logger)...)
 		if err != nil {
 			return nil, err
 		}

@@ -15,8 +15,10 @@ import (
 	"github.com/plughost/plughost/host/artifacts"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/discovery"
+	"github.com/plughost/plughost/host/loglimit"
 	"github.com/plughost/plughost/host/plugindir"
 	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/shaping"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/host/tokens"
@@ -63,6 +65,7 @@ type Host struct {
 	servers  map[string]*supervisor.Server
 	inactive map[string]supervisor.Status // disabled or invalid entries
 	store    *artifacts.Store             // saved results (the workspace)
+	masker   *secret.Masker               // every configured secret value
 	call     shaping.Handler              // every MCP tool call goes through it
 	metrics  shaping.Metrics
 	auth     *tokens.Manager                // OAuth logins
@@ -110,18 +113,20 @@ func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts O
 	if opts.Environ == nil {
 		opts.Environ = os.Environ()
 	}
+	masker := config.NewMasker(cfg, opts.ConfigDir)
 	h := &Host{
 		cfg:      cfg,
 		opts:     opts,
-		logger:   opts.Logger,
+		masker:   masker,
+		logger:   loglimit.New(masker.Logger(opts.Logger), loglimit.Options{}),
 		registry: registry.New(),
 		servers:  map[string]*supervisor.Server{},
 		inactive: map[string]supervisor.Status{},
 		changed:  make(chan struct{}),
 		indexed:  map[string][]string{},
-		auth:     newAuth(opts),
 		creds:    map[string]*tokens.Credentials{},
 	}
+	h.auth = newAuth(opts.TokenStore, h.logger)
 	if err := h.newRules(); err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
@@ -138,7 +143,7 @@ func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts O
 
 func (h *Host) addServer(name string, srv config.Server, problem error, dirs []string) {
 	inactive := func(state supervisor.State, reason string) {
-		h.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: reason}
+		h.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: h.masker.Mask(reason)}
 	}
 	creds := h.addCredentials(name, srv, problem)
 	switch {
@@ -197,6 +202,7 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		Backoff:       supervisor.Backoff{Initial: h.cfg.MCP.Restart.InitialBackoff(), Max: h.cfg.MCP.Restart.MaxBackoff()},
 		ClientVersion: h.opts.Version,
 		DirectPipes:   !h.opts.RelayOnly,
+		Masker:        h.masker,
 	}, nil
 }
 
@@ -281,6 +287,7 @@ func (h *Host) Close() error {
 		cancel()
 	}
 	h.running.Wait()
+	loglimit.Flush(h.logger)
 	if h.index != nil {
 		return h.index.Close()
 	}

@@ -27,7 +27,10 @@ const retentionGrace = 10 * time.Minute
 
 // newShaping prepares the artifact store and builds the call chain once.
 func (h *Host) newShaping() error {
-	store, err := artifacts.NewStore(h.cfg.MCP.Workspace)
+	a := h.cfg.MCP.Artifacts
+	store, err := artifacts.NewStore(h.cfg.MCP.Workspace, artifacts.WithSearchLimits(artifacts.SearchLimits{
+		Timeout: a.SearchTimeout(), MaxBytes: a.SearchMaxBytes(),
+	}))
 	if err != nil {
 		return fmt.Errorf("tools.mcp.workspace: %w", err)
 	}
@@ -48,7 +51,8 @@ func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolRes
 	if !ok {
 		return nil, fmt.Errorf("tool %q: server %q is not running", c.Name, c.Server)
 	}
-	return srv.Call(ctx, c.Tool, c.Args)
+	res, err := srv.Call(ctx, c.Tool, c.Args)
+	return res, h.masker.Error(err) // a crashed server's error quotes its stderr
 }
 
 func (h *Host) callTimeout(c shaping.Call) time.Duration {

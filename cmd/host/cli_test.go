@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 		s, err := testbin.Build(map[string]string{
 			"plughost":                    "./cmd/host",
 			"plugins/mcp-transport-stdio": "./plugins/stdio",
-			"plugins/mcp-transport-http":  "./plugins/http",
+			"plugins/mcp-transport-http":  "./plugins/http", // remote servers: secrets_test, login_test
 			"testserver":                  "./internal/testserver",
 		})
 		bins = s.Dir

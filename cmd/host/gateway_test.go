@@ -28,14 +28,14 @@ type servedGateway struct {
 	stderr     *notifyBuffer
 }
 
-// startServe runs `plughost serve --listen 127.0.0.1:0` on cfg until the
-// test ends and reads the URL and token from the snippet it prints.
-func startServe(t *testing.T, c *cli, cfg any) servedGateway {
+// startServe runs `plughost serve --listen 127.0.0.1:0 [args]` on cfg until
+// the test ends and reads the URL and token from the snippet it prints.
+func startServe(t *testing.T, c *cli, cfg any, args ...string) servedGateway {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "serve.json")
 	writeConfig(t, path, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := c.command(ctx, "--config", path, "serve", "--listen", "127.0.0.1:0")
+	cmd := c.command(ctx, append([]string{"--config", path, "serve", "--listen", "127.0.0.1:0"}, args...)...)
 	stdout := &notifyBuffer{changed: make(chan struct{}, 1)}
 	stderr := &notifyBuffer{changed: make(chan struct{}, 1)}
 	cmd.Stdout, cmd.Stderr = stdout, stderr

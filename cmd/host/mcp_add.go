@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/secret"
 )
 
 // addFlags are the flags of `mcp add`.
@@ -195,7 +196,7 @@ func (g *globals) reportAdd(ed *userEdit, name string, e config.Entry, replaced,
 	if replaced {
 		verb = "Replaced"
 	}
-	what := e.URL
+	what := secret.MaskURL(e.URL)
 	if e.Command != "" {
 		what = strings.Join(append([]string{e.Command}, e.Args...), " ")
 	}

@@ -83,7 +83,7 @@ func printServer(w io.Writer, name string, srv config.Server, st supervisor.Stat
 	d, why := srv.DeferredState(discovery)
 	row("Deferred", fmt.Sprintf("%s (%s)", yesNo(d), why))
 	row("Command", strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")))
-	row("URL", srv.URL)
+	row("URL", srv.URL.String())
 	row("Env", maskedMap(srv.Env))
 	row("Env file", srv.EnvFile)
 	if srv.InheritEnv {

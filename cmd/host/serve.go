@@ -60,7 +60,7 @@ then every plugin and server is stopped.`,
 			fmt.Fprint(g.stdout, gateway.ClientSnippet(gateway.URL(ln.Addr()), tok, exe))
 			h.Start(ctx)
 			fmt.Fprintf(g.stderr, "plughost: serving %d configured server(s) at %s; stop with Ctrl-C\n", len(h.ServerNames()), gateway.URL(ln.Addr()))
-			gw := gateway.New(h, gateway.Options{Logger: g.logger(), Version: version})
+			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version})
 			served := make(chan error, 1)
 			go func() {
 				served <- gw.ServeHTTP(ctx, gateway.HTTPOptions{Listener: ln, Token: tok, TokenHint: gc.TokenFile})

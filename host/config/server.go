@@ -122,7 +122,7 @@ func (s Server) TransportConfig(configDir string) (json.RawMessage, error) {
 		Command: s.Command, Args: s.Args, Env: reveal(s.Env),
 		EnvFile: envFile, InheritEnv: s.InheritEnv,
 	}
-	remote := remoteConfig{URL: s.URL, Headers: reveal(s.Headers)}
+	remote := remoteConfig{URL: s.URL.Reveal(), Headers: reveal(s.Headers)}
 	switch s.Transport() {
 	case TransportStdio:
 		return json.Marshal(stdio)

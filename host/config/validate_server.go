@@ -116,7 +116,7 @@ func (v serverValidator) checkStdio() {
 
 func (v serverValidator) checkRemote(transport string) {
 	s := v.s
-	v.checkURL("url", s.URL, transport)
+	v.checkURL("url", s.URL.Reveal(), transport)
 	if s.Command != "" {
 		v.notFor("command", transport, "stdio")
 	}

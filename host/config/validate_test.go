@@ -216,11 +216,28 @@ func TestValidateGlobal(t *testing.T) {
 				`tools.mcp.workspace: must not be empty; set it to a directory for result artifacts (default "~/.plughost/workspace")`,
 			},
 		},
+		{name: "semantic auto with an endpoint", mcp: `{"discovery":{"semantic":{"word_vectors":"auto","endpoint":{"url":"http://127.0.0.1:11434/v1","model":"nomic-embed-text"}}}}`},
+		{
+			name: "semantic", mcp: `{"discovery":{"semantic":{"word_vectors":" ","endpoint":{"url":"ftp://x","timeout_seconds":-1}}}}`,
+			want: []string{
+				`tools.mcp.discovery.semantic.word_vectors: must not be blank; set "off", "auto" or the path of a word-vector file`,
+				"tools.mcp.discovery.semantic.endpoint.url: must be an http(s) URL such as http://127.0.0.1:11434/v1, or empty to use no endpoint",
+				"tools.mcp.discovery.semantic.endpoint.model: must name the embedding model when endpoint.url is set (e.g. nomic-embed-text)",
+				"tools.mcp.discovery.semantic.endpoint.timeout_seconds: must not be negative, got -1; set how long one embedding call may take (0 = the default, 2)",
+			},
+		},
 		{
 			name: "artifact retention", mcp: `{"artifacts":{"max_age_hours":0,"max_total_mb":-5}}`,
 			want: []string{
 				"tools.mcp.artifacts.max_age_hours: must be greater than 0, got 0; set how many hours saved results are kept (default 168)",
 				"tools.mcp.artifacts.max_total_mb: must be greater than 0, got -5; set how many MiB of saved results are kept (default 1024)",
+			},
+		},
+		{
+			name: "artifact search limits", mcp: `{"artifacts":{"search_timeout_seconds":0,"search_max_mb":-1}}`,
+			want: []string{
+				"tools.mcp.artifacts.search_timeout_seconds: must be greater than 0, got 0; set how many seconds one search_files call may run (default 10)",
+				"tools.mcp.artifacts.search_max_mb: must be greater than 0, got -1; set how many MiB one search_files call may read (default 256)",
 			},
 		},
 		{name: "artifact retention fractions ok", mcp: `{"artifacts":{"max_age_hours":0.5,"max_total_mb":0.25}}`},

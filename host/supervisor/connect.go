@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/host/loglimit"
 	"github.com/plughost/plughost/host/msgtransport"
 	"github.com/plughost/plughost/pluginapi"
 )
@@ -46,7 +47,7 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 		st.ServerName, st.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
 		st.ProtocolVersion = init.ProtocolVersion
 		st.PluginPID, st.ServerPID = sess.plugin.PID(), sess.serverPID
-		st.Warnings = d.Warnings
+		st.Warnings = s.spec.Masker.MaskAll(d.Warnings)
 		st.Path = sess.path
 	})
 	s.logger.Info("connected", "tools", s.Status().Tools, "startup", took.Round(time.Millisecond))
@@ -59,7 +60,7 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 		Path:         s.spec.PluginPath,
 		SHA256:       s.spec.PluginSHA256,
 		Env:          s.spec.PluginEnv,
-		Logger:       s.logger.Named("plugin"),
+		Logger:       loglimit.Unlimited(s.logger).Named("plugin"), // the plugin's own log, relayed whole
 		StartTimeout: s.spec.Timeouts.Start,
 	})
 	if err != nil {

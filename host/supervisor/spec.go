@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/tokens"
 	"github.com/plughost/plughost/pluginapi"
 )
@@ -37,6 +38,12 @@ type Spec struct {
 	// pluginapi.KindProtocolMismatch: the transport was auto-detected and the
 	// server speaks another one. After a switch it is used for good.
 	Fallback *Fallback
+	// Relist paces re-lists after notifications/tools/list_changed.
+	Relist RelistPacing
+	// Masker masks configured secrets in what the supervisor reports: last
+	// errors, stderr tails, warnings, ConnectOnce's error (nil: URLs only).
+	// The supervisor's logger is expected to mask its lines already.
+	Masker *secret.Masker
 	// DirectPipes lets a plugin that advertises pluginapi.FeatureDirectPipes
 	// hand the server's stdin/stdout to the host, so calls skip the plugin hop.
 	DirectPipes bool
