@@ -21,6 +21,7 @@ import (
 	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/shaping"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/host/tokens"
 	"github.com/plughost/plughost/pluginapi"
 	"github.com/plughost/plughost/search"
 )
@@ -44,6 +45,9 @@ type Options struct {
 	// RelayOnly turns off the direct-pipes fast path: every message goes
 	// through the plugin process (for comparison and diagnosis).
 	RelayOnly bool
+	// TokenStore keeps the OAuth logins of servers; nil means one file per
+	// server under DefaultTokenDir of the user's home.
+	TokenStore tokens.Store
 }
 
 // Host runs the configured MCP servers. Create it with New, then Start it;
@@ -64,7 +68,9 @@ type Host struct {
 	masker    *secret.Masker               // every configured secret value
 	call      shaping.Handler              // every MCP tool call goes through it
 	metrics   shaping.Metrics
-	largeDone chan struct{} // signals returnMemory after a large call
+	auth      *tokens.Manager                // OAuth logins
+	creds     map[string]*tokens.Credentials // servers with oauth
+	largeDone chan struct{}                  // signals returnMemory after a large call
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every change
@@ -119,8 +125,10 @@ func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts O
 		inactive:  map[string]supervisor.Status{},
 		changed:   make(chan struct{}),
 		indexed:   map[string][]string{},
+		creds:     map[string]*tokens.Credentials{},
 		largeDone: make(chan struct{}, 1),
 	}
+	h.auth = newAuth(opts.TokenStore, h.logger)
 	if err := h.newRules(); err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
@@ -139,6 +147,7 @@ func (h *Host) addServer(name string, srv config.Server, problem error, dirs []s
 	inactive := func(state supervisor.State, reason string) {
 		h.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: h.masker.Mask(reason)}
 	}
+	creds := h.addCredentials(name, srv, problem)
 	switch {
 	case !h.cfg.MCP.Enabled:
 		inactive(supervisor.StateDisabled, "tools.mcp.enabled is false")
@@ -154,6 +163,9 @@ func (h *Host) addServer(name string, srv config.Server, problem error, dirs []s
 	if err != nil {
 		inactive(supervisor.StateInvalid, err.Error())
 		return
+	}
+	if creds != nil {
+		spec.Auth = creds
 	}
 	h.servers[name] = supervisor.New(spec, h.logger, func() { h.serverChanged(name) })
 }
@@ -320,10 +332,10 @@ func (h *Host) Statuses() []supervisor.Status {
 // Status returns one server's status.
 func (h *Host) Status(name string) (supervisor.Status, bool) {
 	if s, ok := h.servers[name]; ok {
-		return s.Status(), true
+		return h.withAuth(s.Status()), true
 	}
 	st, ok := h.inactive[name]
-	return st, ok
+	return h.withAuth(st), ok
 }
 
 // Server returns the supervisor of a running server.

@@ -317,6 +317,12 @@ func (s *Server) UnmarshalJSON(b []byte) error {
 type OAuth struct {
 	// ClientID is a pre-registered client id (dynamic registration if empty).
 	ClientID string `json:"client_id,omitempty"`
+	// ClientSecret is the pre-registered client's secret, if it has one.
+	ClientSecret secret.String `json:"client_secret,omitempty"`
+	// ClientMetadataURL is the https URL of a client ID metadata document
+	// describing plughost, used as the client id by authorization servers
+	// that support such documents (instead of registering a client).
+	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
 	// Issuer overrides the authorization server discovered from the server.
 	Issuer string `json:"issuer,omitempty"`
 	// Scopes are the scopes requested.

@@ -65,6 +65,8 @@ func TestValidateServerTransport(t *testing.T) {
 			want: []string{srv + `.type: server "my.server": field "type" has unknown transport "slack"; known types: stdio, sse, http, streamable-http (alias of http), websocket. Remove "type" to detect the transport from "command" or "url", use a known type, or install a transport plugin named mcp-transport-slack`},
 		},
 		{name: "third-party type found on disk", server: `{"enabled":true,"type":"slack","command":"npx","env":{"A":"b"}}`, extra: []string{"slack"}},
+		{name: "oauth on a third-party type", server: `{"enabled":true,"type":"slack","command":"npx","oauth":{}}`, extra: []string{"slack"},
+			want: []string{srv + `.oauth: "oauth" applies only to sse/http servers, but this server uses the slack transport; remove "oauth" (or change "type")`}},
 		{
 			name: "stdio without command", server: `{"enabled":true,"type":"stdio"}`,
 			want: []string{srv + `.command: a stdio server needs "command", the executable to run (e.g. "npx"); set it, or set "url" to use a remote server instead`},
@@ -139,6 +141,14 @@ func TestValidateServerTransport(t *testing.T) {
 			},
 		},
 		{
+			name:   "oauth client secret without id, bad metadata document URL",
+			server: `{"enabled":true,"url":"https://x/y","oauth":{"client_secret":"s3cret","client_metadata_url":"http://x/doc.json"}}`,
+			want: []string{
+				srv + `.oauth.client_secret: is set without "client_id"; set the client_id the secret belongs to, or remove the secret to register a client automatically`,
+				srv + `.oauth.client_metadata_url: must be an https URL with a path, where the client ID metadata document is published, e.g. "https://example.com/plughost-client.json"`,
+			},
+		},
+		{
 			name: "bad header name and value", server: `{"enabled":true,"url":"https://x/y","headers":{"Bad Name":"v","X-Ok":"a\r\nb"}}`,
 			want: []string{
 				srv + `.headers["Bad Name"]: invalid HTTP header name; use letters, digits and -, e.g. "X-Api-Key"`,
@@ -169,8 +179,8 @@ func TestValidateServerTransport(t *testing.T) {
 			},
 		},
 		{
-			name: "nested unknown key", server: `{"enabled":true,"url":"https://x/y","oauth":{"client":"x"}}`,
-			want: []string{srv + `.oauth.client: unknown key "client" (did you mean "client_id"?) in /home/u/.plughost/config.json`},
+			name: "nested unknown key", server: `{"enabled":true,"url":"https://x/y","oauth":{"clientid":"x"}}`,
+			want: []string{srv + `.oauth.clientid: unknown key "clientid" (did you mean "client_id"?) in /home/u/.plughost/config.json`},
 		},
 		{
 			name: "wrong types", server: `{"enabled":true,"command":"c","args":"-y","deferred":"no","env":{"A":1},"timeouts":{"call_seconds":"60"}}`,

@@ -83,7 +83,14 @@ func (s *Server) Tools() []mcp.Tool {
 func (s *Server) Run(ctx context.Context) {
 	var delay time.Duration
 	for {
+		refusals := s.refusals()
 		sess, err := s.connect(ctx)
+		if err != nil && s.refusals() > refusals {
+			if !s.waitLogin(ctx, err) {
+				return
+			}
+			continue
+		}
 		if err == nil {
 			upAt := time.Now()
 			err = s.serve(ctx, sess)
@@ -118,6 +125,27 @@ func (s *Server) Run(ctx context.Context) {
 		}
 		s.update(func(st *Status) { st.Restarts++ })
 	}
+}
+
+// refusals is the count of the server's refusals that wait for a login.
+func (s *Server) refusals() uint64 {
+	if s.spec.Auth == nil {
+		return 0
+	}
+	return s.spec.Auth.Refusals()
+}
+
+// waitLogin parks a server the server refused for want of a login until the
+// user logs in; it reports false when ctx ended first.
+func (s *Server) waitLogin(ctx context.Context, err error) bool {
+	s.logger.Warn("server needs login; waiting for `plughost mcp login`", "error", err)
+	s.update(func(st *Status) { st.State, st.LastError, st.NextRetry = StateNeedsLogin, err.Error(), time.Time{} })
+	if werr := s.spec.Auth.WaitLogin(ctx); werr != nil {
+		s.update(func(st *Status) { st.State = StateStopped })
+		return false
+	}
+	s.logger.Info("logged in; connecting")
+	return true
 }
 
 // ConnectOnce connects, lists tools and disconnects: a connectivity check that
