@@ -53,23 +53,24 @@ type Options struct {
 // Host runs the configured MCP servers. Create it with New, then Start it;
 // it is safe for concurrent use.
 type Host struct {
-	cfg      *config.Config
-	opts     Options
-	logger   hclog.Logger
-	registry *registry.Registry
-	rules    *discovery.Rules
-	index    *search.Index // nil with discovery off
-	indexMu  sync.Mutex    // serializes reindex
-	indexed  map[string][]string
-	order    []string // every configured server, sorted
-	servers  map[string]*supervisor.Server
-	inactive map[string]supervisor.Status // disabled or invalid entries
-	store    *artifacts.Store             // saved results (the workspace)
-	masker   *secret.Masker               // every configured secret value
-	call     shaping.Handler              // every MCP tool call goes through it
-	metrics  shaping.Metrics
-	auth     *tokens.Manager                // OAuth logins
-	creds    map[string]*tokens.Credentials // servers with oauth
+	cfg       *config.Config
+	opts      Options
+	logger    hclog.Logger
+	registry  *registry.Registry
+	rules     *discovery.Rules
+	index     *search.Index // nil with discovery off
+	indexMu   sync.Mutex    // serializes reindex
+	indexed   map[string][]string
+	order     []string // every configured server, sorted
+	servers   map[string]*supervisor.Server
+	inactive  map[string]supervisor.Status // disabled or invalid entries
+	store     *artifacts.Store             // saved results (the workspace)
+	masker    *secret.Masker               // every configured secret value
+	call      shaping.Handler              // every MCP tool call goes through it
+	metrics   shaping.Metrics
+	auth      *tokens.Manager                // OAuth logins
+	creds     map[string]*tokens.Credentials // servers with oauth
+	largeDone chan struct{}                  // signals returnMemory after a large call
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every change
@@ -115,16 +116,17 @@ func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts O
 	}
 	masker := config.NewMasker(cfg, opts.ConfigDir)
 	h := &Host{
-		cfg:      cfg,
-		opts:     opts,
-		masker:   masker,
-		logger:   loglimit.New(masker.Logger(opts.Logger), loglimit.Options{}),
-		registry: registry.New(),
-		servers:  map[string]*supervisor.Server{},
-		inactive: map[string]supervisor.Status{},
-		changed:  make(chan struct{}),
-		indexed:  map[string][]string{},
-		creds:    map[string]*tokens.Credentials{},
+		cfg:       cfg,
+		opts:      opts,
+		masker:    masker,
+		logger:    loglimit.New(masker.Logger(opts.Logger), loglimit.Options{}),
+		registry:  registry.New(),
+		servers:   map[string]*supervisor.Server{},
+		inactive:  map[string]supervisor.Status{},
+		changed:   make(chan struct{}),
+		indexed:   map[string][]string{},
+		creds:     map[string]*tokens.Credentials{},
+		largeDone: make(chan struct{}, 1),
 	}
 	h.auth = newAuth(opts.TokenStore, h.logger)
 	if err := h.newRules(); err != nil {
@@ -203,6 +205,7 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		ClientVersion: h.opts.Version,
 		DirectPipes:   !h.opts.RelayOnly,
 		Masker:        h.masker,
+		Limits:        supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(h.cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name)},
 	}, nil
 }
 
@@ -267,6 +270,11 @@ func (h *Host) Start(ctx context.Context) {
 	go func() {
 		defer h.running.Done()
 		h.runRetention(ctx)
+	}()
+	h.running.Add(1)
+	go func() {
+		defer h.running.Done()
+		h.returnMemory(ctx)
 	}()
 	for _, s := range h.servers {
 		h.running.Add(1)

@@ -82,7 +82,13 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if !ok {
 		return nil, &UnknownToolError{Name: name, Closest: snap.Closest(name, 3)}
 	}
-	return s.h.call(ctx, shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: name, Args: args})
+	size := 0
+	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: name, Args: args, OutputSchema: outputSchema(tool)}
+	res, err := s.h.call(context.WithValue(ctx, resultSizeKey{}, &size), call)
+	if size >= largeResultBytes {
+		s.h.afterLargeCall()
+	}
+	return res, err
 }
 
 // IsSearchTool reports whether name is one of the discovery search tools of
@@ -111,4 +117,21 @@ func (s *Session) Callable(name string) error {
 		e.SearchTools = append(e.SearchTools, st.Name)
 	}
 	return e
+}
+
+// outputSchema returns a tool's outputSchema as the server listed it, nil
+// when it declares none.
+func outputSchema(t registry.Tool) json.RawMessage {
+	d := t.Def
+	if len(d.RawOutputSchema) > 0 {
+		return d.RawOutputSchema
+	}
+	if d.OutputSchema.Type == "" {
+		return nil
+	}
+	b, err := json.Marshal(d.OutputSchema)
+	if err != nil {
+		return nil
+	}
+	return b
 }

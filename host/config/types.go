@@ -52,6 +52,10 @@ type MCP struct {
 	Discovery Discovery `json:"discovery"`
 	// MaxInlineTextChars is the head+tail character budget of a text result.
 	MaxInlineTextChars int `json:"max_inline_text_chars"`
+	// MaxMessageMB is the largest JSON-RPC message accepted from a server, in
+	// MiB; a larger one fails that server, which is restarted. A server's
+	// max_message_mb overrides it.
+	MaxMessageMB int `json:"max_message_mb"`
 	// Workspace is the directory holding result artifacts (~ expanded by Load).
 	Workspace string `json:"workspace"`
 	// Artifacts says how long saved results are kept.
@@ -272,6 +276,9 @@ type Server struct {
 	// TimeoutOverrides replaces global timeouts for this server. Use the
 	// Timeouts method for the effective values.
 	TimeoutOverrides TimeoutOverrides `json:"timeouts,omitzero"`
+	// MaxMessageMBOverride replaces tools.mcp.max_message_mb for this
+	// server; nil when omitted. Use the MaxMessageBytes method.
+	MaxMessageMBOverride *int `json:"max_message_mb,omitempty"`
 	// Extra holds the keys this schema does not know, each with its raw JSON
 	// value (a secret, since it may hold one). They are kept for servers of
 	// third-party transport types, whose plugin receives (and validates) them;

@@ -167,6 +167,11 @@ func TestValidateServerTransport(t *testing.T) {
 			want: []string{srv + `.timeouts.call_seconds: must be greater than 0, got 0; set a number of seconds, or remove it to use tools.mcp.timeouts.call_seconds`},
 		},
 		{
+			name: "server message limit", server: `{"enabled":true,"command":"c","max_message_mb":0}`,
+			want: []string{srv + `.max_message_mb: must be between 1 and 1024 (MiB), got 0; set the largest message a server may send, or remove it to use tools.mcp.max_message_mb`},
+		},
+		{name: "server message limit ok", server: `{"enabled":true,"command":"c","max_message_mb":1024}`},
+		{
 			name: "unknown key with suggestion", server: `{"enabled":true,"comand":"npx"}`,
 			want: []string{
 				srv + `.comand: unknown key "comand" (did you mean "command"?) in /home/u/.plughost/config.json`,
@@ -243,6 +248,10 @@ func TestValidateGlobal(t *testing.T) {
 		{name: "artifact retention fractions ok", mcp: `{"artifacts":{"max_age_hours":0.5,"max_total_mb":0.25}}`},
 		{name: "range edges ok", mcp: `{"discovery":{"ttl":1,"max_search_results":50},"max_inline_text_chars":256}`},
 		{name: "integral float accepted", mcp: `{"discovery":{"ttl":2.0}}`},
+		{
+			name: "message limit", mcp: `{"max_message_mb":2048}`,
+			want: []string{"tools.mcp.max_message_mb: must be between 1 and 1024 (MiB), got 2048; set the largest message a server may send (default 64)"},
+		},
 		{
 			name: "timeouts and restart", mcp: `{"timeouts":{"start_seconds":0,"call_seconds":-1},"restart":{"initial_backoff_seconds":5,"max_backoff_seconds":2}}`,
 			want: []string{

@@ -71,7 +71,7 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 	}
 	openCtx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)
 	defer cancel()
-	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config}
+	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config, MaxMessageBytes: s.spec.Limits.MaxMessageBytes}
 	if s.spec.DirectPipes || s.spec.Auth != nil {
 		d, err := pc.Transport().Describe(openCtx)
 		req.WantDirectPipes = s.spec.DirectPipes && err == nil && d.HasFeature(pluginapi.FeatureDirectPipes)

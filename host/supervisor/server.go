@@ -198,7 +198,7 @@ func (s *Server) serve(ctx context.Context, sess *session) error {
 	for {
 		select {
 		case <-sess.transport.Done():
-			err := sess.transport.Err()
+			err := s.withLimitHint(sess.transport.Err())
 			s.teardown(sess, true)
 			return fmt.Errorf("connection lost: %w", err)
 		case <-sess.relist:
@@ -254,6 +254,19 @@ func (s *Server) teardown(sess *session, crashed bool) {
 		_ = syscall.Kill(-sess.serverPID, syscall.SIGKILL)
 	}
 	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0 })
+}
+
+// withLimitHint adds to a message-too-large error which setting raises the
+// limit; other errors pass unchanged.
+func (s *Server) withLimitHint(err error) error {
+	if pluginapi.KindOf(err) != pluginapi.KindMessageTooLarge {
+		return err
+	}
+	setting := s.spec.Limits.MaxMessageSetting
+	if setting == "" {
+		setting = "the message limit"
+	}
+	return fmt.Errorf("%w; raise %s to accept larger messages", err, setting)
 }
 
 // phaseError names the phase that failed and, for a timeout, the setting
