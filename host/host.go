@@ -22,6 +22,7 @@ import (
 	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/shaping"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/host/tokens"
 	"github.com/plughost/plughost/pluginapi"
 	"github.com/plughost/plughost/search"
 )
@@ -45,6 +46,9 @@ type Options struct {
 	// RelayOnly turns off the direct-pipes fast path: every message goes
 	// through the plugin process (for comparison and diagnosis).
 	RelayOnly bool
+	// TokenStore keeps the OAuth logins of servers; nil means one file per
+	// server under DefaultTokenDir of the user's home.
+	TokenStore tokens.Store
 	// SessionStore keeps the sessions' state; nil means an in-memory store
 	// whose sessions expire after tools.mcp.gateway.session_idle_minutes.
 	SessionStore SessionStore
@@ -58,23 +62,26 @@ type Options struct {
 // Host runs the configured MCP servers. Create it with New, then Start it;
 // it is safe for concurrent use.
 type Host struct {
-	cfg      *config.Config
-	opts     Options
-	logger   hclog.Logger
-	registry *registry.Registry
-	rules    *discovery.Rules
-	index    *search.Index // nil with discovery off
-	indexMu  sync.Mutex    // serializes reindex
-	indexed  map[string][]string
-	order    []string // every configured server, sorted
-	servers  map[string]*supervisor.Server
-	inactive map[string]supervisor.Status // disabled or invalid entries
-	store    *artifacts.Store             // saved results (the workspace)
-	masker   *secret.Masker               // every configured secret value
-	call     shaping.Handler              // every MCP tool call goes through it
-	metrics  shaping.Metrics
-	sessions SessionStore
-	unlocks  atomic.Int64 // tools unlocked by searches and exact-name calls
+	cfg       *config.Config
+	opts      Options
+	logger    hclog.Logger
+	registry  *registry.Registry
+	rules     *discovery.Rules
+	index     *search.Index // nil with discovery off
+	indexMu   sync.Mutex    // serializes reindex
+	indexed   map[string][]string
+	order     []string // every configured server, sorted
+	servers   map[string]*supervisor.Server
+	inactive  map[string]supervisor.Status // disabled or invalid entries
+	store     *artifacts.Store             // saved results (the workspace)
+	masker    *secret.Masker               // every configured secret value
+	call      shaping.Handler              // every MCP tool call goes through it
+	metrics   shaping.Metrics
+	auth      *tokens.Manager                // OAuth logins
+	creds     map[string]*tokens.Credentials // servers with oauth
+	largeDone chan struct{}                  // signals returnMemory after a large call
+	sessions  SessionStore
+	unlocks   atomic.Int64 // tools unlocked by searches and exact-name calls
 
 	viewMu sync.Mutex                     // serializes building views
 	viewAt atomic.Pointer[discovery.View] // the view of the current snapshot
@@ -123,20 +130,23 @@ func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts O
 	}
 	masker := config.NewMasker(cfg, opts.ConfigDir)
 	h := &Host{
-		cfg:      cfg,
-		opts:     opts,
-		masker:   masker,
-		logger:   loglimit.New(masker.Logger(opts.Logger), loglimit.Options{}),
-		registry: registry.New(),
-		servers:  map[string]*supervisor.Server{},
-		inactive: map[string]supervisor.Status{},
-		changed:  make(chan struct{}),
-		indexed:  map[string][]string{},
-		sessions: opts.SessionStore,
+		cfg:       cfg,
+		opts:      opts,
+		masker:    masker,
+		logger:    loglimit.New(masker.Logger(opts.Logger), loglimit.Options{}),
+		registry:  registry.New(),
+		servers:   map[string]*supervisor.Server{},
+		inactive:  map[string]supervisor.Status{},
+		changed:   make(chan struct{}),
+		indexed:   map[string][]string{},
+		creds:     map[string]*tokens.Credentials{},
+		largeDone: make(chan struct{}, 1),
+		sessions:  opts.SessionStore,
 	}
 	if h.sessions == nil {
 		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
+	h.auth = newAuth(opts.TokenStore, h.logger)
 	if err := h.newRules(); err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
@@ -155,6 +165,7 @@ func (h *Host) addServer(name string, srv config.Server, problem error, dirs []s
 	inactive := func(state supervisor.State, reason string) {
 		h.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: h.masker.Mask(reason)}
 	}
+	creds := h.addCredentials(name, srv, problem)
 	switch {
 	case !h.cfg.MCP.Enabled:
 		inactive(supervisor.StateDisabled, "tools.mcp.enabled is false")
@@ -170,6 +181,9 @@ func (h *Host) addServer(name string, srv config.Server, problem error, dirs []s
 	if err != nil {
 		inactive(supervisor.StateInvalid, err.Error())
 		return
+	}
+	if creds != nil {
+		spec.Auth = creds
 	}
 	h.servers[name] = supervisor.New(spec, h.logger, func() { h.serverChanged(name) })
 }
@@ -213,6 +227,7 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		DirectPipes:   !h.opts.RelayOnly,
 		InProcess:     inProcess,
 		Masker:        h.masker,
+		Limits:        supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(h.cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name)},
 	}, nil
 }
 
@@ -277,6 +292,11 @@ func (h *Host) Start(ctx context.Context) {
 	go func() {
 		defer h.running.Done()
 		h.runRetention(ctx)
+	}()
+	h.running.Add(1)
+	go func() {
+		defer h.running.Done()
+		h.returnMemory(ctx)
 	}()
 	for _, s := range h.servers {
 		h.running.Add(1)
@@ -371,10 +391,10 @@ func (h *Host) Statuses() []supervisor.Status {
 // Status returns one server's status.
 func (h *Host) Status(name string) (supervisor.Status, bool) {
 	if s, ok := h.servers[name]; ok {
-		return s.Status(), true
+		return h.withAuth(s.Status()), true
 	}
 	st, ok := h.inactive[name]
-	return st, ok
+	return h.withAuth(st), ok
 }
 
 // Server returns the supervisor of a running server.

@@ -212,7 +212,12 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if err := s.use(ctx, v, tool); err != nil {
 		return nil, err
 	}
-	res, err := s.h.call(ctx, shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: name, Args: args})
+	size := 0
+	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: name, Args: args, OutputSchema: tool.OutputSchema}
+	res, err := s.h.call(context.WithValue(ctx, resultSizeKey{}, &size), call)
+	if size >= largeResultBytes {
+		s.h.afterLargeCall()
+	}
 	if err != nil {
 		return nil, s.h.explainCallError(tool.Name, tool.Server, err)
 	}
@@ -271,3 +276,4 @@ func (s *Session) use(ctx context.Context, v *discovery.View, tool registry.Tool
 	}
 	return nil
 }
+

@@ -52,7 +52,33 @@ func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolRes
 		return nil, fmt.Errorf("tool %q: server %q: %w", c.Name, c.Server, errServerNotRunning)
 	}
 	res, err := srv.Call(ctx, c.Tool, c.Args)
+	if err == nil {
+		noteResultSize(ctx, resultSize(res))
+	}
 	return res, h.masker.Error(err) // a crashed server's error quotes its stderr
+}
+
+// resultSize is about how many bytes of memory a result holds: its text,
+// binary data and structured content.
+func resultSize(res *mcp.CallToolResult) int {
+	n := len(res.RawStructuredContent)
+	for _, c := range res.Content {
+		switch v := c.(type) {
+		case mcp.TextContent:
+			n += len(v.Text)
+		case mcp.ImageContent:
+			n += len(v.Data)
+		case mcp.AudioContent:
+			n += len(v.Data)
+		case mcp.EmbeddedResource:
+			if b, ok := v.Resource.(mcp.BlobResourceContents); ok {
+				n += len(b.Blob)
+			} else if t, ok := v.Resource.(mcp.TextResourceContents); ok {
+				n += len(t.Text)
+			}
+		}
+	}
+	return n
 }
 
 func (h *Host) callTimeout(c shaping.Call) time.Duration {

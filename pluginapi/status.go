@@ -21,12 +21,21 @@ func toStatus(op string, err error) error {
 		pe = &Error{Op: op, Kind: kindOfPlain(err), Err: err}
 	}
 	st := status.New(codeOf(pe.Kind), pe.Error())
-	if withDetail, derr := st.WithDetails(&pb.ErrorDetail{
-		Op: pe.Op, Kind: string(pe.Kind), Message: errMessage(pe),
-	}); derr == nil {
+	if withDetail, derr := st.WithDetails(detailOf(pe)); derr == nil {
 		st = withDetail
 	}
 	return st.Err()
+}
+
+// detailOf encodes a typed error for the wire.
+func detailOf(pe *Error) *pb.ErrorDetail {
+	return &pb.ErrorDetail{Op: pe.Op, Kind: string(pe.Kind), Message: errMessage(pe)}
+}
+
+// errorFromDetail rebuilds the typed error a detail carries.
+func errorFromDetail(d *pb.ErrorDetail) *Error {
+	kind := Kind(d.GetKind())
+	return &Error{Op: d.GetOp(), Kind: kind, Err: remoteError{msg: d.GetMessage(), base: baseOf(kind)}}
 }
 
 func errMessage(e *Error) string {
@@ -60,6 +69,10 @@ func codeOf(k Kind) codes.Code {
 		return codes.Canceled
 	case KindUnsupported:
 		return codes.Unimplemented
+	case KindMessageTooLarge:
+		return codes.ResourceExhausted
+	case KindUnauthorized:
+		return codes.Unauthenticated
 	}
 	return codes.Internal
 }
@@ -79,8 +92,7 @@ func fromStatus(op string, err error) error {
 	}
 	for _, d := range st.Details() {
 		if ed, ok := d.(*pb.ErrorDetail); ok {
-			kind := Kind(ed.GetKind())
-			return &Error{Op: ed.GetOp(), Kind: kind, Err: remoteError{msg: ed.GetMessage(), base: baseOf(kind)}}
+			return errorFromDetail(ed)
 		}
 	}
 	switch st.Code() {
@@ -90,6 +102,10 @@ func fromStatus(op string, err error) error {
 		return &Error{Op: op, Kind: KindCanceled, Err: remoteError{msg: st.Message(), base: context.Canceled}}
 	case codes.Unimplemented:
 		return &Error{Op: op, Kind: KindUnsupported, Err: remoteError{msg: st.Message()}}
+	case codes.ResourceExhausted:
+		// gRPC's own receive limit (MaxCallRecvMsgSize): a plugin that does
+		// not enforce the message limit itself sent a larger message.
+		return &Error{Op: op, Kind: KindMessageTooLarge, Err: remoteError{msg: "the plugin relayed a message over the size limit: " + st.Message()}}
 	}
 	return &Error{Op: op, Kind: KindPluginExited, Err: remoteError{msg: "plugin unreachable: " + st.Message()}}
 }

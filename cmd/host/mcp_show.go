@@ -91,9 +91,10 @@ func printServer(w io.Writer, name string, srv config.Server, st supervisor.Stat
 	}
 	row("Headers", maskedMap(srv.Headers))
 	row("OAuth", oauthText(srv.OAuth))
+	row("Login", authText(st.Auth, time.Now()))
 	row("Timeouts", timeoutsText(srv.TimeoutOverrides))
 	row("Other keys", maskedMap(srv.Extra))
-	row("Status", describeState(st))
+	row("Status", stateText(st))
 	row("Warnings", strings.Join(st.Warnings, "; "))
 	if st.ServerName != "" {
 		row("Reports", fmt.Sprintf("%s %s (MCP %s)", st.ServerName, st.ServerVersion, st.ProtocolVersion))
@@ -114,6 +115,12 @@ func oauthText(o *config.OAuth) string {
 	parts := []string{"browser login"}
 	if o.ClientID != "" {
 		parts = append(parts, "client "+o.ClientID)
+	}
+	if o.ClientSecret != "" {
+		parts = append(parts, "client secret "+o.ClientSecret.String())
+	}
+	if o.ClientMetadataURL != "" {
+		parts = append(parts, "client metadata "+o.ClientMetadataURL)
 	}
 	if o.Issuer != "" {
 		parts = append(parts, "issuer "+o.Issuer)

@@ -12,8 +12,22 @@ import (
 // A multi-line error (several config problems) is joined with "; ", so that
 // every status stays on one line of a table or log.
 func describeState(st supervisor.Status) string {
+	s := stateText(st)
+	if a := authText(st.Auth, time.Now()); a != "" && st.State != supervisor.StateNeedsLogin && st.State != supervisor.StateInvalid {
+		s += "; " + a
+	}
+	return s
+}
+
+func stateText(st supervisor.Status) string {
 	st.LastError = strings.ReplaceAll(st.LastError, "\n", "; ")
 	switch st.State {
+	case supervisor.StateNeedsLogin:
+		reason := "not logged in"
+		if st.Auth != nil && st.Auth.Reason != "" {
+			reason = st.Auth.Reason
+		}
+		return fmt.Sprintf("needs login (%s): run `plughost mcp login %s`", reason, st.Name)
 	case supervisor.StateConnected:
 		s := fmt.Sprintf("connected, %d tools (started in %s)", st.Tools, st.StartupDuration.Round(time.Millisecond))
 		for _, w := range st.Warnings {

@@ -16,7 +16,7 @@ const maxEnvFileBytes = 1 << 20
 // NewMasker returns a masker that knows every secret value cfg configures:
 // each server's env values and env_file values, header values, the
 // password (or lone user name) and secret-named query parameters of its url
-// and oauth issuer, and the string values of keys kept for third-party
+// and oauth issuer, its oauth client secret, and the string values of keys kept for third-party
 // transports. env_file is read now (relative to configDir); a file that
 // cannot be read adds nothing (the server reports it when it starts).
 // Disabled servers count too: their config is shown like any other.
@@ -41,6 +41,7 @@ func (s Server) addSecrets(m *secret.Masker, configDir string) {
 	m.AddURL(s.URL.Reveal())
 	if s.OAuth != nil {
 		m.AddURL(s.OAuth.Issuer)
+		m.Add("client_secret", s.OAuth.ClientSecret.Reveal())
 	}
 	for k, v := range s.Extra {
 		addJSONStrings(m, k, json.RawMessage(v.Reveal()))

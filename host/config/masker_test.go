@@ -22,11 +22,12 @@ func TestNewMasker(t *testing.T) {
 		"remote": {Enabled: false, URL: "https://bob:url-canary-pw@h/mcp?api_key=query-canary&page=2",
 			Headers: map[string]secret.String{"X-Tenant": "hdr-canary"}},
 		"third": {Enabled: true, Type: "ws", Extra: map[string]secret.String{"auth": `{"token":"extra-canary","n":5}`}},
+		"login": {Enabled: true, Type: "http", URL: "https://h/mcp", OAuth: &OAuth{ClientID: "c", ClientSecret: "oauth-canary-secret"}},
 	}}}
 	m := NewMasker(cfg, dir)
-	text := "env-canary file-canary-1 \"file-canary-1\" file-canary-2-long url-canary-pw query-canary hdr-canary extra-canary DEBUG=1 page=2"
+	text := "env-canary file-canary-1 \"file-canary-1\" file-canary-2-long url-canary-pw query-canary hdr-canary extra-canary oauth-canary-secret DEBUG=1 page=2"
 	got := m.Mask(text)
-	for _, canary := range []string{"env-canary", "file-canary", "url-canary", "query-canary", "hdr-canary", "extra-canary"} {
+	for _, canary := range []string{"env-canary", "file-canary", "url-canary", "query-canary", "hdr-canary", "extra-canary", "oauth-canary"} {
 		if strings.Contains(got, canary) {
 			t.Errorf("%s not masked: %s", canary, got)
 		}

@@ -52,6 +52,10 @@ type MCP struct {
 	Discovery Discovery `json:"discovery"`
 	// MaxInlineTextChars is the head+tail character budget of a text result.
 	MaxInlineTextChars int `json:"max_inline_text_chars"`
+	// MaxMessageMB is the largest JSON-RPC message accepted from a server, in
+	// MiB; a larger one fails that server, which is restarted. A server's
+	// max_message_mb overrides it.
+	MaxMessageMB int `json:"max_message_mb"`
 	// Workspace is the directory holding result artifacts (~ expanded by Load).
 	Workspace string `json:"workspace"`
 	// Artifacts says how long saved results are kept.
@@ -303,6 +307,9 @@ type Server struct {
 	// TimeoutOverrides replaces global timeouts for this server. Use the
 	// Timeouts method for the effective values.
 	TimeoutOverrides TimeoutOverrides `json:"timeouts,omitzero"`
+	// MaxMessageMBOverride replaces tools.mcp.max_message_mb for this
+	// server; nil when omitted. Use the MaxMessageBytes method.
+	MaxMessageMBOverride *int `json:"max_message_mb,omitempty"`
 	// Extra holds the keys this schema does not know, each with its raw JSON
 	// value (a secret, since it may hold one). They are kept for servers of
 	// third-party transport types, whose plugin receives (and validates) them;
@@ -341,6 +348,12 @@ func (s *Server) UnmarshalJSON(b []byte) error {
 type OAuth struct {
 	// ClientID is a pre-registered client id (dynamic registration if empty).
 	ClientID string `json:"client_id,omitempty"`
+	// ClientSecret is the pre-registered client's secret, if it has one.
+	ClientSecret secret.String `json:"client_secret,omitempty"`
+	// ClientMetadataURL is the https URL of a client ID metadata document
+	// describing plughost, used as the client id by authorization servers
+	// that support such documents (instead of registering a client).
+	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
 	// Issuer overrides the authorization server discovered from the server.
 	Issuer string `json:"issuer,omitempty"`
 	// Scopes are the scopes requested.

@@ -55,6 +55,9 @@ func checkGlobal(p *Problems, m MCP) {
 	if m.MaxInlineTextChars < 256 {
 		p.fatal("tools.mcp.max_inline_text_chars", fmt.Sprintf("must be at least 256, got %d; set a larger budget (default 16384)", m.MaxInlineTextChars))
 	}
+	if msg := messageMBProblem(m.MaxMessageMB); msg != "" {
+		p.fatal("tools.mcp.max_message_mb", msg+" (default 64)")
+	}
 	if strings.TrimSpace(m.Workspace) == "" {
 		p.fatal("tools.mcp.workspace", `must not be empty; set it to a directory for result artifacts (default "~/.plughost/workspace")`)
 	}
@@ -63,6 +66,18 @@ func checkGlobal(p *Problems, m MCP) {
 	checkRestart(p, m.Restart)
 	checkPlugins(p, m.Plugins)
 	checkGateway(p, m.Gateway)
+}
+
+// MaxMessageMBLimit is the largest max_message_mb accepted (1 GiB: the
+// transport protocol's ceiling).
+const MaxMessageMBLimit = 1024
+
+// messageMBProblem says what is wrong with a max_message_mb value, or "".
+func messageMBProblem(mb int) string {
+	if mb < 1 || mb > MaxMessageMBLimit {
+		return fmt.Sprintf("must be between 1 and %d (MiB), got %d; set the largest message a server may send", MaxMessageMBLimit, mb)
+	}
+	return ""
 }
 
 func checkSemantic(p *Problems, s Semantic) {

@@ -28,6 +28,11 @@ func (v serverValidator) fail(key, msg string) {
 func (v serverValidator) check(reportExtra bool) {
 	v.checkName()
 	v.checkTimeouts()
+	if mb := v.s.MaxMessageMBOverride; mb != nil {
+		if msg := messageMBProblem(*mb); msg != "" {
+			v.fail("max_message_mb", msg+", or remove it to use tools.mcp.max_message_mb")
+		}
+	}
 	t := v.s.Transport()
 	if reportExtra && (t == "" || isBuiltin(t)) {
 		v.checkExtra()
@@ -43,6 +48,8 @@ func (v serverValidator) check(reportExtra bool) {
 		v.checkRemote(t)
 	case !slices.Contains(v.opts.ExtraTypes, v.s.Type):
 		v.fail("type", v.unknownTypeMsg())
+	case v.s.OAuth != nil:
+		v.notFor("oauth", t, "sse/http")
 	}
 }
 
@@ -184,6 +191,14 @@ func (v serverValidator) checkOAuth() {
 	}
 	if o.Issuer != "" {
 		v.checkURL("oauth.issuer", o.Issuer, "oauth")
+	}
+	if o.ClientSecret != "" && o.ClientID == "" {
+		v.fail("oauth.client_secret", `is set without "client_id"; set the client_id the secret belongs to, or remove the secret to register a client automatically`)
+	}
+	if o.ClientMetadataURL != "" {
+		if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			v.fail("oauth.client_metadata_url", `must be an https URL with a path, where the client ID metadata document is published, e.g. "https://example.com/plughost-client.json"`)
+		}
 	}
 }
 

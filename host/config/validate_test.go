@@ -66,6 +66,8 @@ func TestValidateServerTransport(t *testing.T) {
 			want: []string{srv + `.type: server "my.server": field "type" has unknown transport "slack"; known types: stdio, sse, http, streamable-http (alias of http), websocket. Remove "type" to detect the transport from "command" or "url", use a known type, or install a transport plugin named mcp-transport-slack`},
 		},
 		{name: "third-party type found on disk", server: `{"enabled":true,"type":"slack","command":"npx","env":{"A":"b"}}`, extra: []string{"slack"}},
+		{name: "oauth on a third-party type", server: `{"enabled":true,"type":"slack","command":"npx","oauth":{}}`, extra: []string{"slack"},
+			want: []string{srv + `.oauth: "oauth" applies only to sse/http servers, but this server uses the slack transport; remove "oauth" (or change "type")`}},
 		{
 			name: "stdio without command", server: `{"enabled":true,"type":"stdio"}`,
 			want: []string{srv + `.command: a stdio server needs "command", the executable to run (e.g. "npx"); set it, or set "url" to use a remote server instead`},
@@ -140,6 +142,14 @@ func TestValidateServerTransport(t *testing.T) {
 			},
 		},
 		{
+			name:   "oauth client secret without id, bad metadata document URL",
+			server: `{"enabled":true,"url":"https://x/y","oauth":{"client_secret":"s3cret","client_metadata_url":"http://x/doc.json"}}`,
+			want: []string{
+				srv + `.oauth.client_secret: is set without "client_id"; set the client_id the secret belongs to, or remove the secret to register a client automatically`,
+				srv + `.oauth.client_metadata_url: must be an https URL with a path, where the client ID metadata document is published, e.g. "https://example.com/plughost-client.json"`,
+			},
+		},
+		{
 			name: "bad header name and value", server: `{"enabled":true,"url":"https://x/y","headers":{"Bad Name":"v","X-Ok":"a\r\nb"}}`,
 			want: []string{
 				srv + `.headers["Bad Name"]: invalid HTTP header name; use letters, digits and -, e.g. "X-Api-Key"`,
@@ -158,6 +168,11 @@ func TestValidateServerTransport(t *testing.T) {
 			want: []string{srv + `.timeouts.call_seconds: must be greater than 0, got 0; set a number of seconds, or remove it to use tools.mcp.timeouts.call_seconds`},
 		},
 		{
+			name: "server message limit", server: `{"enabled":true,"command":"c","max_message_mb":0}`,
+			want: []string{srv + `.max_message_mb: must be between 1 and 1024 (MiB), got 0; set the largest message a server may send, or remove it to use tools.mcp.max_message_mb`},
+		},
+		{name: "server message limit ok", server: `{"enabled":true,"command":"c","max_message_mb":1024}`},
+		{
 			name: "unknown key with suggestion", server: `{"enabled":true,"comand":"npx"}`,
 			want: []string{
 				srv + `.comand: unknown key "comand" (did you mean "command"?) in /home/u/.plughost/config.json`,
@@ -165,8 +180,8 @@ func TestValidateServerTransport(t *testing.T) {
 			},
 		},
 		{
-			name: "nested unknown key", server: `{"enabled":true,"url":"https://x/y","oauth":{"client":"x"}}`,
-			want: []string{srv + `.oauth.client: unknown key "client" (did you mean "client_id"?) in /home/u/.plughost/config.json`},
+			name: "nested unknown key", server: `{"enabled":true,"url":"https://x/y","oauth":{"clientid":"x"}}`,
+			want: []string{srv + `.oauth.clientid: unknown key "clientid" (did you mean "client_id"?) in /home/u/.plughost/config.json`},
 		},
 		{
 			name: "wrong types", server: `{"enabled":true,"command":"c","args":"-y","deferred":"no","env":{"A":1},"timeouts":{"call_seconds":"60"}}`,
@@ -234,6 +249,10 @@ func TestValidateGlobal(t *testing.T) {
 		{name: "artifact retention fractions ok", mcp: `{"artifacts":{"max_age_hours":0.5,"max_total_mb":0.25}}`},
 		{name: "range edges ok", mcp: `{"discovery":{"ttl":1,"max_search_results":50},"max_inline_text_chars":256}`},
 		{name: "integral float accepted", mcp: `{"discovery":{"ttl":2.0}}`},
+		{
+			name: "message limit", mcp: `{"max_message_mb":2048}`,
+			want: []string{"tools.mcp.max_message_mb: must be between 1 and 1024 (MiB), got 2048; set the largest message a server may send (default 64)"},
+		},
 		{
 			name: "timeouts and restart", mcp: `{"timeouts":{"start_seconds":0,"call_seconds":-1},"restart":{"initial_backoff_seconds":5,"max_backoff_seconds":2}}`,
 			want: []string{

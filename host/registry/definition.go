@@ -17,6 +17,7 @@ type definition struct {
 	name        string
 	description string
 	schema      json.RawMessage // a sub-slice of raw; nil when absent
+	output      json.RawMessage // outputSchema, a sub-slice of raw; nil when absent
 }
 
 // parseDefinition reads a tool definition. The object is kept byte for byte
@@ -45,6 +46,10 @@ func parseDefinition(raw json.RawMessage) (definition, error) {
 			}
 		case "inputSchema":
 			d.schema = value
+		case "outputSchema":
+			if string(value) != "null" {
+				d.output = value
+			}
 		}
 		return nil
 	})

@@ -30,6 +30,9 @@ type Tool struct {
 	// InputSchema is the tool's JSON schema for its arguments, as listed
 	// (nil when the server gave none).
 	InputSchema json.RawMessage `json:"input_schema"`
+	// OutputSchema is the tool's outputSchema as listed, nil when it
+	// declares none.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	// Definition is the tool's definition as a client receives it: the
 	// server's own JSON object, byte for byte, with only "name" replaced by
 	// Name.
@@ -198,6 +201,6 @@ func toolOf(server, name string, d definition) Tool {
 	def, _ := d.withName(name)
 	return Tool{
 		Name: name, Server: server, ServerTool: d.name, Description: d.description,
-		InputSchema: d.schema, Definition: def, Hash: hashOf(def),
+		InputSchema: d.schema, OutputSchema: d.output, Definition: def, Hash: hashOf(def),
 	}
 }

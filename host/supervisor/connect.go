@@ -68,10 +68,19 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 	}
 	openCtx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)
 	defer cancel()
-	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config}
-	if s.spec.DirectPipes {
+	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config, MaxMessageBytes: s.spec.Limits.MaxMessageBytes}
+	if s.spec.DirectPipes || s.spec.Auth != nil {
 		d, err := pc.Transport().Describe(openCtx)
-		req.WantDirectPipes = err == nil && d.HasFeature(pluginapi.FeatureDirectPipes)
+		req.WantDirectPipes = s.spec.DirectPipes && err == nil && d.HasFeature(pluginapi.FeatureDirectPipes)
+		if s.spec.Auth != nil {
+			if err != nil || !d.HasFeature(pluginapi.FeatureCredentials) {
+				pc.Kill()
+				return nil, &pluginapi.Error{Op: "open", Kind: pluginapi.KindInvalidConfig, Err: fmt.Errorf(
+					"oauth: the %s transport plugin (%s) cannot send OAuth credentials (it lacks the %q feature); remove \"oauth\" or use a transport that supports it",
+					s.spec.Transport, s.spec.PluginPath, pluginapi.FeatureCredentials)}
+			}
+			req.Credentials = s.spec.Auth
+		}
 	}
 	conn, err := pc.Transport().Open(openCtx, req)
 	if err != nil {

@@ -90,7 +90,14 @@ func (s *Server) Definitions() []json.RawMessage {
 func (s *Server) Run(ctx context.Context) {
 	var delay time.Duration
 	for {
+		refusals := s.refusals()
 		sess, err := s.connect(ctx)
+		if err != nil && s.refusals() > refusals {
+			if !s.waitLogin(ctx, err) {
+				return
+			}
+			continue
+		}
 		if err == nil {
 			upAt := time.Now()
 			err = s.serve(ctx, sess)
@@ -125,6 +132,27 @@ func (s *Server) Run(ctx context.Context) {
 		}
 		s.update(func(st *Status) { st.Restarts++ })
 	}
+}
+
+// refusals is the count of the server's refusals that wait for a login.
+func (s *Server) refusals() uint64 {
+	if s.spec.Auth == nil {
+		return 0
+	}
+	return s.spec.Auth.Refusals()
+}
+
+// waitLogin parks a server the server refused for want of a login until the
+// user logs in; it reports false when ctx ended first.
+func (s *Server) waitLogin(ctx context.Context, err error) bool {
+	s.logger.Warn("server needs login; waiting for `plughost mcp login`", "error", err)
+	s.update(func(st *Status) { st.State, st.LastError, st.NextRetry = StateNeedsLogin, err.Error(), time.Time{} })
+	if werr := s.spec.Auth.WaitLogin(ctx); werr != nil {
+		s.update(func(st *Status) { st.State = StateStopped })
+		return false
+	}
+	s.logger.Info("logged in; connecting")
+	return true
 }
 
 // ConnectOnce connects, lists tools and disconnects: a connectivity check that
@@ -177,7 +205,7 @@ func (s *Server) serve(ctx context.Context, sess *session) error {
 	for {
 		select {
 		case <-sess.transport.Done():
-			err := sess.transport.Err()
+			err := s.withLimitHint(sess.transport.Err())
 			s.teardown(sess, true)
 			return fmt.Errorf("connection lost: %w", err)
 		case <-sess.relist:
@@ -233,6 +261,19 @@ func (s *Server) teardown(sess *session, crashed bool) {
 		_ = syscall.Kill(-sess.serverPID, syscall.SIGKILL)
 	}
 	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0 })
+}
+
+// withLimitHint adds to a message-too-large error which setting raises the
+// limit; other errors pass unchanged.
+func (s *Server) withLimitHint(err error) error {
+	if pluginapi.KindOf(err) != pluginapi.KindMessageTooLarge {
+		return err
+	}
+	setting := s.spec.Limits.MaxMessageSetting
+	if setting == "" {
+		setting = "the message limit"
+	}
+	return fmt.Errorf("%w; raise %s to accept larger messages", err, setting)
 }
 
 // phaseError names the phase that failed and, for a timeout, the setting

@@ -1,10 +1,12 @@
 package supervisor
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
 	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/host/tokens"
 	"github.com/plughost/plughost/pluginapi"
 )
 
@@ -41,6 +43,8 @@ type Spec struct {
 	// and PluginEnv are unused). For tests and for embedders that bring
 	// their own transport.
 	InProcess pluginapi.Transport
+	// Limits bound what the server may send.
+	Limits Limits
 	// Relist paces re-lists after notifications/tools/list_changed.
 	Relist RelistPacing
 	// Masker masks configured secrets in what the supervisor reports: last
@@ -50,6 +54,34 @@ type Spec struct {
 	// DirectPipes lets a plugin that advertises pluginapi.FeatureDirectPipes
 	// hand the server's stdin/stdout to the host, so calls skip the plugin hop.
 	DirectPipes bool
+	// Auth, when set, is the server's OAuth login: the transport gets its
+	// Authorization from it, and a connection refused for want of a login
+	// waits for one instead of retrying.
+	Auth Auth
+}
+
+// Auth is a server's OAuth login as the supervisor uses it (the host's
+// tokens.Credentials).
+type Auth interface {
+	pluginapi.Credentials
+	// Refusals counts the server's refusals that wait for the user to log
+	// in; an increase during a connection attempt means it failed for that.
+	Refusals() uint64
+	// WaitLogin returns once the server has a usable login, or ctx ends.
+	WaitLogin(ctx context.Context) error
+	// Status describes the login, for status output.
+	Status(ctx context.Context) tokens.Status
+}
+
+// Limits bound what a server may send.
+type Limits struct {
+	// MaxMessageBytes is the largest JSON-RPC message accepted from the
+	// server (0: pluginapi.DefaultMaxMessageBytes); a larger one fails the
+	// connection, and the server is restarted.
+	MaxMessageBytes int
+	// MaxMessageSetting names the setting that raises MaxMessageBytes, for
+	// the error.
+	MaxMessageSetting string
 }
 
 // Timeouts bound each phase of a server's life.

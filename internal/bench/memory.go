@@ -4,162 +4,231 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/plughost/plughost/gateway"
-	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/internal/inprocess"
-	"github.com/plughost/plughost/pluginapi"
 )
 
-// MemoryResult is the heap that open gateway sessions hold.
-type MemoryResult struct {
-	// Catalog is the number of tools served; Sessions the sessions opened.
-	Catalog   int  `json:"catalog"`
-	Sessions  int  `json:"sessions"`
-	Discovery bool `json:"discovery"`
-	// Unlocked is how many tools each session unlocked (discovery on).
-	Unlocked int `json:"unlocked_per_session"`
-	// HeapBytes is the live heap the sessions added, after a GC;
-	// PerSession is HeapBytes / Sessions.
-	HeapBytes  int64 `json:"heap_bytes"`
-	PerSession int64 `json:"per_session_bytes"`
+// MemoryOptions say what the large-result memory measurement runs: the demo
+// server's generate_text tool (Options.Command and Args start the server)
+// returning Chars characters, called Concurrency[i] times at once.
+type MemoryOptions struct {
+	Options
+	// Plughost is the plughost executable, run as `plughost stdio` for the
+	// gateway measurement; "" skips it.
+	Plughost string
+	// Chars is the size of each result (ASCII text, so also its bytes).
+	Chars int
+	// Concurrency lists the numbers of simultaneous calls measured.
+	Concurrency []int
+	// Settle is how long to wait after the calls before reading the memory
+	// still held ("returned afterwards"); the GC is not forced.
+	Settle time.Duration
 }
 
-// SessionMemory serves one in-process server of catalog tools through a
-// gateway (in process, so nothing but the gateway and the host is on the
-// heap besides the server itself) and opens sessions sessions, each of
-// which initializes, searches (with discovery on, unlocking up to 5 tools),
-// lists its tools and calls one; it reports the live heap they added.
-func SessionMemory(ctx context.Context, catalog, sessions int, discovery bool) (MemoryResult, error) {
-	r := MemoryResult{Catalog: catalog, Sessions: sessions, Discovery: discovery}
-	h, err := catalogHost(ctx, catalog, discovery)
+// MemoryRun is the memory cost of one setup and concurrency.
+type MemoryRun struct {
+	// Setup names the path measured.
+	Setup string `json:"setup"`
+	// Concurrent is the number of simultaneous calls.
+	Concurrent int `json:"concurrent"`
+	// PayloadBytes is the size of one result's text.
+	PayloadBytes int `json:"payload_bytes"`
+	// BaselineKiB is the measured process's RSS before the calls.
+	BaselineKiB int `json:"baseline_kib"`
+	// PeakGrowthKiB is its peak RSS (VmHWM, reset before the calls) minus
+	// the baseline.
+	PeakGrowthKiB int `json:"peak_growth_kib"`
+	// Ratio is PeakGrowthKiB over the payloads (Concurrent × PayloadBytes).
+	Ratio float64 `json:"ratio"`
+	// AfterKiB is the RSS above the baseline Settle after the calls ended.
+	AfterKiB int `json:"after_kib"`
+	// Took is the wall time of the calls.
+	Took time.Duration `json:"took_ns"`
+}
+
+// LargeResultMemory measures the peak RSS growth of the process that holds
+// the host while it serves Chars-character results: in this process through
+// the library (direct pipes, then the plugin relay), and in a `plughost stdio`
+// child through the gateway. Each result goes the whole way: server →
+// (plugin) → host → shaping chain (artifact written, bounded view) → caller.
+func LargeResultMemory(ctx context.Context, o MemoryOptions) ([]MemoryRun, error) {
+	var out []MemoryRun
+	for _, relay := range []bool{false, true} {
+		setup := map[bool]string{false: "library, direct pipes", true: "library, plugin relay"}[relay]
+		runs, err := libraryMemory(ctx, o, relay, setup)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", setup, err)
+		}
+		out = append(out, runs...)
+	}
+	if o.Plughost != "" {
+		runs, err := gatewayMemory(ctx, o)
+		if err != nil {
+			return out, fmt.Errorf("gateway: %w", err)
+		}
+		out = append(out, runs...)
+	}
+	return out, nil
+}
+
+// generateArgs are the arguments of one large call.
+func (o MemoryOptions) generateArgs() map[string]any { return map[string]any{"chars": o.Chars} }
+
+func libraryMemory(ctx context.Context, o MemoryOptions, relay bool, setup string) ([]MemoryRun, error) {
+	h, err := startHost(ctx, o.Options, 1, relay)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
 	defer h.Close()
-	gw := gateway.New(h, gateway.Options{Version: "bench", MaxMessageBytes: 64 << 20})
-	handler := gw.HTTPHandler()
-	for i := range 5 { // warm up: the view, the index's caches
-		id, _, err := openSession(handler, i, discovery)
+	sess := h.NewSession()
+	args, _ := json.Marshal(o.generateArgs())
+	call := func() error {
+		res, err := sess.Call(ctx, "mcp_s0_generate_text", args)
+		return resultError(res, err)
+	}
+	if _, err := sess.Call(ctx, "mcp_s0_generate_text", json.RawMessage(`{"chars": 1000}`)); err != nil {
+		return nil, err
+	}
+	self := os.Getpid()
+	var out []MemoryRun
+	for _, n := range o.Concurrency {
+		runtime.GC()
+		debug.FreeOSMemory()
+		r, err := measure(self, n, o, call)
+		if err != nil {
+			return out, err
+		}
+		r.Setup = setup
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// resultError turns a failed or error result into an error.
+func resultError(res *mcp.CallToolResult, err error) error {
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		return fmt.Errorf("the call returned an error result: %v", res.Content)
+	}
+	return nil
+}
+
+// measure runs n calls at once and reads the memory of process pid.
+func measure(pid, n int, o MemoryOptions, call func() error) (MemoryRun, error) {
+	r := MemoryRun{Concurrent: n, PayloadBytes: o.Chars}
+	if err := resetPeak(pid); err != nil {
+		return r, err
+	}
+	r.BaselineKiB = procStatusKiB(pid, "VmRSS:")
+	began := time.Now()
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { errs <- call() })
+	}
+	wg.Wait()
+	r.Took = time.Since(began)
+	close(errs)
+	for err := range errs {
 		if err != nil {
 			return r, err
 		}
-		if err := h.Session(id).Close(ctx); err != nil {
-			return r, err
-		}
 	}
-	before := liveHeap()
-	unlocked := 0
-	for i := range sessions {
-		_, n, err := openSession(handler, i, discovery)
-		if err != nil {
-			return r, fmt.Errorf("session %d: %w", i, err)
-		}
-		unlocked += n
-	}
-	after := liveHeap()
-	runtime.KeepAlive(h)
-	r.HeapBytes = after - before
-	r.PerSession = r.HeapBytes / int64(sessions)
-	r.Unlocked = unlocked / sessions
+	r.PeakGrowthKiB = procStatusKiB(pid, "VmHWM:") - r.BaselineKiB
+	r.Ratio = float64(r.PeakGrowthKiB) * 1024 / float64(n*o.Chars)
+	time.Sleep(o.Settle)
+	r.AfterKiB = procStatusKiB(pid, "VmRSS:") - r.BaselineKiB
 	return r, nil
 }
 
-// liveHeap returns the live heap after a full collection.
-func liveHeap() int64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return int64(m.HeapAlloc)
+// gatewayMemory measures a fresh `plughost stdio` child per concurrency,
+// serving the demo server, called over MCP on its stdin/stdout.
+func gatewayMemory(ctx context.Context, o MemoryOptions) ([]MemoryRun, error) {
+	var out []MemoryRun
+	for _, n := range o.Concurrency {
+		r, err := gatewayMemoryOnce(ctx, o, n)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
-// catalogHost starts a host with one in-process server listing n tools.
-func catalogHost(ctx context.Context, n int, discovery bool) (*host.Host, error) {
-	srv := server.NewMCPServer("catalog", "1", server.WithToolCapabilities(true))
-	tools := make([]server.ServerTool, n)
-	for i := range tools {
-		tools[i] = server.ServerTool{
-			Tool: mcp.NewTool(fmt.Sprintf("tool_%d", i),
-				mcp.WithDescription(fmt.Sprintf("Synthetic tool number %d of a large catalog; returns ok.", i)),
-				mcp.WithString("input", mcp.Description("Anything."))),
-			Handler: func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return mcp.NewToolResultText("ok"), nil
-			},
-		}
-	}
-	srv.AddTools(tools...)
-	tr := inprocess.New(map[string]*server.MCPServer{"cat": srv})
-	raw, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{
-		"enabled": true, "discovery": map[string]any{"enabled": discovery},
-		"servers": map[string]any{"cat": map[string]any{"enabled": true, "command": "in-process"}},
-	}}})
+func gatewayMemoryOnce(ctx context.Context, o MemoryOptions, n int) (MemoryRun, error) {
 	dir, err := os.MkdirTemp("", "plughost-bench-memory-")
 	if err != nil {
-		return nil, err
+		return MemoryRun{}, err
 	}
 	defer os.RemoveAll(dir)
-	l, err := config.Load(config.LoadOptions{UserFile: filepath.Join(dir, "c.json"), UserData: raw,
-		SystemDir: filepath.Join(dir, "none"), Home: dir})
+	cfg := map[string]any{"tools": map[string]any{"mcp": map[string]any{
+		"enabled": true, "workspace": filepath.Join(dir, "workspace"),
+		"plugins": map[string]any{"dirs": o.PluginDirs},
+		"servers": map[string]any{"demo": map[string]any{"enabled": true, "command": o.Command, "args": o.Args}},
+	}}}
+	raw, _ := json.Marshal(cfg)
+	path := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(path, raw, 0o600); err != nil {
+		return MemoryRun{}, err
+	}
+	var cmd *exec.Cmd
+	tr := transport.NewStdioWithOptions(o.Plughost, append(os.Environ(), "HOME="+dir), []string{"stdio", "--config", path, "--wait", "60s"},
+		transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd = exec.CommandContext(ctx, command, args...)
+			cmd.Env = env
+			return cmd, nil
+		}))
+	c, err := initializedClient(ctx, tr)
 	if err != nil {
-		return nil, err
+		return MemoryRun{}, err
 	}
-	h, err := host.NewFromLoaded(l, host.Options{ConfigDir: dir, Transports: map[string]pluginapi.Transport{"stdio": tr}})
-	if err != nil {
-		return nil, err
+	defer c.Close()
+	call := func(args map[string]any) error {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "mcp_demo_generate_text", args
+		res, err := c.CallTool(ctx, req)
+		return resultError(res, err)
 	}
-	h.Start(ctx)
-	if err := waitConnected(ctx, h, 1); err != nil {
-		h.Close()
-		return nil, err
+	if err := call(map[string]any{"chars": 1000}); err != nil {
+		return MemoryRun{}, err
 	}
-	return h, nil
+	time.Sleep(o.Settle) // let start-up garbage settle before the baseline
+	r, err := measure(cmd.Process.Pid, n, o, func() error { return call(o.generateArgs()) })
+	r.Setup = "gateway (plughost stdio, direct pipes)"
+	return r, err
 }
 
-// openSession runs one session's exchanges through handler and returns its
-// id and how many tools it unlocked.
-func openSession(handler http.Handler, i int, discovery bool) (string, int, error) {
-	post := func(id, body string) (*httptest.ResponseRecorder, error) {
-		req := httptest.NewRequest("POST", gateway.MCPPath, strings.NewReader(body))
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if id != "" {
-			req.Header.Set("Mcp-Session-Id", id)
-		}
-		rec := httptest.NewRecorder()
-		handler.ServeHTTP(rec, req)
-		if rec.Code != 200 {
-			return rec, fmt.Errorf("%s: HTTP %d %s", body[:min(len(body), 60)], rec.Code, rec.Body.String())
-		}
-		return rec, nil
+// resetPeak resets the peak RSS (VmHWM) of a process (Linux ≥ 4.0).
+func resetPeak(pid int) error {
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		return fmt.Errorf("reset the peak RSS of pid %d: %w", pid, err)
 	}
-	rec, err := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	return nil
+}
+
+// procStatusKiB reads one kB field (VmRSS:, VmHWM:) of /proc/<pid>/status.
+func procStatusKiB(pid int, field string) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return "", 0, err
+		return 0
 	}
-	id := rec.Header().Get("Mcp-Session-Id")
-	unlocked := 0
-	if discovery {
-		rec, err := post(id, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tool_search_tool_bm25","arguments":{"query":"synthetic tool number %d"}}}`, i))
-		if err != nil {
-			return "", 0, err
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
+			return n
 		}
-		unlocked = strings.Count(rec.Body.String(), `\"name\":\"mcp_cat_tool_`)
 	}
-	if _, err := post(id, `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}`); err != nil {
-		return "", 0, err
-	}
-	if _, err := post(id, fmt.Sprintf(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"mcp_cat_tool_%d","arguments":{}}}`, i)); err != nil {
-		return "", 0, err
-	}
-	return id, unlocked, nil
+	return 0
 }
