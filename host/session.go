@@ -276,4 +276,3 @@ func (s *Session) use(ctx context.Context, v *discovery.View, tool registry.Tool
 	}
 	return nil
 }
-
