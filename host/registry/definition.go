@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"strings"
+
+	"github.com/plughost/plughost/host/rawjson"
 )
 
 // definition is one tool definition as a server listed it, read once: the
@@ -34,32 +37,44 @@ func parseDefinition(raw json.RawMessage) (definition, error) {
 		raw = b.Bytes()
 	}
 	d := definition{raw: raw, nameAt: [2]int{-1, -1}}
-	err := members(raw, func(key string, start, end int) error {
-		value := raw[start:end]
+	text := rawjson.View(raw) // read only here; what is kept is cloned
+	var bad error
+	ok := rawjson.ScanMembers(text, func(key string, start, end int) bool {
+		value := text[start:end]
 		switch key {
 		case "name":
 			d.nameAt = [2]int{start, end}
-			return json.Unmarshal(value, &d.name)
+			d.name, bad = stringValue(key, value)
 		case "description":
-			if string(value) != "null" {
-				return json.Unmarshal(value, &d.description)
+			if value != "null" {
+				d.description, bad = stringValue(key, value)
 			}
 		case "inputSchema":
-			d.schema = value
+			d.schema = raw[start:end]
 		case "outputSchema":
-			if string(value) != "null" {
-				d.output = value
+			if value != "null" {
+				d.output = raw[start:end]
 			}
 		}
-		return nil
+		return bad == nil
 	})
-	if err != nil {
-		return definition{}, fmt.Errorf("tool definition: %w", err)
-	}
-	if d.name == "" {
+	switch {
+	case bad != nil:
+		return definition{}, fmt.Errorf("tool definition: %w", bad)
+	case !ok:
+		return definition{}, errors.New("tool definition: not one valid JSON object")
+	case d.name == "":
 		return definition{}, errors.New(`tool definition: no "name"`)
 	}
 	return d, nil
+}
+
+// stringValue decodes a member that must be a JSON string.
+func stringValue(key, value string) (string, error) {
+	if value == "" || value[0] != '"' {
+		return "", fmt.Errorf("%q is not a string", key)
+	}
+	return strings.Clone(rawjson.DecodeString(value)), nil
 }
 
 // withName returns the definition with its "name" value replaced by name;
@@ -74,37 +89,6 @@ func (d definition) withName(name string) (json.RawMessage, [2]int) {
 	out = append(out, quoted...)
 	out = append(out, d.raw[d.nameAt[1]:]...)
 	return out, [2]int{d.nameAt[0], d.nameAt[0] + len(quoted)}
-}
-
-// members calls f with each top-level member of the JSON object raw: its
-// key and the byte range of its value.
-func members(raw []byte, f func(key string, start, end int) error) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return errors.New("not a JSON object")
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		key, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return fmt.Errorf("member %q: %w", key, err)
-		}
-		end := int(dec.InputOffset())
-		if err := f(key, end-len(value), end); err != nil {
-			return fmt.Errorf("member %q: %w", key, err)
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("data after the object")
-	}
-	return nil
 }
 
 // hashOf identifies a definition: equal bytes, equal hash.
