@@ -15,10 +15,7 @@ func (h *Host) newRules() error {
 	if err != nil {
 		return err
 	}
-	deps := discovery.Deps{
-		Deferred: discovery.DeferredFunc(h.cfg.MCP.Servers, settings.Enabled),
-		Closest:  func(name string, n int) []string { return h.registry.Snapshot().Closest(name, n) },
-	}
+	deps := discovery.Deps{Deferred: discovery.DeferredFunc(h.cfg.MCP.Servers, settings.Enabled)}
 	if settings.Enabled {
 		opts := searchOptions(h.cfg.MCP.Discovery.Semantic, h.opts.Environ, h.logger)
 		if h.index, err = search.New(opts...); err != nil {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -48,6 +49,14 @@ type Options struct {
 	// TokenStore keeps the OAuth logins of servers; nil means one file per
 	// server under DefaultTokenDir of the user's home.
 	TokenStore tokens.Store
+	// SessionStore keeps the sessions' state; nil means an in-memory store
+	// whose sessions expire after tools.mcp.gateway.session_idle_minutes.
+	SessionStore SessionStore
+	// Transports serves transport types in process: a server whose type is
+	// a key here talks through that pluginapi.Transport inside the host
+	// instead of a plugin executable (for tests, and for embedders that
+	// bring their own transport).
+	Transports map[string]pluginapi.Transport
 }
 
 // Host runs the configured MCP servers. Create it with New, then Start it;
@@ -71,6 +80,11 @@ type Host struct {
 	auth      *tokens.Manager                // OAuth logins
 	creds     map[string]*tokens.Credentials // servers with oauth
 	largeDone chan struct{}                  // signals returnMemory after a large call
+	sessions  SessionStore
+	unlocks   atomic.Int64 // tools unlocked by searches and exact-name calls
+
+	viewMu sync.Mutex                     // serializes building views
+	viewAt atomic.Pointer[discovery.View] // the view of the current snapshot
 
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every change
@@ -127,6 +141,10 @@ func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts O
 		indexed:   map[string][]string{},
 		creds:     map[string]*tokens.Credentials{},
 		largeDone: make(chan struct{}, 1),
+		sessions:  opts.SessionStore,
+	}
+	if h.sessions == nil {
+		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
 	h.auth = newAuth(opts.TokenStore, h.logger)
 	if err := h.newRules(); err != nil {
@@ -173,8 +191,9 @@ func (h *Host) addServer(name string, srv config.Server, problem error, dirs []s
 // spec turns a validated server entry into what the supervisor runs.
 func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.Spec, error) {
 	typ := srv.Transport()
+	inProcess := h.opts.Transports[typ]
 	path, err := plugindir.Locate(typ, dirs)
-	if err != nil {
+	if err != nil && inProcess == nil {
 		return supervisor.Spec{}, fmt.Errorf("%s: %w", config.ServerPath(name, "type"), err)
 	}
 	tcfg, err := srv.TransportConfig(h.opts.ConfigDir)
@@ -186,9 +205,11 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		env = append([]string(nil), h.opts.Environ...)
 	}
 	t := srv.Timeouts(h.cfg.MCP.Timeouts.Durations())
-	fallback, tcfg, err := autoDetectFallback(srv, tcfg, dirs, h.cfg.MCP.Plugins.SHA256)
-	if err != nil {
-		return supervisor.Spec{}, fmt.Errorf("server %q: %w", name, err)
+	var fallback *supervisor.Fallback
+	if inProcess == nil {
+		if fallback, tcfg, err = autoDetectFallback(srv, tcfg, dirs, h.cfg.MCP.Plugins.SHA256); err != nil {
+			return supervisor.Spec{}, fmt.Errorf("server %q: %w", name, err)
+		}
 	}
 	return supervisor.Spec{
 		Fallback:      fallback,
@@ -204,6 +225,7 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		Backoff:       supervisor.Backoff{Initial: h.cfg.MCP.Restart.InitialBackoff(), Max: h.cfg.MCP.Restart.MaxBackoff()},
 		ClientVersion: h.opts.Version,
 		DirectPipes:   !h.opts.RelayOnly,
+		InProcess:     inProcess,
 		Masker:        h.masker,
 		Limits:        supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(h.cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name)},
 	}, nil
@@ -304,13 +326,50 @@ func (h *Host) Close() error {
 
 func (h *Host) serverChanged(name string) {
 	s := h.servers[name]
-	h.registry.SetServer(name, s.Tools())
+	if defs := s.Definitions(); defs != nil || !keepsTools(s.Status()) {
+		h.registry.SetServer(name, defs)
+	}
 	h.reindex()
 	h.mu.Lock()
 	close(h.changed)
 	h.changed = make(chan struct{})
 	h.mu.Unlock()
 }
+
+// keepsTools reports whether a server without a live tool list keeps the
+// definitions it last listed: while it is down — crashed, failing, being
+// restarted — its tools stay known (a call explains that the server is
+// down), so clients' lists and prompt caches do not flap with every
+// restart. A server that is stopped, invalid or disabled drops them.
+func keepsTools(st supervisor.Status) bool {
+	switch st.State {
+	case supervisor.StateStopped, supervisor.StateInvalid, supervisor.StateDisabled:
+		return false
+	}
+	return true
+}
+
+// view returns the discovery view of the current snapshot, building it once
+// per snapshot (and rules): every session shares it.
+func (h *Host) view() *discovery.View {
+	snap := h.registry.Snapshot()
+	if v := h.viewAt.Load(); v != nil && v.Snapshot() == snap && v.Rules() == h.rules {
+		return v
+	}
+	h.viewMu.Lock()
+	defer h.viewMu.Unlock()
+	snap = h.registry.Snapshot()
+	if v := h.viewAt.Load(); v != nil && v.Snapshot() == snap && v.Rules() == h.rules {
+		return v
+	}
+	v := h.rules.NewView(snap, append(h.rules.SearchToolDefs(), pagingTools()...))
+	h.viewAt.Store(v)
+	return v
+}
+
+// UnlockCount returns how many tools sessions unlocked so far, by searches
+// and exact-name calls (a renewal does not count).
+func (h *Host) UnlockCount() int64 { return h.unlocks.Load() }
 
 // Changed returns a channel closed at the next status or tool change.
 func (h *Host) Changed() <-chan struct{} {

@@ -49,7 +49,7 @@ func (h *Host) newShaping() error {
 func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolResult, error) {
 	srv, ok := h.servers[c.Server]
 	if !ok {
-		return nil, fmt.Errorf("tool %q: server %q is not running", c.Name, c.Server)
+		return nil, fmt.Errorf("tool %q: server %q: %w", c.Name, c.Server, errServerNotRunning)
 	}
 	res, err := srv.Call(ctx, c.Tool, c.Args)
 	if err == nil {
@@ -118,7 +118,7 @@ func pagingTools() []registry.Tool {
 	defs := artifacts.ToolDefs()
 	out := make([]registry.Tool, len(defs))
 	for i, d := range defs {
-		out[i] = registry.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema}
+		out[i] = registry.NewTool(d.Name, d.Description, d.InputSchema)
 	}
 	return out
 }

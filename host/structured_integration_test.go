@@ -58,7 +58,7 @@ func TestFilesystemReadBoundsStructuredContent(t *testing.T) {
 		t.Fatalf("structuredContent %.300s; want {\"content\": head … note … tail}", sc)
 	}
 	tool, ok := h.Registry().Lookup("mcp_fs_read_text_file")
-	if !ok || (tool.Def.OutputSchema.Type == "" && tool.Def.RawOutputSchema == nil) {
+	if !ok || tool.OutputSchema == nil {
 		t.Fatal("read_text_file declares no outputSchema; the test needs one")
 	}
 	// The whole structuredContent is in the file the text names.

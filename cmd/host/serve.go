@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/secret"
@@ -28,7 +30,8 @@ client session. It also serves /healthz, /readyz (which servers are up) and /met
 (Prometheus). Clients authenticate with "Authorization: Bearer <token>"; the token is
 generated on first run into tools.mcp.gateway.token_file (0600) and printed on stdout
 with a ready client config. State changes are logged on stderr until SIGINT or SIGTERM;
-then every plugin and server is stopped.`,
+then calls in flight finish (up to tools.mcp.gateway.shutdown_seconds) and every plugin
+and server is stopped.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -45,33 +48,45 @@ then every plugin and server is stopped.`,
 			var tok secret.String
 			if gc.Auth {
 				var created bool
-				if tok, created, err = gateway.LoadOrCreateToken(gc.TokenFile); err != nil {
+				if tok, created, err = frontdoor.LoadOrCreateToken(gc.TokenFile); err != nil {
 					return err
 				}
 				if created {
 					fmt.Fprintf(g.stderr, "plughost: created a new gateway token in %s\n", gc.TokenFile)
 				}
 			}
-			ln, err := gateway.Listen(gc.Listen, gc.Auth)
+			ln, err := frontdoor.Listen(gc.Listen, gc.Auth)
 			if err != nil {
 				return err
 			}
+			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version,
+				MaxMessageBytes: gc.MaxRequestBytes(), ShutdownTimeout: gc.ShutdownTimeout()})
+			door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: tok, TokenHint: gc.TokenFile,
+				Limits: frontdoor.LimitsFromConfig(gc), Logger: h.Logger().Named("http"), Collectors: gw.Collectors()})
+			if err != nil {
+				ln.Close()
+				return err
+			}
+			door.Mount(gateway.MCPPath, gw.HTTPHandler())
+			door.OnShutdown(gw.Shutdown)
 			exe, _ := os.Executable()
 			fmt.Fprint(g.stdout, gateway.ClientSnippet(gateway.URL(ln.Addr()), tok, exe))
 			h.Start(ctx)
 			fmt.Fprintf(g.stderr, "plughost: serving %d configured server(s) at %s; stop with Ctrl-C\n", len(h.ServerNames()), gateway.URL(ln.Addr()))
-			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version})
+			runCtx, stopRun := context.WithCancel(ctx)
+			var background sync.WaitGroup
+			background.Go(func() { gw.Run(runCtx) })
+			background.Go(func() { watchStates(runCtx, h, g) })
 			served := make(chan error, 1)
-			go func() {
-				served <- gw.ServeHTTP(ctx, gateway.HTTPOptions{Listener: ln, Token: tok, TokenHint: gc.TokenFile})
-			}()
-			go watchStates(ctx, h, g)
+			go func() { served <- door.Serve(ctx) }()
 			select {
 			case err = <-served: // failed on its own
 			case <-ctx.Done():
+				fmt.Fprintln(g.stderr, "plughost: shutting down: finishing the calls in flight")
 				err = <-served
 			}
-			fmt.Fprintln(g.stderr, "plughost: shutting down")
+			stopRun()
+			background.Wait()
 			if cerr := h.Close(); err == nil {
 				err = cerr
 			}

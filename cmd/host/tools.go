@@ -23,7 +23,10 @@ func newToolsCommand(g *globals) *cobra.Command {
 				return err
 			}
 			defer h.Close()
-			tools := h.NewSession().Tools()
+			tools, err := h.NewSession().Tools(cmd.Context())
+			if err != nil {
+				return err
+			}
 			if asJSON {
 				return writeJSON(g.stdout, tools)
 			}

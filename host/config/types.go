@@ -85,7 +85,38 @@ type Gateway struct {
 	// TokenFile holds the bearer token; it is created (mode 0600, random)
 	// on first use (~ expanded by Load).
 	TokenFile string `json:"token_file"`
+	// SessionIdleMinutes ends a session no request touched for that long:
+	// its unlocks are forgotten and an HTTP client must initialize again.
+	SessionIdleMinutes float64 `json:"session_idle_minutes"`
+	// MaxRequestMB caps the body of one HTTP request; a larger one is
+	// refused with 413 and a JSON-RPC error.
+	MaxRequestMB float64 `json:"max_request_mb"`
+	// ReadTimeoutSeconds bounds reading one request, headers and body (a
+	// slow sender is cut off); it does not bound the call the request makes.
+	ReadTimeoutSeconds float64 `json:"read_timeout_seconds"`
+	// IdleTimeoutSeconds closes a keep-alive connection idle that long.
+	IdleTimeoutSeconds float64 `json:"idle_timeout_seconds"`
+	// ShutdownSeconds is how long a stopping gateway waits for calls in
+	// flight to finish before it closes the servers.
+	ShutdownSeconds float64 `json:"shutdown_seconds"`
 }
+
+// SessionIdle returns SessionIdleMinutes as a duration.
+func (g Gateway) SessionIdle() time.Duration { return minutes(g.SessionIdleMinutes) }
+
+// MaxRequestBytes returns MaxRequestMB in bytes.
+func (g Gateway) MaxRequestBytes() int64 { return int64(g.MaxRequestMB * (1 << 20)) }
+
+// ReadTimeout returns ReadTimeoutSeconds as a duration.
+func (g Gateway) ReadTimeout() time.Duration { return seconds(g.ReadTimeoutSeconds) }
+
+// IdleTimeout returns IdleTimeoutSeconds as a duration.
+func (g Gateway) IdleTimeout() time.Duration { return seconds(g.IdleTimeoutSeconds) }
+
+// ShutdownTimeout returns ShutdownSeconds as a duration.
+func (g Gateway) ShutdownTimeout() time.Duration { return seconds(g.ShutdownSeconds) }
+
+func minutes(m float64) time.Duration { return time.Duration(m * float64(time.Minute)) }
 
 // Discovery is tools.mcp.discovery.
 type Discovery struct {

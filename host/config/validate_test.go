@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -461,17 +462,27 @@ func TestValidateGateway(t *testing.T) {
 		{"bad port", Gateway{Listen: "127.0.0.1:http", Auth: true, TokenFile: "/t"}, []string{"tools.mcp.gateway.listen"}},
 		{"port too large", Gateway{Listen: "127.0.0.1:70000", Auth: true, TokenFile: "/t"}, []string{"tools.mcp.gateway.listen"}},
 		{"auth without token file", Gateway{Listen: "127.0.0.1:1", Auth: true}, []string{"tools.mcp.gateway.token_file"}},
+		{"limits must be positive", Gateway{Listen: "127.0.0.1:1", SessionIdleMinutes: -1, MaxRequestMB: -1, ReadTimeoutSeconds: -1, IdleTimeoutSeconds: -1, ShutdownSeconds: -1},
+			[]string{"tools.mcp.gateway.idle_timeout_seconds", "tools.mcp.gateway.max_request_mb", "tools.mcp.gateway.read_timeout_seconds",
+				"tools.mcp.gateway.session_idle_minutes", "tools.mcp.gateway.shutdown_seconds"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, err := Defaults()
 			if err != nil {
 				t.Fatal(err)
 			}
+			def := cfg.MCP.Gateway
 			cfg.MCP.Gateway = c.g
+			if c.g.SessionIdleMinutes == 0 { // the case is about listen, auth and token: default limits
+				g := &cfg.MCP.Gateway
+				g.SessionIdleMinutes, g.MaxRequestMB, g.ReadTimeoutSeconds = def.SessionIdleMinutes, def.MaxRequestMB, def.ReadTimeoutSeconds
+				g.IdleTimeoutSeconds, g.ShutdownSeconds = def.IdleTimeoutSeconds, def.ShutdownSeconds
+			}
 			var got []string
 			for _, pr := range Validate(cfg, ValidateOptions{}).All() {
 				got = append(got, pr.Path)
 			}
+			sort.Strings(got)
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("problem paths (-want +got):\n%s", diff)
 			}

@@ -2,9 +2,11 @@ package supervisor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,14 +31,15 @@ type Server struct {
 
 	mu       sync.RWMutex
 	status   Status
-	tools    []mcp.Tool
+	tools    []json.RawMessage // definitions as the server listed them
 	live     *session
 	lastDiag pluginapi.Diagnostics
+	listID   atomic.Int64 // numbers the tools/list requests
 }
 
 // session is one live connection: a plugin process and the MCP client on it.
 type session struct {
-	plugin    *pluginapi.Client
+	plugin    pluginProcess
 	transport *msgtransport.Transport
 	client    *client.Client
 	serverPID int
@@ -71,11 +74,15 @@ func (s *Server) Status() Status {
 	return s.status
 }
 
-// Tools returns the server's tools as it last listed them (nil when not connected).
-func (s *Server) Tools() []mcp.Tool {
+// Definitions returns the server's tool definitions as it last listed them,
+// each the raw JSON object the server sent: nil when not connected, empty
+// (not nil) when connected to a server that lists no tools. The
+// slice is replaced, never modified, on a re-list: callers must not modify
+// it, and may compare it by identity to see whether the list changed.
+func (s *Server) Definitions() []json.RawMessage {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return append([]mcp.Tool(nil), s.tools...)
+	return s.tools
 }
 
 // Run keeps the server connected until ctx ends, restarting it with backoff
@@ -151,12 +158,12 @@ func (s *Server) waitLogin(ctx context.Context, err error) bool {
 // ConnectOnce connects, lists tools and disconnects: a connectivity check that
 // does not restart anything. The returned Status has the tool count and the
 // start-up duration; on failure the error says which phase failed.
-func (s *Server) ConnectOnce(ctx context.Context) (Status, []mcp.Tool, error) {
+func (s *Server) ConnectOnce(ctx context.Context) (Status, []json.RawMessage, error) {
 	sess, err := s.connect(ctx)
 	if err != nil {
 		return s.Status(), nil, s.spec.Masker.Error(err)
 	}
-	st, tools := s.Status(), s.Tools()
+	st, tools := s.Status(), s.Definitions()
 	s.teardown(sess, false)
 	return st, tools, nil
 }

@@ -38,6 +38,11 @@ type Spec struct {
 	// pluginapi.KindProtocolMismatch: the transport was auto-detected and the
 	// server speaks another one. After a switch it is used for good.
 	Fallback *Fallback
+	// InProcess, when set, is the transport itself, running in the host
+	// process: no plugin executable is started (PluginPath, PluginSHA256
+	// and PluginEnv are unused). For tests and for embedders that bring
+	// their own transport.
+	InProcess pluginapi.Transport
 	// Limits bound what the server may send.
 	Limits Limits
 	// Relist paces re-lists after notifications/tools/list_changed.

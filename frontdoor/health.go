@@ -1,9 +1,10 @@
-package gateway
+package frontdoor
 
 import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/supervisor"
 )
 
@@ -32,10 +33,10 @@ type ServerReadiness struct {
 	LastError string `json:"last_error,omitempty"`
 }
 
-// Readiness reports which servers are up.
-func (g *Gateway) Readiness() Readiness {
+// ReadinessOf reports which of h's servers are up.
+func ReadinessOf(h *host.Host) Readiness {
 	r := Readiness{Ready: true, Servers: []ServerReadiness{}}
-	for _, st := range g.h.Statuses() {
+	for _, st := range h.Statuses() {
 		up := st.State == supervisor.StateConnected
 		if !up && st.State != supervisor.StateDisabled && st.State != supervisor.StateInvalid {
 			r.Ready = false
@@ -48,8 +49,8 @@ func (g *Gateway) Readiness() Readiness {
 }
 
 // readyz answers 200 when ready, else 503, with Readiness as JSON either way.
-func (g *Gateway) readyz(w http.ResponseWriter, _ *http.Request) {
-	r := g.Readiness()
+func (d *Door) readyz(w http.ResponseWriter, _ *http.Request) {
+	r := ReadinessOf(d.h)
 	w.Header().Set("Content-Type", "application/json")
 	if !r.Ready {
 		w.WriteHeader(http.StatusServiceUnavailable)
