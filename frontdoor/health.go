@@ -1,8 +1,10 @@
 package frontdoor
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/supervisor"
@@ -11,10 +13,43 @@ import (
 // Readiness is the body of /readyz.
 type Readiness struct {
 	// Ready is true when every enabled server with a valid config is
-	// connected.
+	// connected and the session store (when it lives outside the process)
+	// answers.
 	Ready bool `json:"ready"`
+	// Store is the session store kept outside the process (Redis); absent
+	// for the in-memory store, which is always there.
+	Store *StoreReadiness `json:"store,omitempty"`
 	// Servers lists every configured server.
 	Servers []ServerReadiness `json:"servers"`
+}
+
+// StoreReadiness is the session store in /readyz.
+type StoreReadiness struct {
+	// Name names the store, its password masked ("redis at redis://…").
+	Name string `json:"name"`
+	// Up is true when it answered now.
+	Up bool `json:"up"`
+	// Error says why it did not.
+	Error string `json:"error,omitempty"`
+}
+
+// storeCheckTimeout bounds the store check of one /readyz.
+const storeCheckTimeout = 2 * time.Second
+
+// checkStore adds the session store's health to r, when the store lives
+// outside the process: a replica whose store does not answer cannot serve
+// any session, so it is not ready.
+func checkStore(ctx context.Context, h *host.Host, r *Readiness) {
+	remote, ok := h.Sessions().(host.RemoteSessionStore)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeCheckTimeout)
+	defer cancel()
+	r.Store = &StoreReadiness{Name: remote.String(), Up: true}
+	if err := remote.Ping(ctx); err != nil {
+		r.Ready, r.Store.Up, r.Store.Error = false, false, h.Masker().Mask(err.Error())
+	}
 }
 
 // ServerReadiness is one server in /readyz.
@@ -49,8 +84,9 @@ func ReadinessOf(h *host.Host) Readiness {
 }
 
 // readyz answers 200 when ready, else 503, with Readiness as JSON either way.
-func (d *Door) readyz(w http.ResponseWriter, _ *http.Request) {
+func (d *Door) readyz(w http.ResponseWriter, req *http.Request) {
 	r := ReadinessOf(d.h)
+	checkStore(req.Context(), d.h, &r)
 	w.Header().Set("Content-Type", "application/json")
 	if !r.Ready {
 		w.WriteHeader(http.StatusServiceUnavailable)

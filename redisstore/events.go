@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/plughost/plughost/host"
@@ -31,7 +32,7 @@ func (s *Store) Watch(ctx context.Context) <-chan host.SessionChange {
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		defer cancel() // the store closed: end Deliver too
-		s.listen(ctx, func(payload string) {
+		s.listen(ctx, hclog.Warn, func(payload string) {
 			switch {
 			case strings.HasPrefix(payload, eventChanged):
 				buf.Add(host.SessionChange{ID: payload[len(eventChanged):]})
@@ -51,8 +52,8 @@ const healthEvery = 15 * time.Second
 // listen subscribes to the event channel and hands every message to handle
 // until ctx ends or the store is closed. It survives Redis going away:
 // go-redis reconnects and resubscribes, and resync is called once the
-// subscription works again.
-func (s *Store) listen(ctx context.Context, handle func(payload string), resync func()) {
+// subscription works again. Losses and recoveries are logged at level.
+func (s *Store) listen(ctx context.Context, level hclog.Level, handle func(payload string), resync func()) {
 	ps := s.rdb.Subscribe(ctx, s.channel)
 	stop := context.AfterFunc(ctx, func() { ps.Close() })
 	defer stop()
@@ -77,7 +78,7 @@ func (s *Store) listen(ctx context.Context, handle func(payload string), resync 
 				continue
 			}
 			if !lost {
-				s.logger.Warn("session events: lost the Redis subscription; retrying (changes made meanwhile are re-checked when it is back)",
+				s.logger.Log(level, "session events: lost the Redis subscription; retrying (changes made meanwhile are re-checked when it is back)",
 					"store", s.String(), "error", err)
 			}
 			lost = true
@@ -94,7 +95,7 @@ func (s *Store) listen(ctx context.Context, handle func(payload string), resync 
 		switch m := msg.(type) {
 		case *redis.Subscription:
 			if m.Kind == "subscribe" && lost {
-				s.logger.Info("session events: subscribed again", "store", s.String())
+				s.logger.Log(min(level, hclog.Info), "session events: subscribed again", "store", s.String())
 				lost, wait = false, 50*time.Millisecond
 				resync()
 			}
@@ -136,7 +137,7 @@ func (s *Store) Catalogs(ctx context.Context) <-chan uint64 {
 			default: // the reader is behind: it rechecks on the next one anyway
 			}
 		}
-		s.listen(ctx, func(payload string) {
+		s.listen(ctx, hclog.Debug, func(payload string) { // Watch warns about the same outage
 			rest, ok := strings.CutPrefix(payload, eventCatalog)
 			from, hex, _ := strings.Cut(rest, " ")
 			if !ok || from == s.instance {

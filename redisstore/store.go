@@ -274,3 +274,15 @@ var deleteScript = redis.NewScript(`
 if redis.call('DEL', KEYS[1]) == 1 then redis.call('PUBLISH', ARGV[1], ARGV[2]) end
 return 1
 `)
+
+// RouteClientLogs sends the go-redis client's own log lines (one per failed
+// dial while Redis is down, which it would print on stderr) to l at debug
+// level; the store's errors say the same thing where it matters. It sets a
+// process-wide logger of go-redis: call it once, from main.
+func RouteClientLogs(l hclog.Logger) { redis.SetLogger(clientLogger{l}) }
+
+type clientLogger struct{ l hclog.Logger }
+
+func (c clientLogger) Printf(_ context.Context, format string, v ...any) {
+	c.l.Debug(fmt.Sprintf(format, v...))
+}

@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/internal/demoserver"
+	"github.com/plughost/plughost/redisstore"
 )
 
 // loadConfig loads the layered config. With no user config anywhere (no
@@ -43,12 +45,36 @@ func (g *globals) newHost() (*host.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return host.NewFromLoaded(l, host.Options{
+	store, err := sessionStore(l.Config, g.logger())
+	if err != nil {
+		return nil, err
+	}
+	opts := host.Options{
 		ConfigDir: filepath.Dir(l.UserFile),
 		Environ:   os.Environ(),
 		Logger:    g.logger(),
 		Version:   version,
-	})
+	}
+	if store != nil { // a nil *Store is not a nil SessionStore
+		opts.SessionStore = store
+	}
+	h, err := host.NewFromLoaded(l, opts)
+	if err != nil && store != nil {
+		store.Close()
+	}
+	return h, err
+}
+
+// sessionStore opens the session store tools.mcp.gateway.store names: nil
+// for the in-memory default (the host makes it), Redis otherwise. Opening
+// Redis does not connect (commands that never touch a session never do).
+func sessionStore(cfg *config.Config, logger hclog.Logger) (*redisstore.Store, error) {
+	g := cfg.MCP.Gateway
+	if g.Store.Kind() != config.StoreRedis {
+		return nil, nil
+	}
+	redisstore.RouteClientLogs(logger.Named("redis"))
+	return redisstore.Open(redisstore.FromConfig(g, logger.Named("sessions")))
 }
 
 // startHost builds and starts the host and waits (up to wait) until every
