@@ -108,7 +108,6 @@ func echo(ctx context.Context, cl *cluster.Client, text string) error {
 	return err
 }
 
-
 // A search on replica A unlocks the tool for a call on B and the list on C;
 // the TTL counts turns made on any replica.
 func TestUnlockAndTurnsAcrossReplicas(t *testing.T) {
