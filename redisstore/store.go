@@ -53,8 +53,10 @@ type Store struct {
 	channel string
 	// instance tells this store's catalog events from the other replicas'.
 	instance string
-	closed   chan struct{}
-	once     sync.Once
+	// recent holds the value last read or written per session.
+	recent *recentValues
+	closed chan struct{}
+	once   sync.Once
 }
 
 // Open prepares a store; it does not wait for Redis (see Ping).
@@ -84,7 +86,7 @@ func Open(o Options) (*Store, error) {
 	ro.DisableIdentity = true // CLIENT SETINFO: one more round trip per connection, for nothing here
 	ro.ClientName = "plughost"
 	return &Store{opts: o, rdb: redis.NewClient(ro), logger: o.Logger, channel: o.Prefix + "events",
-		instance: strconv.FormatUint(rand.Uint64(), 36), closed: make(chan struct{})}, nil
+		instance: strconv.FormatUint(rand.Uint64(), 36), recent: newRecentValues(recentMax), closed: make(chan struct{})}, nil
 }
 
 // String names the store, its password masked.
@@ -127,6 +129,7 @@ func (s *Store) Create(ctx context.Context, id string, st host.SessionState) err
 	if !ok {
 		return fmt.Errorf("session %q: %w", id, host.ErrSessionExists)
 	}
+	s.recent.put(id, value)
 	return nil
 }
 
@@ -136,7 +139,11 @@ func (s *Store) Load(ctx context.Context, id string) (host.SessionState, error) 
 	if err != nil {
 		return host.SessionState{}, err
 	}
-	return s.decode(id, raw)
+	st, err := s.decode(id, raw)
+	if err == nil {
+		s.recent.put(id, raw)
+	}
+	return st, err
 }
 
 // read returns a session's stored value, renewing its TTL.
@@ -149,6 +156,7 @@ func (s *Store) read(ctx context.Context, id string) (string, error) {
 	}
 	raw, err := cmd.Result()
 	if errors.Is(err, redis.Nil) {
+		s.recent.drop(id)
 		return "", fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
 	}
 	if err != nil {
@@ -157,42 +165,64 @@ func (s *Store) read(ctx context.Context, id string) (string, error) {
 	return raw, nil
 }
 
-// Update implements host.SessionStore: read, apply fn, and write only if
-// the session still holds what was read (casScript); on a lost race fn is
-// applied again to the state that won.
+// Update implements host.SessionStore: apply fn to the session's value and
+// write the result only if the session still holds that value (casScript);
+// on a lost race fn is applied again to the value that won. The value
+// this store last read or wrote serves as the expected one, so an update
+// usually costs one round trip; when fn changes nothing, the same script
+// checks that the value was current (and renews the TTL).
 func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionState) error) (host.SessionState, error) {
-	raw, err := s.read(ctx, id)
-	for attempt := 0; err == nil; attempt++ {
+	raw, ok := s.recent.get(id)
+	verified := false
+	if !ok {
+		var err error
+		if raw, err = s.read(ctx, id); err != nil {
+			return host.SessionState{}, err
+		}
+		verified = true
+	}
+	for attempt := 0; ; attempt++ {
 		if attempt == maxAttempts {
 			return host.SessionState{}, fmt.Errorf("session %q: %d concurrent updates in a row won the race; try again", id, maxAttempts)
 		}
-		var cur host.SessionState
-		if cur, err = s.decode(id, raw); err != nil {
-			break
-		}
-		next := cur.Clone()
-		if err := fn(&next); err != nil {
-			if errors.Is(err, host.ErrSessionUnchanged) {
-				return cur, nil
-			}
+		cur, err := s.decode(id, raw)
+		if err != nil {
+			s.recent.drop(id)
 			return host.SessionState{}, err
 		}
-		next.Format, next.Rev = host.SessionStateFormat, cur.Rev+1
-		value, encErr := encode(next)
-		if encErr != nil {
-			return host.SessionState{}, fmt.Errorf("session %q: %w", id, encErr)
+		next, value := cur.Clone(), "" // "": unchanged, only check cur
+		if err := fn(&next); errors.Is(err, host.ErrSessionUnchanged) {
+			if verified {
+				return cur, nil
+			}
+		} else if err != nil {
+			return host.SessionState{}, err
+		} else {
+			next.Format, next.Rev = host.SessionStateFormat, cur.Rev+1
+			if value, err = encode(next); err != nil {
+				return host.SessionState{}, fmt.Errorf("session %q: %w", id, err)
+			}
 		}
-		var won bool
-		if won, raw, err = s.swap(ctx, id, raw, value); err == nil && won {
+		won, current, err := s.swap(ctx, id, raw, value)
+		switch {
+		case err != nil:
+			s.recent.drop(id)
+			return host.SessionState{}, err
+		case won && value == "":
+			return cur, nil
+		case won:
+			s.recent.put(id, value)
 			return next, nil
 		}
+		raw, verified = current, true
+		s.recent.put(id, raw)
 	}
-	return host.SessionState{}, err
 }
 
-// swap writes value if the session still holds old; otherwise it returns
-// what the session holds now. A swap whose reply was lost and that go-redis
-// retried finds its own value: that is a win.
+// swap writes value if the session still holds old (value "": only checks
+// it and renews the TTL); otherwise it returns what the session holds now.
+// A swap whose reply was lost and that go-redis retried finds its own
+// value: that is a win.
 func (s *Store) swap(ctx context.Context, id, old, value string) (won bool, current string, err error) {
 	reply, err := casScript.Run(ctx, s.rdb, []string{s.key(id)},
 		old, value, s.opts.IdleTimeout.Milliseconds(), s.channel, eventChanged+id).Result()
@@ -206,13 +236,14 @@ func (s *Store) swap(ctx context.Context, id, old, value string) (won bool, curr
 		}
 		return true, value, nil
 	case string:
-		return r == value, r, nil
+		return value != "" && r == value, r, nil
 	}
 	return false, "", fmt.Errorf("session %q: unexpected reply %T from the update script", id, reply)
 }
 
 // Delete implements host.SessionStore.
 func (s *Store) Delete(ctx context.Context, id string) error {
+	s.recent.drop(id)
 	if err := deleteScript.Run(ctx, s.rdb, []string{s.key(id)}, s.channel, eventEnded+id).Err(); err != nil {
 		return s.unavailable(ctx, "delete session", err)
 	}
@@ -253,13 +284,18 @@ func (s *Store) decode(id, raw string) (host.SessionState, error) {
 	return st, nil
 }
 
-// casScript: KEYS[1] the session; ARGV: the value read, the new value, the
-// TTL in ms (0: none), the event channel, the event. Returns 0 when the
-// session is gone, 1 when written, else the value it holds now.
+// casScript: KEYS[1] the session; ARGV: the value expected, the new value
+// ("": none, only check), the TTL in ms (0: none), the event channel, the
+// event. Returns 0 when the session is gone, 1 when written (or checked),
+// else the value it holds now.
 var casScript = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then return 0 end
 if cur ~= ARGV[1] then return cur end
+if ARGV[2] == '' then
+  if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+  return 1
+end
 if tonumber(ARGV[3]) > 0 then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 else

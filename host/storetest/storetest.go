@@ -23,6 +23,7 @@ type Open func(t *testing.T, idle time.Duration) (a, b host.SessionStore)
 func Run(t *testing.T, open Open) {
 	t.Run("CreateLoadUpdate", func(t *testing.T) { createLoadUpdate(t, open) })
 	t.Run("ConcurrentUpdatesLoseNothing", func(t *testing.T) { concurrent(t, open) })
+	t.Run("UpdatesSeeTheOtherHandlesWrites", func(t *testing.T) { otherWrites(t, open) })
 	t.Run("WatchAcrossHandles", func(t *testing.T) { watch(t, open) })
 	t.Run("IdleExpiry", func(t *testing.T) { expiry(t, open) })
 }
@@ -135,6 +136,44 @@ func concurrent(t *testing.T, open Open) {
 	turns.Wait()
 	if st, _ := b.Load(ctx, "s"); st.Discovery.Unlocked["mcp_w0_t0"] != 990 {
 		t.Errorf("after 10 concurrent turns a 1000-turn unlock has %d left, want 990", st.Discovery.Unlocked["mcp_w0_t0"])
+	}
+}
+
+// An update applies its function to the current state, whatever the
+// handle read or wrote before: a change that is already there is not
+// written again, and a change the other handle undid is made again.
+func otherWrites(t *testing.T, open Open) {
+	ctx := context.Background()
+	a, b := open(t, time.Minute)
+	if err := a.Create(ctx, "s", host.SessionState{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Load(ctx, "s"); err != nil { // b has seen rev 1
+		t.Fatal(err)
+	}
+	setListed := func(v uint64) func(*host.SessionState) error {
+		return func(st *host.SessionState) error {
+			if st.Listed == v {
+				return host.ErrSessionUnchanged
+			}
+			st.Listed = v
+			return nil
+		}
+	}
+	if st, err := a.Update(ctx, "s", setListed(5)); err != nil || st.Rev != 2 {
+		t.Fatalf("a sets 5: %+v %v", st, err)
+	}
+	if st, err := b.Update(ctx, "s", setListed(5)); err != nil || st.Rev != 2 || st.Listed != 5 {
+		t.Errorf("b sets 5, which a already did: %+v %v, want rev 2 unchanged", st, err)
+	}
+	if st, err := a.Update(ctx, "s", setListed(0)); err != nil || st.Rev != 3 {
+		t.Fatalf("a sets 0: %+v %v", st, err)
+	}
+	if st, err := b.Update(ctx, "s", setListed(5)); err != nil || st.Rev != 4 || st.Listed != 5 {
+		t.Errorf("b sets 5 after a undid it: %+v %v, want rev 4 with 5", st, err)
+	}
+	if st, err := a.Load(ctx, "s"); err != nil || st.Listed != 5 {
+		t.Errorf("a loads %+v %v, want 5", st, err)
 	}
 }
 
