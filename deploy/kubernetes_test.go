@@ -37,11 +37,19 @@ type manifests struct {
 
 // kinds maps apiVersion/kind to a new object of the official type.
 var kinds = map[string]func(m *manifests) any{
-	"apps/v1/Deployment":            func(m *manifests) any { o := &appsv1.Deployment{}; m.deployments = append(m.deployments, o); return o },
-	"apps/v1/StatefulSet":           func(m *manifests) any { o := &appsv1.StatefulSet{}; m.statefulSets = append(m.statefulSets, o); return o },
-	"v1/Service":                    func(m *manifests) any { o := &corev1.Service{}; m.services = append(m.services, o); return o },
-	"v1/ConfigMap":                  func(m *manifests) any { o := &corev1.ConfigMap{}; m.configMaps = append(m.configMaps, o); return o },
-	"policy/v1/PodDisruptionBudget": func(m *manifests) any { o := &policyv1.PodDisruptionBudget{}; m.budgets = append(m.budgets, o); return o },
+	"apps/v1/Deployment": func(m *manifests) any { o := &appsv1.Deployment{}; m.deployments = append(m.deployments, o); return o },
+	"apps/v1/StatefulSet": func(m *manifests) any {
+		o := &appsv1.StatefulSet{}
+		m.statefulSets = append(m.statefulSets, o)
+		return o
+	},
+	"v1/Service":   func(m *manifests) any { o := &corev1.Service{}; m.services = append(m.services, o); return o },
+	"v1/ConfigMap": func(m *manifests) any { o := &corev1.ConfigMap{}; m.configMaps = append(m.configMaps, o); return o },
+	"policy/v1/PodDisruptionBudget": func(m *manifests) any {
+		o := &policyv1.PodDisruptionBudget{}
+		m.budgets = append(m.budgets, o)
+		return o
+	},
 }
 
 var docSeparator = regexp.MustCompile(`(?m)^---\s*$`)
