@@ -494,7 +494,9 @@ func TestValidateGateway(t *testing.T) {
 // tools.mcp.gateway.store: memory or redis, a Redis URL that parses, a
 // prefix; problems name the path and never show the URL's password.
 func TestValidateStore(t *testing.T) {
-	redis := func(url, prefix string) SessionStore { return SessionStore{Type: StoreRedis, URL: secret.URL(url), Prefix: prefix} }
+	redis := func(url, prefix string) SessionStore {
+		return SessionStore{Type: StoreRedis, URL: secret.URL(url), Prefix: prefix}
+	}
 	for _, c := range []struct {
 		name  string
 		store SessionStore
