@@ -25,9 +25,9 @@ with discovery on; every session searches once (one unlock), then makes echo cal
 answers are checked, each call sent to a replica at random. In one run it measures:
   - calls/s and p50/p99 latency of --sessions concurrent sessions × --per-session calls
     on each setup, alternating --rounds rounds (median round);
-  - one client's sequential per-call latency on one replica with each store,
-    alternating (--calls each): what the Redis round trips add per call, and how many
-    Redis commands one call costs;
+  - one client's sequential per-call latency on one replica with each store, and one
+    Redis round trip (a GETEX of a session's key), alternating (--calls each): what the Redis round trips add
+    per call, and how many Redis commands one call costs;
   - Redis's memory per session, over --memory-sessions sessions.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -74,6 +74,7 @@ func printReplicasBench(w io.Writer, o bench.ReplicasOptions, r bench.ReplicasRe
 	fmt.Fprintf(w, "  in-memory store  p50 %8s  p99 %8s\n", us(r.Memory.P50), us(r.Memory.P99))
 	fmt.Fprintf(w, "  Redis store      p50 %8s  p99 %8s   (+%s p50, +%s p99)\n", us(r.Redis.P50), us(r.Redis.P99),
 		us(r.Redis.P50-r.Memory.P50), us(r.Redis.P99-r.Memory.P99))
+	fmt.Fprintf(w, "  one Redis read (GETEX)  p50 %8s  p99 %8s\n", us(r.RoundTrip.P50), us(r.RoundTrip.P99))
 	fmt.Fprintf(w, "  Redis commands per tools/call: %.1f\n", r.CommandsPerCall)
 	fmt.Fprintf(w, "Redis memory per session (initialize + one unlock): %.0f bytes (value %d bytes, MEMORY USAGE of the key %d bytes)\n",
 		r.BytesPerSession, r.ValueBytes, r.KeyBytes)

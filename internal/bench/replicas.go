@@ -41,6 +41,10 @@ type ReplicasResult struct {
 	// replica with each store, alternating: the Redis round trips' cost.
 	Memory Latency `json:"memory_store"`
 	Redis  Latency `json:"redis_store"`
+	// RoundTrip is one Redis round trip from this process — a read of a
+	// session's key (GETEX), as the store makes — measured alternating with
+	// the calls above: the unit the Redis store pays per read or write.
+	RoundTrip Latency `json:"redis_round_trip"`
 	// CommandsPerCall is how many Redis commands one tools/call costs.
 	CommandsPerCall float64 `json:"redis_commands_per_call"`
 	// BytesPerSession is Redis's used_memory growth per session (after an
@@ -215,16 +219,18 @@ func redisCost(ctx context.Context, o ReplicasOptions, mem, red *cluster.Cluster
 			return err
 		}
 	}
-	samples, err := alternate(o.Calls, call(clients[0]), call(clients[1]))
-	if err != nil {
-		return err
-	}
-	r.Memory, r.Redis = summarize(samples[0]), summarize(samples[1])
 	rdb, err := redisClient(red)
 	if err != nil {
 		return err
 	}
 	defer rdb.Close()
+	key := "cluster:session:" + clients[1].Session()
+	read := func() error { return rdb.GetEx(ctx, key, 30*time.Minute).Err() }
+	samples, err := alternate(o.Calls, call(clients[0]), call(clients[1]), read)
+	if err != nil {
+		return err
+	}
+	r.Memory, r.Redis, r.RoundTrip = summarize(samples[0]), summarize(samples[1]), summarize(samples[2])
 	before, err := commandsProcessed(ctx, rdb)
 	if err != nil {
 		return err
