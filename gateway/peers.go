@@ -95,13 +95,7 @@ func (g *Gateway) peerCatalog(ctx context.Context, cs *catalogSync, fp uint64) {
 		return
 	}
 	cs.announced = fp
-	g.mu.Lock()
-	ids := make([]string, 0, len(g.streams))
-	for id := range g.streams {
-		ids = append(ids, id)
-	}
-	g.mu.Unlock()
-	for _, id := range ids {
+	for _, id := range g.streamSessions() {
 		g.push(id, listChanged)
 	}
 }

@@ -163,13 +163,18 @@ func (g *Gateway) Run(ctx context.Context) {
 
 // announceAll checks every session with a stream here.
 func (g *Gateway) announceAll(ctx context.Context) {
+	for _, id := range g.streamSessions() {
+		g.announce(ctx, g.h.Session(id), nil)
+	}
+}
+
+// streamSessions returns the sessions with a stream here.
+func (g *Gateway) streamSessions() []string {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	ids := make([]string, 0, len(g.streams))
 	for id := range g.streams {
 		ids = append(ids, id)
 	}
-	g.mu.Unlock()
-	for _, id := range ids {
-		g.announce(ctx, g.h.Session(id), nil)
-	}
+	return ids
 }

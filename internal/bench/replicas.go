@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -162,41 +161,13 @@ func benchSessions(ctx context.Context, c *cluster.Cluster, n int, seed uint64) 
 // clusterLoad runs one goroutine per session, each making calls echo calls
 // one at a time, every answer checked against its request.
 func clusterLoad(ctx context.Context, clients []*cluster.Client, calls int) LoadStats {
-	var st LoadStats
-	var mu sync.Mutex
-	var samples []time.Duration
-	var wg sync.WaitGroup
-	began := time.Now()
-	for i, cl := range clients {
-		wg.Go(func() {
-			mine := make([]time.Duration, 0, calls)
-			ok, lost, wrong := 0, 0, 0
-			for j := range calls {
-				want := fmt.Sprintf("session %d call %d", i, j)
-				t0 := time.Now()
-				got, isErr, err := cl.CallTool(ctx, pinnedEcho, map[string]any{"text": want})
-				mine = append(mine, time.Since(t0))
-				switch {
-				case err != nil:
-					lost++
-				case isErr || got != want:
-					wrong++
-				default:
-					ok++
-				}
-			}
-			mu.Lock()
-			samples = append(samples, mine...)
-			st.OK, st.Lost, st.Mismatched = st.OK+ok, st.Lost+lost, st.Mismatched+wrong
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	st.Elapsed = time.Since(began)
-	st.Calls = len(samples)
-	st.Throughput = float64(st.Calls) / st.Elapsed.Seconds()
-	st.Latency = summarize(samples)
-	return st
+	return measureLoad(len(clients), calls, func(i int, text string) (string, error) {
+		got, isErr, err := clients[i].CallTool(ctx, pinnedEcho, map[string]any{"text": text})
+		if err == nil && isErr {
+			err = fmt.Errorf("error result: %s", got)
+		}
+		return got, err
+	})
 }
 
 // redisCost alternates one client's calls on the memory and the Redis
