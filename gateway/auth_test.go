@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/plughost/plughost/gateway"
+	"github.com/plughost/plughost/host"
 )
 
 // Every route but /healthz needs the token: missing or wrong → 401, a
@@ -83,7 +84,7 @@ func TestReadyzDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var r gateway.Readiness
+	var r host.Readiness
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"net/http"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -27,7 +28,8 @@ type Gateway struct {
 	metrics *metrics
 
 	mu       sync.Mutex
-	sessions map[string]*session // by MCP session id
+	sessions map[string]*session     // by MCP session id
+	mounts   map[string]http.Handler // other front ends behind the token (Mount)
 }
 
 // New prepares a gateway over h (which the caller starts and closes).

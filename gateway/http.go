@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"time"
@@ -65,12 +66,30 @@ func (g *Gateway) Handler(tok secret.String, hint string) http.Handler {
 		}
 		return requireToken(tok, hint, h)
 	}
+	g.mu.Lock()
+	mounts := maps.Clone(g.mounts)
+	g.mu.Unlock()
 	mux := http.NewServeMux()
+	for pattern, h := range mounts {
+		mux.Handle(pattern, guard(h))
+	}
 	mux.Handle(MCPPath, guard(streamable))
 	mux.Handle("GET /readyz", guard(http.HandlerFunc(g.readyz)))
 	mux.Handle("GET /metrics", guard(g.metrics.handler()))
 	mux.HandleFunc("GET /healthz", healthz)
 	return mux
+}
+
+// Mount serves h at pattern (an http.ServeMux pattern, e.g. "/api/")
+// beside the MCP endpoint, behind the same token. Call it before ServeHTTP
+// or Handler.
+func (g *Gateway) Mount(pattern string, h http.Handler) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.mounts == nil {
+		g.mounts = map[string]http.Handler{}
+	}
+	g.mounts[pattern] = h
 }
 
 // ServeHTTP serves the gateway on o.Listener until ctx ends, then closes

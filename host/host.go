@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/plughost/plughost/host/artifacts"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/plugindir"
@@ -45,28 +45,62 @@ type Options struct {
 }
 
 // Host runs the configured MCP servers. Create it with New, then Start it;
-// it is safe for concurrent use.
+// Apply changes its configuration while it runs. It is safe for concurrent
+// use.
 type Host struct {
-	cfg      *config.Config
 	opts     Options
 	logger   hclog.Logger
 	registry *registry.Registry
-	rules    *discovery.Rules
-	index    *search.Index // nil with discovery off
-	indexMu  sync.Mutex    // serializes reindex
-	indexed  map[string][]string
-	order    []string // every configured server, sorted
-	servers  map[string]*supervisor.Server
-	inactive map[string]supervisor.Status // disabled or invalid entries
-	store    *artifacts.Store             // saved results (the workspace)
-	call     shaping.Handler              // every MCP tool call goes through it
+	rules    *discovery.Rules // one for the host's life; Apply swaps its settings
 	metrics  shaping.Metrics
 
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every change
-	cancel  context.CancelFunc
-	running sync.WaitGroup
-	closed  bool
+	indexMu sync.Mutex    // guards index and indexed; serializes reindex
+	index   *search.Index // nil until discovery is first on
+	indexed map[string][]string
+
+	// state is everything a config decides: Apply builds a new one and
+	// swaps it, so readers never lock and always see one whole config.
+	state atomic.Pointer[state]
+
+	applyMu  sync.Mutex               // serializes Start, Apply and Close
+	lastDone map[string]chan struct{} // per name: done of the newest server started; under applyMu
+
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced on every change
+	runCtx    context.Context
+	cancel    context.CancelFunc
+	running   sync.WaitGroup
+	closed    bool
+	retention context.CancelFunc // stops the current retention loop
+	applied   ApplyStatus
+}
+
+// state is what one configuration makes of the host. It is never modified
+// once published (the servers in it change state on their own).
+type state struct {
+	cfg      *config.Config
+	order    []string // every configured server, sorted
+	servers  map[string]*server
+	inactive map[string]supervisor.Status // disabled or invalid entries
+	chain    *callChain
+}
+
+// server is one enabled server: its supervisor and the spec it was built
+// from, which decides whether a new config must restart it. stop and done
+// are set when it starts, under Host.applyMu.
+type server struct {
+	sup  *supervisor.Server
+	spec supervisor.Spec
+
+	stop context.CancelFunc // nil until started
+	done chan struct{}      // closed when its Run has returned
+}
+
+// newServer prepares (does not start) the supervisor of a server.
+func (h *Host) newServer(name string, spec supervisor.Spec) *server {
+	var sup *supervisor.Server
+	sup = supervisor.New(spec, h.logger, func() { h.serverChanged(name, sup) })
+	return &server{sup: sup, spec: spec}
 }
 
 // New validates cfg and prepares a Host; nothing is started until Start. A
@@ -76,11 +110,7 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 	if cfg == nil {
 		return nil, errors.New("host: nil config")
 	}
-	if opts.Logger == nil {
-		opts.Logger = hclog.NewNullLogger()
-	}
-	dirs := pluginDirs(cfg, opts)
-	return newHost(cfg, config.Validate(cfg, config.ValidateOptions{ExtraTypes: config.ThirdPartyTypes(cfg)}), dirs, opts)
+	return newHost(cfg, validate(cfg), opts)
 }
 
 // NewFromLoaded is New for a configuration from config.Load: it also reports
@@ -90,69 +120,119 @@ func NewFromLoaded(l *config.Loaded, opts Options) (*Host, error) {
 	if l == nil || l.Config == nil {
 		return nil, errors.New("host: nil config")
 	}
-	if opts.Logger == nil {
-		opts.Logger = hclog.NewNullLogger()
-	}
-	dirs := pluginDirs(l.Config, opts)
-	return newHost(l.Config, l.Validate(config.ValidateOptions{ExtraTypes: config.ThirdPartyTypes(l.Config)}), dirs, opts)
+	return newHost(l.Config, validateLoaded(l), opts)
 }
 
-func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts Options) (*Host, error) {
-	if err := problems.Err(); err != nil {
-		return nil, fmt.Errorf("invalid config: %w", err)
+func validate(cfg *config.Config) config.Problems {
+	return config.Validate(cfg, config.ValidateOptions{ExtraTypes: config.ThirdPartyTypes(cfg)})
+}
+
+func validateLoaded(l *config.Loaded) config.Problems {
+	return l.Validate(config.ValidateOptions{ExtraTypes: config.ThirdPartyTypes(l.Config)})
+}
+
+func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host, error) {
+	if len(problems.Fatal) > 0 {
+		return nil, &InvalidConfigError{Problems: problems.Fatal}
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
 	}
 	if opts.Environ == nil {
 		opts.Environ = os.Environ()
 	}
 	h := &Host{
-		cfg:      cfg,
 		opts:     opts,
 		logger:   opts.Logger,
 		registry: registry.New(),
-		servers:  map[string]*supervisor.Server{},
-		inactive: map[string]supervisor.Status{},
 		changed:  make(chan struct{}),
 		indexed:  map[string][]string{},
+		lastDone: map[string]chan struct{}{},
+		applied:  ApplyStatus{OK: true},
 	}
-	if err := h.newRules(); err != nil {
+	if err := h.newRules(cfg); err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
-	if err := h.newShaping(); err != nil {
+	st, err := h.buildState(cfg, problems, nil)
+	if err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
-	for name, srv := range cfg.MCP.Servers {
-		h.order = append(h.order, name)
-		h.addServer(name, srv, problems.ServerErr(name), dirs)
-	}
-	sort.Strings(h.order)
+	h.state.Store(st)
 	return h, nil
 }
 
-func (h *Host) addServer(name string, srv config.Server, problem error, dirs []string) {
+// st returns the current state.
+func (h *Host) st() *state { return h.state.Load() }
+
+// buildState makes the state of cfg. A server whose connection settings are
+// those of the same server in prev is that server, kept as it runs (see
+// Apply); prev may be nil.
+func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *state) (*state, error) {
+	chain, err := h.newCallChain(cfg, prev)
+	if err != nil {
+		return nil, err
+	}
+	st := &state{cfg: cfg, servers: map[string]*server{}, inactive: map[string]supervisor.Status{}, chain: chain}
+	dirs := pluginDirs(cfg, h.opts)
+	for name, srv := range cfg.MCP.Servers {
+		st.order = append(st.order, name)
+		h.addServer(st, prev, name, srv, problems.Servers[name], dirs)
+	}
+	slices.Sort(st.order)
+	return st, nil
+}
+
+// addServer files one configured server into st: running, or inactive with
+// the reason.
+func (h *Host) addServer(st, prev *state, name string, srv config.Server, problems []*config.ValidationError, dirs []string) {
 	inactive := func(state supervisor.State, reason string) {
-		h.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: reason}
+		st.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: reason}
 	}
 	switch {
-	case !h.cfg.MCP.Enabled:
+	case !st.cfg.MCP.Enabled:
 		inactive(supervisor.StateDisabled, "tools.mcp.enabled is false")
+		return
+	case len(problems) > 0 && (srv.Enabled || problemAt(problems, config.ServerPath(name, "enabled"))):
+		// A bad "enabled" ("yes") is a problem to show, not a quiet "off".
+		inactive(supervisor.StateInvalid, joinProblems(problems))
 		return
 	case !srv.Enabled:
 		inactive(supervisor.StateDisabled, "")
 		return
-	case problem != nil:
-		inactive(supervisor.StateInvalid, problem.Error())
-		return
 	}
-	spec, err := h.spec(name, srv, dirs)
+	spec, err := h.spec(st.cfg, name, srv, dirs)
 	if err != nil {
 		inactive(supervisor.StateInvalid, err.Error())
 		return
 	}
-	h.servers[name] = supervisor.New(spec, h.logger, func() { h.serverChanged(name) })
+	if prev != nil {
+		if old, ok := prev.servers[name]; ok && sameConnection(old.spec, spec) {
+			st.servers[name] = old
+			return
+		}
+	}
+	st.servers[name] = h.newServer(name, spec)
+}
+
+func problemAt(problems []*config.ValidationError, path string) bool {
+	for _, p := range problems {
+		if p.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+func joinProblems(problems []*config.ValidationError) string {
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = p
+	}
+	return errors.Join(errs...).Error()
 }
 
 // spec turns a validated server entry into what the supervisor runs.
-func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.Spec, error) {
+func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []string) (supervisor.Spec, error) {
 	typ := srv.Transport()
 	path, err := plugindir.Locate(typ, dirs)
 	if err != nil {
@@ -166,11 +246,11 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 	if srv.InheritEnv {
 		env = append([]string(nil), h.opts.Environ...)
 	}
-	t := srv.Timeouts(h.cfg.MCP.Timeouts.Durations())
-	fallback, tcfg, err := autoDetectFallback(srv, tcfg, dirs, h.cfg.MCP.Plugins.SHA256)
+	fallback, tcfg, err := autoDetectFallback(srv, tcfg, dirs, cfg.MCP.Plugins.SHA256)
 	if err != nil {
 		return supervisor.Spec{}, fmt.Errorf("server %q: %w", name, err)
 	}
+	lim := limitsOf(cfg, srv)
 	return supervisor.Spec{
 		Fallback:      fallback,
 		PinSetting:    "tools.mcp.plugins.sha256." + typ,
@@ -178,14 +258,23 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		Name:          name,
 		Transport:     typ,
 		PluginPath:    path,
-		PluginSHA256:  h.cfg.MCP.Plugins.SHA256[typ],
+		PluginSHA256:  cfg.MCP.Plugins.SHA256[typ],
 		PluginEnv:     env,
 		Config:        tcfg,
-		Timeouts:      supervisor.Timeouts{Start: t.Start, Initialize: t.Initialize, ListTools: t.ListTools, Call: t.Call},
-		Backoff:       supervisor.Backoff{Initial: h.cfg.MCP.Restart.InitialBackoff(), Max: h.cfg.MCP.Restart.MaxBackoff()},
+		Timeouts:      lim.Timeouts,
+		Backoff:       lim.Backoff,
 		ClientVersion: h.opts.Version,
 		DirectPipes:   !h.opts.RelayOnly,
 	}, nil
+}
+
+// limitsOf returns a server's timeouts and restart pacing under cfg.
+func limitsOf(cfg *config.Config, srv config.Server) supervisor.Limits {
+	t := srv.Timeouts(cfg.MCP.Timeouts.Durations())
+	return supervisor.Limits{
+		Timeouts: supervisor.Timeouts{Start: t.Start, Initialize: t.Initialize, ListTools: t.ListTools, Call: t.Call},
+		Backoff:  supervisor.Backoff{Initial: cfg.MCP.Restart.InitialBackoff(), Max: cfg.MCP.Restart.MaxBackoff()},
+	}
 }
 
 // sseProbeSeconds bounds the wait for the legacy SSE endpoint event when the
@@ -239,53 +328,100 @@ func pluginDirs(cfg *config.Config, opts Options) []string {
 // (old saved results are removed now and every few minutes). Everything
 // stops when Close is called.
 func (h *Host) Start(ctx context.Context) {
+	h.applyMu.Lock()
+	defer h.applyMu.Unlock()
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.cancel != nil || h.closed {
+		h.mu.Unlock()
 		return
 	}
-	ctx, h.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	h.runCtx, h.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	h.mu.Unlock()
+	st := h.st()
+	h.restartRetention(st)
+	for _, s := range st.servers {
+		h.startServer(s)
+	}
+}
+
+// started reports whether Start ran (and Close did not).
+func (h *Host) started() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cancel != nil && !h.closed
+}
+
+// startServer runs the supervisor of s until it is stopped or the host
+// closes. A server that replaces another of the same name first waits until
+// that one is gone and its tools are cleared, so two never run at once.
+// Callers hold applyMu, after Start.
+func (h *Host) startServer(s *server) {
+	h.mu.Lock()
+	ctx := h.runCtx
+	h.mu.Unlock()
+	name := s.spec.Name
+	after := h.lastDone[name]
+	ctx, s.stop = context.WithCancel(ctx)
+	s.done = make(chan struct{})
+	h.lastDone[name] = s.done
 	h.running.Add(1)
 	go func() {
 		defer h.running.Done()
-		h.runRetention(ctx)
+		defer close(s.done)
+		if after != nil {
+			select {
+			case <-after:
+			case <-ctx.Done():
+				return
+			}
+			h.clearServer(name)
+		}
+		s.sup.Run(ctx)
 	}()
-	for _, s := range h.servers {
-		h.running.Add(1)
-		go func() {
-			defer h.running.Done()
-			s.Run(ctx)
-		}()
-	}
 }
 
 // Close stops every server and plugin and waits until they are gone.
 func (h *Host) Close() error {
+	h.applyMu.Lock()
 	h.mu.Lock()
 	h.closed = true
 	cancel := h.cancel
 	h.mu.Unlock()
+	h.applyMu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
 	h.running.Wait()
+	h.indexMu.Lock()
+	defer h.indexMu.Unlock()
 	if h.index != nil {
 		return h.index.Close()
 	}
 	return nil
 }
 
-func (h *Host) serverChanged(name string) {
-	s := h.servers[name]
-	h.registry.SetServer(name, s.Tools())
+// serverChanged publishes a server's tools and status. Changes of a
+// supervisor that a reload replaced are ignored: Apply clears its tools.
+func (h *Host) serverChanged(name string, sup *supervisor.Server) {
+	s, ok := h.st().servers[name]
+	if !ok || s.sup != sup {
+		return
+	}
+	h.registry.SetServer(name, sup.Tools())
 	h.reindex()
+	h.notify()
+}
+
+// notify wakes everyone waiting on Changed.
+func (h *Host) notify() {
 	h.mu.Lock()
 	close(h.changed)
 	h.changed = make(chan struct{})
 	h.mu.Unlock()
 }
 
-// Changed returns a channel closed at the next status or tool change.
+// Changed returns a channel closed at the next status, tool or config
+// change.
 func (h *Host) Changed() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -294,27 +430,33 @@ func (h *Host) Changed() <-chan struct{} {
 
 // Statuses returns every configured server's status, sorted by name.
 func (h *Host) Statuses() []supervisor.Status {
-	out := make([]supervisor.Status, 0, len(h.order))
-	for _, name := range h.order {
-		st, _ := h.Status(name)
-		out = append(out, st)
+	st := h.st()
+	out := make([]supervisor.Status, 0, len(st.order))
+	for _, name := range st.order {
+		s, _ := st.status(name)
+		out = append(out, s)
 	}
 	return out
 }
 
 // Status returns one server's status.
-func (h *Host) Status(name string) (supervisor.Status, bool) {
-	if s, ok := h.servers[name]; ok {
-		return s.Status(), true
+func (h *Host) Status(name string) (supervisor.Status, bool) { return h.st().status(name) }
+
+func (st *state) status(name string) (supervisor.Status, bool) {
+	if s, ok := st.servers[name]; ok {
+		return s.sup.Status(), true
 	}
-	st, ok := h.inactive[name]
-	return st, ok
+	s, ok := st.inactive[name]
+	return s, ok
 }
 
 // Server returns the supervisor of a running server.
 func (h *Host) Server(name string) (*supervisor.Server, bool) {
-	s, ok := h.servers[name]
-	return s, ok
+	s, ok := h.st().servers[name]
+	if !ok {
+		return nil, false
+	}
+	return s.sup, true
 }
 
 // WaitSettled blocks until no server is connecting (each is connected or has
@@ -334,8 +476,8 @@ func (h *Host) WaitSettled(ctx context.Context) error {
 }
 
 func (h *Host) anyConnecting() bool {
-	for _, s := range h.servers {
-		if st := s.Status(); st.State == supervisor.StateConnecting && st.Restarts == 0 {
+	for _, s := range h.st().servers {
+		if st := s.sup.Status(); st.State == supervisor.StateConnecting && st.Restarts == 0 {
 			return true
 		}
 	}

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"slices"
-
 	"fmt"
-	"github.com/plughost/plughost/host/artifacts"
 	"text/tabwriter"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/discovery"
-	"github.com/plughost/plughost/host/naming"
-	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/search/eval"
 )
 
@@ -35,20 +31,14 @@ every session offers for paging saved results, are counted in both.`,
 			if err != nil {
 				return err
 			}
-			all := asRegistryTools(tools)
-			var paging []registry.Tool
-			for _, d := range artifacts.ToolDefs() {
-				paging = append(paging, registry.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema})
+			catalog := map[string][]mcp.Tool{}
+			for _, t := range tools {
+				catalog[t.Server] = append(catalog[t.Server], mcp.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema))
 			}
-			var rows []costRow
-			add := func(setup string, ts []registry.Tool) {
-				ts = append(slices.Clone(ts), paging...)
-				b := discovery.DefinitionBytes(ts)
-				rows = append(rows, costRow{setup, len(ts), b, discovery.EstimateTokens(b)})
+			rows, err := host.CatalogContextCosts(catalog)
+			if err != nil {
+				return err
 			}
-			add("discovery off (every tool)", all)
-			add("discovery on, bm25", discovery.SearchToolsFor(discovery.Settings{Enabled: true, UseBM25: true}))
-			add("discovery on, bm25 + regex", discovery.SearchToolsFor(discovery.Settings{Enabled: true, UseBM25: true, UseRegex: true}))
 			if asJSON {
 				return writeJSON(g.stdout, rows)
 			}
@@ -65,24 +55,3 @@ every session offers for paging saved results, are counted in both.`,
 	return cmd
 }
 
-// costRow is one line of the context-cost report.
-type costRow struct {
-	Setup  string `json:"setup"`
-	Tools  int    `json:"tools"`
-	Bytes  int    `json:"bytes"`
-	Tokens int    `json:"estimated_tokens"`
-}
-
-// asRegistryTools names benchmark tools the way the registry would.
-func asRegistryTools(tools []eval.Tool) []registry.Tool {
-	pairs := make([]naming.Pair, len(tools))
-	for i, t := range tools {
-		pairs[i] = naming.Pair{Server: t.Server, Tool: t.Name}
-	}
-	names := naming.Assign(pairs)
-	out := make([]registry.Tool, len(tools))
-	for i, t := range tools {
-		out[i] = registry.Tool{Name: names[pairs[i]], Server: t.Server, ServerTool: t.Name, Description: t.Description, InputSchema: t.InputSchema}
-	}
-	return out
-}

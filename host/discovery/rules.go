@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/plughost/plughost/host/registry"
 )
@@ -38,31 +39,45 @@ type Deps struct {
 	Closest func(name string, n int) []string
 }
 
-// Rules are the discovery rules shared by every session of a host. Rules
-// are immutable and safe for concurrent use.
+// Rules are the discovery rules shared by every session of a host. Their
+// settings can be replaced while sessions use them (a config reload): each
+// decision reads the settings current at that moment. Rules are safe for
+// concurrent use.
 type Rules struct {
-	settings Settings
 	deps     Deps
+	settings atomic.Pointer[Settings]
 }
 
 // New validates settings and returns the rules.
 func New(settings Settings, deps Deps) (*Rules, error) {
-	if err := settings.Validate(); err != nil {
+	r := &Rules{deps: deps}
+	if err := r.SetSettings(settings); err != nil {
 		return nil, err
 	}
-	if settings.Enabled && deps.Searcher == nil {
-		return nil, errors.New("discovery: enabled without a searcher")
-	}
-	return &Rules{settings: settings, deps: deps}, nil
+	return r, nil
 }
 
-// Settings returns the settings the rules were built with.
-func (r *Rules) Settings() Settings { return r.settings }
+// SetSettings validates settings and makes them the rules' settings from the
+// next decision on; invalid settings leave the rules as they were. Sessions
+// keep their unlocks.
+func (r *Rules) SetSettings(settings Settings) error {
+	if err := settings.Validate(); err != nil {
+		return err
+	}
+	if settings.Enabled && r.deps.Searcher == nil {
+		return errors.New("discovery: enabled without a searcher")
+	}
+	r.settings.Store(&settings)
+	return nil
+}
+
+// Settings returns the current settings.
+func (r *Rules) Settings() Settings { return *r.settings.Load() }
 
 // SearchTools returns the definitions of the search tools the model gets:
 // none with discovery off, otherwise those of the enabled engines (BM25
 // first).
-func (r *Rules) SearchTools() []SearchTool { return searchTools(r.settings) }
+func (r *Rules) SearchTools() []SearchTool { return searchTools(r.Settings()) }
 
 // IsSearchTool reports whether name is a search tool this host offers.
 func (r *Rules) IsSearchTool(name string) bool {
@@ -76,7 +91,7 @@ func (r *Rules) IsSearchTool(name string) bool {
 
 // deferred reports whether t is hidden unless unlocked.
 func (r *Rules) deferred(t registry.Tool) bool {
-	if !r.settings.Enabled {
+	if !r.Settings().Enabled {
 		return false
 	}
 	if r.deps.Deferred == nil {

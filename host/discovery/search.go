@@ -23,12 +23,12 @@ import (
 func (s *Session) HandleSearch(toolName string, args json.RawMessage, all []registry.Tool) (text string, isError bool) {
 	r := s.rules
 	searchable := r.searchable(all)
-	k := r.settings.MaxResults*2 + len(all) - len(searchable) // room for the hits filtered out
+	k := r.Settings().MaxResults*2 + len(all) - len(searchable) // room for the hits filtered out
 	hits, query, err := r.run(toolName, args, k)
 	if err != nil {
 		return err.Error(), true
 	}
-	found := pick(hits, searchable, r.settings.MaxResults)
+	found := pick(hits, searchable, r.Settings().MaxResults)
 	if len(found) == 0 {
 		return r.noMatch(toolName, query, searchable), false
 	}
@@ -119,7 +119,7 @@ func (r *Rules) formatFound(toolName, query string, tools []registry.Tool) strin
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Found %d tool%s for %s %q. They are unlocked now: call them by name "+
 		"(they stay available for %d turn%s; each use renews that).\n[\n",
-		len(tools), plural(len(tools)), argName(toolName), query, r.settings.TTL, plural(r.settings.TTL))
+		len(tools), plural(len(tools)), argName(toolName), query, r.Settings().TTL, plural(r.Settings().TTL))
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	for i, t := range tools {
@@ -150,14 +150,14 @@ func (r *Rules) noMatch(toolName, query string, searchable map[string]registry.T
 	if toolName == RegexToolName {
 		b.WriteString("Try a simpler or broader pattern: it is case-insensitive and matches anywhere in the text, " +
 			"so \"issue\" finds more than \"^create_issue$\", and alternatives such as \"issue|ticket|bug\" widen it.")
-		if r.settings.UseBM25 {
+		if r.Settings().UseBM25 {
 			fmt.Fprintf(&b, " Or describe what you need in words with %s.", BM25ToolName)
 		}
 		return b.String()
 	}
 	b.WriteString("Try again with other words: fewer or more general keywords, a synonym, the action and its " +
 		"object (for example \"create issue\" or \"list files\"), or a server name.")
-	if r.settings.UseRegex {
+	if r.Settings().UseRegex {
 		fmt.Fprintf(&b, " Or match names and descriptions with a pattern using %s, for example \"issue|ticket\".", RegexToolName)
 	}
 	return b.String()

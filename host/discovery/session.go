@@ -64,7 +64,7 @@ func (s *Session) Used(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.unlocked[name]; ok {
-		s.unlocked[name] = s.rules.settings.TTL
+		s.unlocked[name] = s.rules.Settings().TTL
 	}
 }
 
@@ -89,7 +89,7 @@ func (s *Session) CallAllowed(name string, all []registry.Tool) (unlockedNow boo
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, was := s.unlocked[name]
-	s.unlocked[name] = s.rules.settings.TTL
+	s.unlocked[name] = s.rules.Settings().TTL
 	return !was, nil
 }
 
@@ -98,7 +98,7 @@ func (s *Session) unlock(names []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, n := range names {
-		s.unlocked[n] = s.rules.settings.TTL
+		s.unlocked[n] = s.rules.Settings().TTL
 	}
 }
 

@@ -55,20 +55,21 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 
 // open launches the plugin and opens the connection.
 func (s *Server) open(ctx context.Context) (*session, error) {
+	t := s.limits().Timeouts
 	pc, err := pluginapi.NewClient(pluginapi.ClientConfig{
 		Path:         s.spec.PluginPath,
 		SHA256:       s.spec.PluginSHA256,
 		Env:          s.spec.PluginEnv,
 		Logger:       s.logger.Named("plugin"),
-		StartTimeout: s.spec.Timeouts.Start,
+		StartTimeout: t.Start,
 	})
 	if err != nil {
 		if errors.Is(err, pluginapi.ErrPinMismatch) {
 			return nil, fmt.Errorf("start transport plugin: %s: %w (reinstall the pinned plugin or update the pin)", s.spec.PinSetting, err)
 		}
-		return nil, phaseError("start transport plugin", s.spec.Timeouts.Start, "start_seconds", err)
+		return nil, phaseError("start transport plugin", t.Start, "start_seconds", err)
 	}
-	openCtx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)
+	openCtx, cancel := context.WithTimeout(ctx, t.Initialize)
 	defer cancel()
 	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config}
 	if s.spec.DirectPipes {
@@ -78,7 +79,7 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 	conn, err := pc.Transport().Open(openCtx, req)
 	if err != nil {
 		pc.Kill()
-		return nil, phaseError("connect", s.spec.Timeouts.Initialize, "initialize_seconds", err)
+		return nil, phaseError("connect", t.Initialize, "initialize_seconds", err)
 	}
 	tr := msgtransport.New(conn, s.logger)
 	path := "relay"
@@ -108,14 +109,15 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 }
 
 func (s *Server) initialize(ctx context.Context, sess *session) (*mcp.InitializeResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)
+	limit := s.limits().Timeouts.Initialize
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = protocolVersion
 	req.Params.ClientInfo = mcp.Implementation{Name: "plughost", Version: s.spec.ClientVersion}
 	res, err := sess.client.Initialize(ctx, req)
 	if err != nil {
-		return nil, phaseError("initialize", s.spec.Timeouts.Initialize, "initialize_seconds", err)
+		return nil, phaseError("initialize", limit, "initialize_seconds", err)
 	}
 	return res, nil
 }
@@ -123,11 +125,12 @@ func (s *Server) initialize(ctx context.Context, sess *session) (*mcp.Initialize
 // listTools lists every page of the server's tools and publishes them,
 // making sess the live session.
 func (s *Server) listTools(ctx context.Context, sess *session) error {
-	ctx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.ListTools)
+	limit := s.limits().Timeouts.ListTools
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	res, err := sess.client.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
-		return phaseError("list tools", s.spec.Timeouts.ListTools, "list_tools_seconds", err)
+		return phaseError("list tools", limit, "list_tools_seconds", err)
 	}
 	s.mu.Lock()
 	s.tools = res.Tools

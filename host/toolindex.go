@@ -1,44 +1,84 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/search"
 )
 
-// newRules builds the discovery rules and, with discovery on, the tool index.
-func (h *Host) newRules() error {
-	settings, err := discovery.FromConfig(h.cfg.MCP.Discovery)
+// newRules builds the discovery rules of the host and, with discovery on,
+// the tool index. The rules read the current config and index at each
+// decision, so a reload changes them for every session at once.
+func (h *Host) newRules(cfg *config.Config) error {
+	settings, err := discovery.FromConfig(cfg.MCP.Discovery)
 	if err != nil {
 		return err
 	}
-	deps := discovery.Deps{
-		Deferred: discovery.DeferredFunc(h.cfg.MCP.Servers, settings.Enabled),
-		Closest:  func(name string, n int) []string { return h.registry.Snapshot().Closest(name, n) },
+	if err := h.ensureIndex(settings.Enabled); err != nil {
+		return err
 	}
-	if settings.Enabled {
-		if h.index, err = search.New(); err != nil {
-			return fmt.Errorf("tool index: %w", err)
-		}
-		deps.Searcher = searcher{h.index}
-	}
-	h.rules, err = discovery.New(settings, deps)
+	h.rules, err = discovery.New(settings, discovery.Deps{
+		Searcher: searcher{h},
+		Deferred: func(server string) bool {
+			mcp := h.st().cfg.MCP
+			return mcp.Servers[server].Deferred(mcp.Discovery.Enabled)
+		},
+		Closest: func(name string, n int) []string { return h.registry.Snapshot().Closest(name, n) },
+	})
 	return err
 }
 
-// searcher adapts the search index to what discovery needs.
-type searcher struct{ ix *search.Index }
+// ensureIndex creates the tool index when discovery needs it and there is
+// none yet, and fills it with every tool; once made, it is kept (and kept
+// current) until Close.
+func (h *Host) ensureIndex(needed bool) error {
+	h.indexMu.Lock()
+	made := false
+	if needed && h.index == nil {
+		ix, err := search.New()
+		if err != nil {
+			h.indexMu.Unlock()
+			return fmt.Errorf("tool index: %w", err)
+		}
+		h.index, made = ix, true
+	}
+	h.indexMu.Unlock()
+	if made {
+		h.reindex()
+	}
+	return nil
+}
+
+// currentIndex returns the tool index, nil when discovery was never on.
+func (h *Host) currentIndex() *search.Index {
+	h.indexMu.Lock()
+	defer h.indexMu.Unlock()
+	return h.index
+}
+
+// searcher adapts the host's search index to what discovery needs.
+type searcher struct{ h *Host }
 
 func (s searcher) Search(query string, k int) ([]discovery.Hit, error) {
-	hits, err := s.ix.Search(query, k)
+	ix := s.h.currentIndex()
+	if ix == nil {
+		return nil, errors.New("the tool index is not ready")
+	}
+	hits, err := ix.Search(query, k)
 	return convertHits(hits), err
 }
 
 func (s searcher) Regex(pattern string, k int) ([]discovery.Hit, error) {
-	hits, err := s.ix.Regex(pattern, k)
+	ix := s.h.currentIndex()
+	if ix == nil {
+		return nil, errors.New("the tool index is not ready")
+	}
+	hits, err := ix.Regex(pattern, k)
 	return convertHits(hits), err
 }
 
@@ -56,11 +96,11 @@ func convertHits(hits []search.Hit) []discovery.Hit {
 // a fixed cost of ~10 ms, so servers connecting together share one). Calls
 // are serialized.
 func (h *Host) reindex() {
+	h.indexMu.Lock()
+	defer h.indexMu.Unlock()
 	if h.index == nil {
 		return
 	}
-	h.indexMu.Lock()
-	defer h.indexMu.Unlock()
 	byServer := h.toolsByServer()
 	for server := range h.indexed {
 		if _, ok := byServer[server]; !ok {
@@ -127,7 +167,7 @@ type SearchResult struct {
 // every tool and without unlocking anything. It works with discovery off too
 // (over a temporary index).
 func (h *Host) Search(query string, k int, regex bool) ([]SearchResult, error) {
-	ix := h.index
+	ix := h.currentIndex()
 	if ix == nil {
 		tmp, err := search.New()
 		if err != nil {
