@@ -178,4 +178,3 @@ func originMatches(origin, host string) bool {
 	u, err := url.Parse(origin)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == host
 }
-

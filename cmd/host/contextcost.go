@@ -54,4 +54,3 @@ every session offers for paging saved results, are counted in both.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
-
