@@ -26,16 +26,19 @@ import (
 type servedGateway struct {
 	url, token string
 	stderr     *notifyBuffer
+	config     string // the config file it serves
+	pid        int
 }
 
-// startServe runs `plughost serve --listen 127.0.0.1:0` on cfg until the
-// test ends and reads the URL and token from the snippet it prints.
-func startServe(t *testing.T, c *cli, cfg any) servedGateway {
+// startServe runs `plughost serve --listen 127.0.0.1:0` (and args) on cfg
+// until the test ends and reads the URL and token from the snippet it
+// prints.
+func startServe(t *testing.T, c *cli, cfg any, args ...string) servedGateway {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "serve.json")
 	writeConfig(t, path, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := c.command(ctx, "--config", path, "serve", "--listen", "127.0.0.1:0")
+	cmd := c.command(ctx, append([]string{"--config", path, "serve", "--listen", "127.0.0.1:0"}, args...)...)
 	stdout := &notifyBuffer{changed: make(chan struct{}, 1)}
 	stderr := &notifyBuffer{changed: make(chan struct{}, 1)}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -59,7 +62,7 @@ func startServe(t *testing.T, c *cli, cfg any) servedGateway {
 	stdout.waitFor(t, 30*time.Second, "the client snippet", func(s string) bool { return bearer.MatchString(s) && url.MatchString(s) })
 	stderr.waitFor(t, 30*time.Second, "servers connected", func(s string) bool { return strings.Contains(s, "connected, ") })
 	out := stdout.String()
-	return servedGateway{url: url.FindStringSubmatch(out)[1], token: bearer.FindStringSubmatch(out)[1], stderr: stderr}
+	return servedGateway{url: url.FindStringSubmatch(out)[1], token: bearer.FindStringSubmatch(out)[1], stderr: stderr, config: path, pid: cmd.Process.Pid}
 }
 
 // serve prints a ready snippet with the token it stored 0600, never logs

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"strings"
 	"syscall"
 	"time"
 
@@ -120,14 +121,14 @@ func (g *globals) gatewayToken(gc config.Gateway) (secret.String, error) {
 }
 
 // publish writes the runtime file through which commands of the same
-// config reach this serve; it returns how to remove it (nil if it could not
+// config reach this serve (url is the MCP endpoint's); it returns how to remove it (nil if it could not
 // be written, which only costs those commands the live view).
 func (g *globals) publish(m *manage.Manager, url string, gc config.Gateway) func() {
 	home, _ := os.UserHomeDir()
 	if home == "" || m.UserFile() == "" {
 		return nil
 	}
-	rt := api.Runtime{PID: os.Getpid(), URL: url, ConfigFile: m.UserFile(), Version: version}
+	rt := api.Runtime{PID: os.Getpid(), URL: strings.TrimSuffix(url, gateway.MCPPath), ConfigFile: m.UserFile(), Version: version}
 	if gc.Auth {
 		rt.TokenFile = gc.TokenFile
 	}
