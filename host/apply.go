@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/supervisor"
 )
 
@@ -128,20 +127,14 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 	if h.isClosed() {
 		return ApplyResult{}, ErrClosed
 	}
-	settings, err := discovery.FromConfig(cfg.MCP.Discovery)
-	if err == nil {
-		err = problems.Err()
-	}
-	if err == nil {
-		err = h.ensureIndex(settings.Enabled)
-	}
+	err := problems.Err()
 	prev := h.st()
 	var next *state
 	if err == nil {
 		next, err = h.buildState(cfg, problems, prev)
 	}
 	if err == nil {
-		err = h.rules.SetSettings(settings)
+		err = h.applyDiscovery(cfg.MCP.Discovery)
 	}
 	if err != nil {
 		return ApplyResult{}, h.rejected(err, problems)

@@ -33,6 +33,19 @@ func (h *Host) newRules(cfg *config.Config) error {
 	return err
 }
 
+// applyDiscovery makes d the discovery settings of every session from its
+// next call or turn on, creating the tool index if discovery needs it now.
+func (h *Host) applyDiscovery(d config.Discovery) error {
+	settings, err := discovery.FromConfig(d)
+	if err != nil {
+		return err
+	}
+	if err := h.ensureIndex(settings.Enabled); err != nil {
+		return err
+	}
+	return h.rules.SetSettings(settings)
+}
+
 // ensureIndex creates the tool index when discovery needs it and there is
 // none yet, and fills it with every tool; once made, it is kept (and kept
 // current) until Close.
