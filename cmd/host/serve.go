@@ -146,17 +146,17 @@ func (g *globals) publish(m *manage.Manager, url string, gc config.Gateway) func
 func (g *globals) reloads(ctx context.Context, m *manage.Manager, h *host.Host, serving config.Gateway, hup <-chan os.Signal, watch bool) {
 	changed := make(chan struct{}, 1)
 	if watch {
-		go func() {
-			err := m.Watch(ctx, 0, func() {
+		w, err := m.WatchFile(0)
+		if err != nil {
+			fmt.Fprintf(g.stderr, "plughost: warning: %v; reload with SIGHUP instead\n", err)
+		} else {
+			go w.Run(ctx, func() {
 				select {
 				case changed <- struct{}{}:
 				default:
 				}
 			})
-			if err != nil {
-				fmt.Fprintf(g.stderr, "plughost: warning: %v; reload with SIGHUP instead\n", err)
-			}
-		}()
+		}
 	}
 	for {
 		var why string

@@ -11,7 +11,7 @@
 //     edits front ends offer; adding the first server also turns
 //     tools.mcp.enabled on.
 //   - Applying: Reload loads the config again and applies it to a running
-//     host.Host (host.Apply); Watch calls it when the file changes.
+//     host.Host (host.Apply); WatchFile reports when the file changes.
 //
 // Errors a caller decides on are typed: *InvalidError (validation problems
 // with JSON paths; nothing was written), *ConflictError (the file changed

@@ -38,61 +38,77 @@ func (m *Manager) Reload(h *host.Host) (ReloadResult, error) {
 	return ReloadResult{ApplyResult: res, Warnings: l.Warnings, Demo: l.Demo}, nil
 }
 
-// WatchDebounce is how long Watch waits after the last change of the file
+// WatchDebounce is how long a FileWatch waits after the last change of the file
 // before it reports it: editors write a file in several steps.
 const WatchDebounce = 150 * time.Millisecond
 
-// Watch calls changed once the user file was created, written, replaced
-// (editors and plughost write a temporary file and rename it over the
-// original) or removed, and then stayed quiet for debounce (WatchDebounce
-// if 0). It watches the file's directory, so a rename is seen and the file
-// may not exist yet. It returns when ctx ends, or at once with an error if
-// the directory cannot be watched.
-func (m *Manager) Watch(ctx context.Context, debounce time.Duration, changed func()) error {
+// FileWatch watches the user config file (see Manager.WatchFile). It is
+// owned by one goroutine, which calls Run.
+type FileWatch struct {
+	fs       *fsnotify.Watcher
+	targets  map[string]bool
+	debounce time.Duration
+}
+
+// WatchFile starts watching the user file: once it returns, every change is
+// seen. Run reports the changes; the watch ends when Run returns. It watches
+// the file's directory (created 0700 if missing), so that an atomic rename
+// over the file (how editors and plughost write it) is seen and the file may
+// not exist yet, and the target's directory too when the file is a symlink.
+// debounce is the quiet period after the last event before a change is
+// reported (WatchDebounce if 0): editors write a file in several steps.
+func (m *Manager) WatchFile(debounce time.Duration) (*FileWatch, error) {
 	path := m.UserFile()
 	if path == "" {
-		return errors.New("watch config: no user config file (set HOME, --config or PLUGHOST_CONFIG)")
+		return nil, errors.New("watch config: no user config file (set HOME, --config or PLUGHOST_CONFIG)")
 	}
 	if debounce <= 0 {
 		debounce = WatchDebounce
 	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("watch config: %w", err)
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		return fmt.Errorf("watch config: %w", err)
+		return nil, fmt.Errorf("watch config: %w", err)
 	}
-	defer w.Close()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("watch config: %w", err)
-	}
-	targets := watchTargets(path)
-	for _, d := range watchDirs(targets) {
+	fw := &FileWatch{fs: w, targets: watchTargets(path), debounce: debounce}
+	for _, d := range watchDirs(fw.targets) {
 		if err := w.Add(d); err != nil {
-			return fmt.Errorf("watch config directory %s: %w", d, err)
+			w.Close()
+			return nil, fmt.Errorf("watch config directory %s: %w", d, err)
 		}
 	}
-	timer := time.NewTimer(debounce)
+	return fw, nil
+}
+
+// Run calls changed once the file was created, written, replaced or
+// removed and then stayed quiet for the debounce period, until ctx ends;
+// then it ends the watch. Changes of other files in the directory do not
+// count. A lost event (the kernel queue overflowed) counts as a change.
+func (w *FileWatch) Run(ctx context.Context, changed func()) {
+	defer w.fs.Close()
+	timer := time.NewTimer(w.debounce)
 	timer.Stop()
 	defer timer.Stop()
 	for {
 		select {
-		case ev, ok := <-w.Events:
+		case ev, ok := <-w.fs.Events:
 			if !ok {
-				return nil
+				return
 			}
-			if targets[filepath.Clean(ev.Name)] && !ev.Has(fsnotify.Chmod) {
-				timer.Reset(debounce)
+			if w.targets[filepath.Clean(ev.Name)] && !ev.Has(fsnotify.Chmod) {
+				timer.Reset(w.debounce)
 			}
-		case _, ok := <-w.Errors:
+		case _, ok := <-w.fs.Errors:
 			if !ok {
-				return nil
+				return
 			}
-			// Events may have been lost (a queue overflow): reloading
-			// covers whatever they were.
-			timer.Reset(debounce)
+			timer.Reset(w.debounce)
 		case <-timer.C:
 			changed()
 		case <-ctx.Done():
-			return nil
+			return
 		}
 	}
 }

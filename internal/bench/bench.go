@@ -50,12 +50,13 @@ type Latency struct {
 	P50 time.Duration `json:"p50_ns"`
 	P90 time.Duration `json:"p90_ns"`
 	P99 time.Duration `json:"p99_ns"`
+	Max time.Duration `json:"max_ns"`
 }
 
 func summarize(samples []time.Duration) Latency {
 	sort.Slice(samples, func(i, j int) bool { return samples[i] < samples[j] })
 	at := func(q float64) time.Duration { return samples[int(q*float64(len(samples)-1))] }
-	return Latency{N: len(samples), P50: at(0.50), P90: at(0.90), P99: at(0.99)}
+	return Latency{N: len(samples), P50: at(0.50), P90: at(0.90), P99: at(0.99), Max: at(1)}
 }
 
 // CallResult compares per-call latency through the host with a direct client.

@@ -136,3 +136,23 @@ func BenchmarkGatewayLoad(b *testing.B) {
 		b.ReportMetric(r.Throughput/r.DirectLoad.Throughput, "throughput-vs-direct")
 	}
 }
+
+// TestReload runs the reload measurement small: each edit of s00 is applied
+// and restarts s00 with a new process, and no other server is restarted.
+func TestReload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts plugin and server processes")
+	}
+	o := ReloadOptions{Options: options(), Rounds: 2}
+	o.Servers = 4
+	r, err := Reload(t.Context(), o)
+	if err != nil {
+		t.Fatal(err) // an edit not applied, or s00 not back with a new process
+	}
+	if r.OthersRestarted != 0 {
+		t.Errorf("%d restarts of servers that were not edited", r.OthersRestarted)
+	}
+	if r.Applied.N != 2 || r.Reconnected.N != 2 || r.Reconnected.P50 < r.Applied.P50 {
+		t.Errorf("result %+v: want 2 rounds, reconnection after application", r)
+	}
+}
