@@ -151,6 +151,13 @@ func TestReadEndpoints(t *testing.T) {
 		t.Errorf("GET /api/tools: %d %s", code, body)
 	}
 
+	code, body = f.do(t, "GET", "/api/context-cost", "")
+	var costs api.ContextCostList
+	if code != 200 || json.Unmarshal([]byte(body), &costs) != nil || len(costs.Costs) != 3 ||
+		costs.Costs[0].Tools != 11+2 || costs.Costs[1].Tools != 1+2 {
+		t.Errorf("GET /api/context-cost: %d %s; want 13 tools with discovery off, 3 with it on", code, body)
+	}
+
 	code, body = f.do(t, "GET", "/api/status", "")
 	var st api.Status
 	if code != 200 || json.Unmarshal([]byte(body), &st) != nil || st.PID != os.Getpid() || st.ConfigFile != f.file || !st.Ready || !st.Apply.OK {

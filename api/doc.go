@@ -11,6 +11,7 @@
 //	GET  /api/servers              every server: status, transport, deferred and why
 //	GET  /api/servers/{name}       one server: config (secrets masked), status, tools, stderr tail
 //	GET  /api/tools                the tools a new session sees
+//	GET  /api/context-cost         the tool definitions' size with discovery off and on
 //	POST /api/tools/{name}/call    call a tool; the body is its arguments object
 //	POST /api/reload               load the config file again and apply it
 //

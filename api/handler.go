@@ -72,6 +72,7 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("GET /api/servers", a.servers)
 	mux.HandleFunc("GET /api/servers/{name}", a.server)
 	mux.HandleFunc("GET /api/tools", a.tools)
+	mux.HandleFunc("GET /api/context-cost", a.contextCost)
 	mux.HandleFunc("POST /api/tools/{name}/call", a.call)
 	mux.HandleFunc("POST /api/reload", a.reload)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -107,6 +108,21 @@ func (a *handler) tools(w http.ResponseWriter, _ *http.Request) {
 	s := a.o.Host.NewSession()
 	defer s.Close()
 	writeJSON(w, http.StatusOK, ToolList{Tools: s.Tools()})
+}
+
+// ContextCostList is the body of GET /api/context-cost.
+type ContextCostList struct {
+	// Costs are the tool definitions' size with discovery off, then on.
+	Costs []host.ContextCost `json:"costs"`
+}
+
+func (a *handler) contextCost(w http.ResponseWriter, _ *http.Request) {
+	costs, err := a.o.Host.ContextCosts()
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ContextCostList{Costs: costs})
 }
 
 // call runs one tool in a session of its own, as `plughost call` does.
