@@ -148,7 +148,7 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 	h.mu.Lock()
 	h.applied = ApplyStatus{At: time.Now(), OK: true, Result: res}
 	h.mu.Unlock()
-	h.logger.Info("config applied", "result", res.String())
+	h.logger.Debug("config applied", "result", res.String())
 	h.notify()
 	return res, nil
 }
