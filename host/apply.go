@@ -128,6 +128,7 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 		return ApplyResult{}, ErrClosed
 	}
 	err := problems.Err()
+	config.AddSecrets(h.masker, cfg, h.opts.ConfigDir) // before anything of cfg is shown
 	prev := h.st()
 	var next *state
 	if err == nil {

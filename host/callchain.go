@@ -33,17 +33,20 @@ type callChain struct {
 	store    *artifacts.Store
 	handler  shaping.Handler
 	maxChars int
+	limits   artifacts.SearchLimits // of search_files over the store
 }
 
 // newCallChain builds the chain for cfg, keeping prev's store when the
 // workspace did not change (prev may be nil).
 func (h *Host) newCallChain(cfg *config.Config, prev *state) (*callChain, error) {
 	var store *artifacts.Store
-	if prev != nil && prev.cfg.MCP.Workspace == cfg.MCP.Workspace {
+	a := cfg.MCP.Artifacts
+	limits := artifacts.SearchLimits{Timeout: a.SearchTimeout(), MaxBytes: a.SearchMaxBytes()}
+	if prev != nil && prev.cfg.MCP.Workspace == cfg.MCP.Workspace && prev.chain.limits == limits {
 		store = prev.chain.store
 	} else {
 		var err error
-		if store, err = artifacts.NewStore(cfg.MCP.Workspace); err != nil {
+		if store, err = artifacts.NewStore(cfg.MCP.Workspace, artifacts.WithSearchLimits(limits)); err != nil {
 			return nil, fmt.Errorf("tools.mcp.workspace: %w", err)
 		}
 	}
@@ -54,7 +57,7 @@ func (h *Host) newCallChain(cfg *config.Config, prev *state) (*callChain, error)
 		Metrics:        &h.metrics,
 		CallTimeout:    h.callTimeout,
 	})
-	return &callChain{store: store, handler: handler, maxChars: cfg.MCP.MaxInlineTextChars}, nil
+	return &callChain{store: store, handler: handler, maxChars: cfg.MCP.MaxInlineTextChars, limits: limits}, nil
 }
 
 // call runs an MCP tool call through the current config's chain.
@@ -68,7 +71,8 @@ func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolRes
 	if !ok {
 		return nil, fmt.Errorf("tool %q: server %q is not running", c.Name, c.Server)
 	}
-	return srv.sup.Call(ctx, c.Tool, c.Args)
+	res, err := srv.sup.Call(ctx, c.Tool, c.Args)
+	return res, h.masker.Error(err) // a crashed server's error quotes its stderr
 }
 
 func (h *Host) callTimeout(c shaping.Call) time.Duration {

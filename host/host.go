@@ -15,10 +15,13 @@ import (
 
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/discovery"
+	"github.com/plughost/plughost/host/loglimit"
 	"github.com/plughost/plughost/host/plugindir"
 	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/shaping"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/host/tokens"
 	"github.com/plughost/plughost/pluginapi"
 	"github.com/plughost/plughost/search"
 )
@@ -42,6 +45,9 @@ type Options struct {
 	// RelayOnly turns off the direct-pipes fast path: every message goes
 	// through the plugin process (for comparison and diagnosis).
 	RelayOnly bool
+	// TokenStore keeps the OAuth logins of servers; nil means one file per
+	// server under DefaultTokenDir of the user's home.
+	TokenStore tokens.Store
 }
 
 // Host runs the configured MCP servers. Create it with New, then Start it;
@@ -52,11 +58,14 @@ type Host struct {
 	logger   hclog.Logger
 	registry *registry.Registry
 	rules    *discovery.Rules // one for the host's life; Apply swaps its settings
+	masker   *secret.Masker   // every secret any config applied held; never forgets one
 	metrics  shaping.Metrics
+	auth     *tokens.Manager // OAuth logins
 
-	indexMu sync.Mutex    // guards index and indexed; serializes reindex
-	index   *search.Index // nil until discovery is first on
-	indexed map[string][]string
+	indexMu       sync.Mutex    // guards index and indexed; serializes reindex
+	index         *search.Index // nil until discovery is first on
+	indexSemantic config.Semantic
+	indexed       map[string][]string
 
 	// state is everything a config decides: Apply builds a new one and
 	// swaps it, so readers never lock and always see one whole config.
@@ -83,24 +92,26 @@ type state struct {
 	servers  map[string]*server
 	inactive map[string]supervisor.Status // disabled or invalid entries
 	chain    *callChain
+	creds    map[string]*tokens.Credentials // servers with oauth, enabled or not
 }
 
-// server is one enabled server: its supervisor and the spec it was built
-// from, which decides whether a new config must restart it. stop and done
-// are set when it starts, under Host.applyMu.
+// server is one enabled server: its supervisor and the spec and OAuth
+// settings it was built from, which decide whether a new config must
+// restart it. stop and done are set when it starts, under Host.applyMu.
 type server struct {
 	sup  *supervisor.Server
 	spec supervisor.Spec
+	auth oauthKey // zero without oauth
 
 	stop context.CancelFunc // nil until started
 	done chan struct{}      // closed when its Run has returned
 }
 
 // newServer prepares (does not start) the supervisor of a server.
-func (h *Host) newServer(name string, spec supervisor.Spec) *server {
+func (h *Host) newServer(name string, spec supervisor.Spec, auth oauthKey) *server {
 	var sup *supervisor.Server
 	sup = supervisor.New(spec, h.logger, func() { h.serverChanged(name, sup) })
-	return &server{sup: sup, spec: spec}
+	return &server{sup: sup, spec: spec, auth: auth}
 }
 
 // New validates cfg and prepares a Host; nothing is started until Start. A
@@ -141,15 +152,18 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 	if opts.Environ == nil {
 		opts.Environ = os.Environ()
 	}
+	masker := config.NewMasker(cfg, opts.ConfigDir)
 	h := &Host{
 		opts:     opts,
-		logger:   opts.Logger,
+		masker:   masker,
+		logger:   loglimit.New(masker.Logger(opts.Logger), loglimit.Options{}),
 		registry: registry.New(),
 		changed:  make(chan struct{}),
 		indexed:  map[string][]string{},
 		lastDone: map[string]chan struct{}{},
 		applied:  ApplyStatus{OK: true},
 	}
+	h.auth = newAuth(opts.TokenStore, h.logger)
 	if err := h.newRules(cfg); err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
@@ -172,7 +186,8 @@ func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *st
 	if err != nil {
 		return nil, err
 	}
-	st := &state{cfg: cfg, servers: map[string]*server{}, inactive: map[string]supervisor.Status{}, chain: chain}
+	st := &state{cfg: cfg, servers: map[string]*server{}, inactive: map[string]supervisor.Status{}, chain: chain,
+		creds: map[string]*tokens.Credentials{}}
 	dirs := pluginDirs(cfg, h.opts)
 	for name, srv := range cfg.MCP.Servers {
 		st.order = append(st.order, name)
@@ -186,8 +201,9 @@ func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *st
 // the reason.
 func (h *Host) addServer(st, prev *state, name string, srv config.Server, problems []*config.ValidationError, dirs []string) {
 	inactive := func(state supervisor.State, reason string) {
-		st.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: reason}
+		st.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: h.masker.Mask(reason)}
 	}
+	auth, creds := h.addCredentials(st, name, srv, problems)
 	switch {
 	case !st.cfg.MCP.Enabled:
 		inactive(supervisor.StateDisabled, "tools.mcp.enabled is false")
@@ -205,13 +221,16 @@ func (h *Host) addServer(st, prev *state, name string, srv config.Server, proble
 		inactive(supervisor.StateInvalid, err.Error())
 		return
 	}
+	if creds != nil {
+		spec.Auth = creds
+	}
 	if prev != nil {
-		if old, ok := prev.servers[name]; ok && sameConnection(old.spec, spec) {
+		if old, ok := prev.servers[name]; ok && old.auth == auth && sameConnection(old.spec, spec) {
 			st.servers[name] = old
 			return
 		}
 	}
-	st.servers[name] = h.newServer(name, spec)
+	st.servers[name] = h.newServer(name, spec, auth)
 }
 
 func problemAt(problems []*config.ValidationError, path string) bool {
@@ -265,6 +284,7 @@ func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []s
 		Backoff:       lim.Backoff,
 		ClientVersion: h.opts.Version,
 		DirectPipes:   !h.opts.RelayOnly,
+		Masker:        h.masker,
 	}, nil
 }
 
@@ -392,6 +412,7 @@ func (h *Host) Close() error {
 		cancel()
 	}
 	h.running.Wait()
+	loglimit.Flush(h.logger)
 	h.indexMu.Lock()
 	defer h.indexMu.Unlock()
 	if h.index != nil {
@@ -442,12 +463,13 @@ func (h *Host) Statuses() []supervisor.Status {
 // Status returns one server's status.
 func (h *Host) Status(name string) (supervisor.Status, bool) { return h.st().status(name) }
 
+// status is a server's status, with its OAuth login state if it has one.
 func (st *state) status(name string) (supervisor.Status, bool) {
 	if s, ok := st.servers[name]; ok {
-		return s.sup.Status(), true
+		return st.withAuth(s.sup.Status()), true
 	}
 	s, ok := st.inactive[name]
-	return s, ok
+	return st.withAuth(s), ok
 }
 
 // Server returns the supervisor of a running server.

@@ -7,8 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/pluginapi"
 )
@@ -26,6 +29,17 @@ func (h *Host) ServerConfig(name string) (config.Server, bool) {
 // Config returns the host's current configuration (secrets masked when
 // printed). Apply replaces it; the value returned is never modified.
 func (h *Host) Config() *config.Config { return h.st().cfg }
+
+// Masker returns the masker of every secret the configuration holds. Front
+// ends pass through it any text of their own that may quote a secret; what
+// the host reports (statuses, diagnostics, errors, its logs) is masked
+// already.
+func (h *Host) Masker() *secret.Masker { return h.masker }
+
+// Logger returns the host's logger: lines are masked (Masker) and repeats
+// are collapsed (loglimit). Front ends log through it, e.g.
+// h.Logger().Named("gateway"), so that no secret reaches a log.
+func (h *Host) Logger() hclog.Logger { return h.logger }
 
 // ServerTools returns the agent-facing tools of one server, sorted by name.
 func (h *Host) ServerTools(name string) []registry.Tool {

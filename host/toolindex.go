@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/plughost/plughost/host/config"
@@ -19,7 +20,7 @@ func (h *Host) newRules(cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
-	if err := h.ensureIndex(settings.Enabled); err != nil {
+	if err := h.ensureIndex(cfg.MCP.Discovery); err != nil {
 		return err
 	}
 	h.rules, err = discovery.New(settings, discovery.Deps{
@@ -40,30 +41,34 @@ func (h *Host) applyDiscovery(d config.Discovery) error {
 	if err != nil {
 		return err
 	}
-	if err := h.ensureIndex(settings.Enabled); err != nil {
+	if err := h.ensureIndex(d); err != nil {
 		return err
 	}
 	return h.rules.SetSettings(settings)
 }
 
-// ensureIndex creates the tool index when discovery needs it and there is
-// none yet, and fills it with every tool; once made, it is kept (and kept
-// current) until Close.
-func (h *Host) ensureIndex(needed bool) error {
+// ensureIndex makes the tool index discovery d needs, filled with every
+// tool: when discovery is on and there is none yet, or its semantic
+// settings changed (they are the index's own). Once made, an index is kept
+// current until Close, also while discovery is off.
+func (h *Host) ensureIndex(d config.Discovery) error {
 	h.indexMu.Lock()
-	made := false
-	if needed && h.index == nil {
-		ix, err := search.New()
-		if err != nil {
-			h.indexMu.Unlock()
-			return fmt.Errorf("tool index: %w", err)
-		}
-		h.index, made = ix, true
+	if !d.Enabled || (h.index != nil && reflect.DeepEqual(h.indexSemantic, d.Semantic)) {
+		h.indexMu.Unlock()
+		return nil
 	}
+	ix, err := search.New(searchOptions(d.Semantic, h.opts.Environ, h.logger)...)
+	if err != nil {
+		h.indexMu.Unlock()
+		return fmt.Errorf("tool index: %w", err)
+	}
+	old := h.index
+	h.index, h.indexSemantic, h.indexed = ix, d.Semantic, map[string][]string{}
 	h.indexMu.Unlock()
-	if made {
-		h.reindex()
+	if old != nil {
+		_ = old.Close() // a search under way on it fails once, as a tool error
 	}
+	h.reindex()
 	return nil
 }
 
@@ -182,7 +187,7 @@ type SearchResult struct {
 func (h *Host) Search(query string, k int, regex bool) ([]SearchResult, error) {
 	ix := h.currentIndex()
 	if ix == nil {
-		tmp, err := search.New()
+		tmp, err := search.New(searchOptions(h.st().cfg.MCP.Discovery.Semantic, h.opts.Environ, h.logger)...)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/host/tokens"
 )
 
 // StateNotProbed is the state of an enabled server of a host that was never
@@ -61,14 +62,31 @@ func (st *state) view(name string, started bool) ServerView {
 	}
 }
 
-// DescribeState renders a status as the one phrase a person wants to read:
-// "connected, 7 tools (started in 120ms)", "error: … (retry in 4s)",
-// "invalid config: …", "disabled". A multi-line error (several config
-// problems) is joined with "; ", so that every status stays on one line of
-// a table or log.
+// DescribeState renders a status as the one phrase a person wants to read
+// in a table or a log line: the state (StateText) and, for an OAuth
+// server, its login (LoginText) — "connected, 7 tools (started in 120ms);
+// logged in (expires in 54m)", "error: … (retry in 4s)", "invalid config:
+// …", "disabled".
 func DescribeState(st supervisor.Status) string {
+	s := StateText(st)
+	if a := LoginText(st.Auth, time.Now()); a != "" && st.State != supervisor.StateNeedsLogin && st.State != supervisor.StateInvalid {
+		s += "; " + a
+	}
+	return s
+}
+
+// StateText renders a status's state alone. A multi-line error (several
+// config problems) is joined with "; ", so that every status stays on one
+// line of a table or log.
+func StateText(st supervisor.Status) string {
 	st.LastError = strings.ReplaceAll(st.LastError, "\n", "; ")
 	switch st.State {
+	case supervisor.StateNeedsLogin:
+		reason := "not logged in"
+		if st.Auth != nil && st.Auth.Reason != "" {
+			reason = st.Auth.Reason
+		}
+		return fmt.Sprintf("needs login (%s): run `plughost mcp login %s`", reason, st.Name)
 	case supervisor.StateConnected:
 		s := fmt.Sprintf("connected, %s (started in %s)", count(st.Tools, "tool"), st.StartupDuration.Round(time.Millisecond))
 		for _, w := range st.Warnings {
@@ -92,6 +110,70 @@ func DescribeState(st supervisor.Status) string {
 	return string(st.State)
 }
 
+// LoginText describes a server's OAuth login in one phrase, without tokens:
+// "logged in (expires in 54m, scopes read write)", "needs login: not logged
+// in", …; "" for a server without OAuth.
+func LoginText(a *tokens.Status, now time.Time) string {
+	if a == nil {
+		return ""
+	}
+	if a.Error != "" {
+		return "login unreadable: " + a.Error
+	}
+	var s string
+	if a.LoggedIn {
+		s = "logged in"
+		if d := loginDetails(a, now); d != "" {
+			s += " (" + d + ")"
+		}
+	}
+	if a.NeedsLogin {
+		need := "needs login: " + a.Reason
+		if len(a.WantScopes) > 0 {
+			need += " (scopes " + strings.Join(a.WantScopes, " ") + ")"
+		}
+		if s != "" {
+			return s + "; " + need
+		}
+		return need
+	}
+	return s
+}
+
+func loginDetails(a *tokens.Status, now time.Time) string {
+	var parts []string
+	switch left := a.ExpiresAt.Sub(now); {
+	case a.ExpiresAt.IsZero():
+	case left > 0:
+		parts = append(parts, "expires in "+roundDuration(left))
+	case a.Refreshable:
+		parts = append(parts, "expired, refreshed on next use")
+	default:
+		parts = append(parts, "expired")
+	}
+	if len(a.Scopes) > 0 {
+		parts = append(parts, "scopes "+strings.Join(a.Scopes, " "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// roundDuration renders d to a readable precision: 45s, 54m, 3h20m, 2d.
+func roundDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		h := int(d.Hours())
+		if m := int(d.Minutes()) % 60; m != 0 {
+			return fmt.Sprintf("%dh%dm", h, m)
+		}
+		return fmt.Sprintf("%dh", h)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
 // count writes n with its noun, singular for 1: "1 tool", "7 tools".
 func count(n int, noun string) string {
 	if n == 1 {
@@ -104,7 +186,9 @@ func count(n int, noun string) string {
 // its config entry (secrets masked whenever printed or marshalled), its
 // tools under their agent-facing names and the tail of its stderr.
 type ServerDetail struct {
-	ServerView
+	// ServerView is the server's row, under "server" in JSON (its "tools"
+	// is a count, the detail's a list).
+	ServerView `json:"server"`
 	// Config is the server's entry (env, header and unknown-key values
 	// masked in every print and JSON encoding).
 	Config config.Server `json:"config"`

@@ -27,6 +27,10 @@ const (
 	// handshake). The host may retry with another transport when the user
 	// did not choose one.
 	KindProtocolMismatch Kind = "protocol_mismatch"
+	// KindUnauthorized: the server refused the request's credentials and the
+	// host has none better (the user must log in, or log in again with more
+	// scopes); retrying will not help until that happens.
+	KindUnauthorized Kind = "unauthorized"
 	// KindUnsupported: the plugin does not implement the operation or feature.
 	KindUnsupported Kind = "unsupported"
 	// KindInternal: anything else.

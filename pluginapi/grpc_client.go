@@ -48,7 +48,8 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 		cancel()
 		return nil, fromStatus("open", err)
 	}
-	open := &pb.Open{ServerName: req.ServerName, Config: req.Config, WantDirectPipes: req.WantDirectPipes}
+	open := &pb.Open{ServerName: req.ServerName, Config: req.Config, WantDirectPipes: req.WantDirectPipes,
+		Credentials: req.Credentials != nil}
 	if d, ok := ctx.Deadline(); ok {
 		open.DeadlineUnixNano = d.UnixNano()
 	}
@@ -56,27 +57,24 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 		cancel()
 		return nil, fromStatus("open", err)
 	}
+	// The pump starts now: the plugin may ask for credentials while opening.
+	conn := newGRPCConn(streamCtx, stream, cancel, req.Credentials)
 	// A cancelled open ends the stream, which the plugin sees as cancellation.
 	stop := context.AfterFunc(ctx, cancel)
-	first, err := stream.Recv()
+	opened, err := conn.waitOpened()
 	stopped := stop()
 	if err != nil {
-		cancel()
+		conn.abort()
 		if ctx.Err() != nil {
 			return nil, &Error{Op: "open", Kind: kindOfPlain(ctx.Err()), Err: ctx.Err()}
 		}
-		return nil, fromStatus("open", err)
+		return nil, err
 	}
 	if !stopped {
-		cancel()
+		conn.abort()
 		return nil, &Error{Op: "open", Kind: kindOfPlain(ctx.Err()), Err: ctx.Err()}
 	}
-	opened := first.GetOpened()
-	if opened == nil {
-		cancel()
-		return nil, Errorf("open", KindInternal, "plugin answered Open with an unexpected frame")
-	}
-	conn := newGRPCConn(stream, cancel, opened.GetSessionId())
+	conn.sessionID.Store(opened.GetSessionId())
 	if path := opened.GetPipeSocket(); path != "" {
 		stdin, stdout, err := collectPipes(ctx, path)
 		if err != nil {
@@ -90,28 +88,34 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 
 // grpcConn is a Conn over one Connect stream. A pump goroutine owns the
 // stream's receiving side (gRPC allows one receiver), so Close can always see
-// the stream end, whether or not anyone is calling Recv.
+// the stream end, whether or not anyone is calling Recv. The pump also hands
+// the plugin's credential requests to the answerer.
 type grpcConn struct {
 	stream    pb.Transport_ConnectClient
 	cancel    context.CancelFunc
 	sendMu    sync.Mutex // gRPC streams allow one concurrent sender
 	sessionID atomic.Value
+	opened    chan *pb.Opened // the plugin's first frame
 	msgs      chan json.RawMessage
 	ended     chan struct{} // closed once the stream has ended; endErr says why
 	endErr    error
+	openErr   error         // the stream's end seen as a failure to open
 	closing   chan struct{} // closed by Close: the pump stops delivering
 	closeOnce sync.Once
+	creds     *credentialAnswerer
 }
 
-func newGRPCConn(stream pb.Transport_ConnectClient, cancel context.CancelFunc, sessionID string) *grpcConn {
+func newGRPCConn(ctx context.Context, stream pb.Transport_ConnectClient, cancel context.CancelFunc, creds Credentials) *grpcConn {
 	c := &grpcConn{
 		stream:  stream,
 		cancel:  cancel,
+		opened:  make(chan *pb.Opened, 1),
 		msgs:    make(chan json.RawMessage),
 		ended:   make(chan struct{}),
 		closing: make(chan struct{}),
 	}
-	c.sessionID.Store(sessionID)
+	c.creds = &credentialAnswerer{creds: creds, send: c.sendFrame, ctx: ctx}
+	c.sessionID.Store("")
 	go c.pump()
 	return c
 }
@@ -122,10 +126,15 @@ func (c *grpcConn) pump() {
 	for {
 		f, err := c.stream.Recv()
 		if err != nil {
-			c.endErr = fromStatus("recv", err)
+			c.endErr, c.openErr = fromStatus("recv", err), fromStatus("open", err)
 			return
 		}
 		switch fr := f.GetFrame().(type) {
+		case *pb.PluginFrame_Opened:
+			select {
+			case c.opened <- fr.Opened:
+			default: // a second Opened is a plugin bug; the first one counts
+			}
 		case *pb.PluginFrame_Message:
 			select {
 			case c.msgs <- fr.Message.GetJson():
@@ -133,8 +142,42 @@ func (c *grpcConn) pump() {
 			}
 		case *pb.PluginFrame_SessionId:
 			c.sessionID.Store(fr.SessionId)
+		case *pb.PluginFrame_CredentialRequest:
+			c.creds.answer(fr.CredentialRequest)
 		}
 	}
+}
+
+// waitOpened waits for the plugin's Opened frame, or the stream's end.
+func (c *grpcConn) waitOpened() (*pb.Opened, error) {
+	select {
+	case o := <-c.opened:
+		return o, nil
+	case <-c.ended:
+		select {
+		case o := <-c.opened: // sent just before the stream ended
+			return o, nil
+		default:
+		}
+		if c.openErr == nil {
+			return nil, Errorf("open", KindInternal, "plugin ended the connection without opening it")
+		}
+		return nil, c.openErr
+	}
+}
+
+// abort ends a connection that never opened.
+func (c *grpcConn) abort() {
+	c.closeOnce.Do(func() { close(c.closing) })
+	c.cancel()
+	<-c.ended
+	c.creds.wait()
+}
+
+func (c *grpcConn) sendFrame(f *pb.HostFrame) error {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	return c.stream.Send(f)
 }
 
 func (c *grpcConn) Send(ctx context.Context, msg json.RawMessage) error {
@@ -145,10 +188,7 @@ func (c *grpcConn) Send(ctx context.Context, msg json.RawMessage) error {
 	if d, ok := ctx.Deadline(); ok {
 		m.DeadlineUnixNano = d.UnixNano()
 	}
-	c.sendMu.Lock()
-	err := c.stream.Send(&pb.HostFrame{Frame: &pb.HostFrame_Message{Message: m}})
-	c.sendMu.Unlock()
-	if err != nil {
+	if err := c.sendFrame(&pb.HostFrame{Frame: &pb.HostFrame_Message{Message: m}}); err != nil {
 		// The real reason arrives on the receiving side; Send only reports
 		// that the stream is gone.
 		return &Error{Op: "send", Kind: KindServerExited, Err: err}
@@ -192,6 +232,7 @@ func (c *grpcConn) Close() error {
 		case <-time.After(closeGrace):
 		}
 		c.cancel()
+		c.creds.wait()
 	})
 	return nil
 }

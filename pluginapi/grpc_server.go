@@ -48,8 +48,10 @@ func (s *grpcServer) Diagnostics(context.Context, *pb.DiagnosticsRequest) (*pb.D
 }
 
 // Connect runs one connection: Open, then relay messages both ways until
-// either side ends. Only the relay goroutine reading from the server writes to
-// the stream after Opened, so the stream has a single writer.
+// either side ends. Every frame to the host goes through one sender (the
+// relay, Opened and credential requests share the stream). The host's frames
+// are read from the start, since a transport may ask for credentials while
+// it opens.
 func (s *grpcServer) Connect(stream pb.Transport_ConnectServer) error {
 	first, err := stream.Recv()
 	if err != nil {
@@ -59,7 +61,16 @@ func (s *grpcServer) Connect(stream pb.Transport_ConnectServer) error {
 	if open == nil {
 		return toStatus("open", Errorf("open", KindInternal, "first frame must be Open"))
 	}
-	conn, err := s.open(stream.Context(), open)
+	out := &frameSender{stream: stream}
+	var creds *streamCredentials
+	if open.GetCredentials() {
+		creds = newStreamCredentials(out.send)
+	}
+	in := &hostReader{stream: stream, creds: creds, logger: s.logger, ready: make(chan struct{})}
+	fromHost := make(chan error, 1)
+	go func() { fromHost <- in.run(stream.Context()) }()
+
+	conn, err := s.open(stream.Context(), open, creds)
 	if err != nil {
 		return toStatus("open", err)
 	}
@@ -69,21 +80,35 @@ func (s *grpcServer) Connect(stream pb.Transport_ConnectServer) error {
 		s.last = dp
 		s.mu.Unlock()
 	}
-	if err := s.announce(stream, conn, open.GetWantDirectPipes()); err != nil {
+	if err := s.announce(stream, out, conn, open.GetWantDirectPipes()); err != nil {
 		return toStatus("open", err)
 	}
-	return toStatus("relay", s.relay(stream, conn))
+	in.conn = conn
+	close(in.ready)
+	return toStatus("relay", s.relay(stream.Context(), out, conn, fromHost))
+}
+
+// frameSender serialises the frames sent to the host.
+type frameSender struct {
+	mu     sync.Mutex
+	stream pb.Transport_ConnectServer
+}
+
+func (f *frameSender) send(frame *pb.PluginFrame) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stream.Send(frame)
 }
 
 // announce sends the Opened frame. When the host asked for direct pipes and the
 // connection can hand them off, the frame carries the socket the host collects
 // them from; messages then flow host↔server directly and the relay below only
 // carries the connection's lifetime (server exit, host close).
-func (s *grpcServer) announce(stream pb.Transport_ConnectServer, conn Conn, wantPipes bool) error {
+func (s *grpcServer) announce(stream pb.Transport_ConnectServer, out *frameSender, conn Conn, wantPipes bool) error {
 	opened := &pb.Opened{SessionId: conn.SessionID()}
 	ph, ok := conn.(PipeHandoff)
 	if !wantPipes || !ok {
-		return stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_Opened{Opened: opened}})
+		return out.send(&pb.PluginFrame{Frame: &pb.PluginFrame_Opened{Opened: opened}})
 	}
 	stdin, stdout, err := ph.HandOff()
 	if err != nil {
@@ -91,31 +116,33 @@ func (s *grpcServer) announce(stream pb.Transport_ConnectServer, conn Conn, want
 	}
 	return offerPipes(stream.Context(), stdin, stdout, func(path string) error {
 		opened.PipeSocket = path
-		return stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_Opened{Opened: opened}})
+		return out.send(&pb.PluginFrame{Frame: &pb.PluginFrame_Opened{Opened: opened}})
 	})
 }
 
-func (s *grpcServer) open(ctx context.Context, open *pb.Open) (Conn, error) {
+func (s *grpcServer) open(ctx context.Context, open *pb.Open, creds *streamCredentials) (Conn, error) {
 	if d := open.GetDeadlineUnixNano(); d > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, time.Unix(0, d))
 		defer cancel()
 	}
-	return s.impl.Open(ctx, OpenRequest{
+	req := OpenRequest{
 		ServerName:      open.GetServerName(),
 		Config:          open.GetConfig(),
 		WantDirectPipes: open.GetWantDirectPipes(),
-	})
+	}
+	if creds != nil {
+		req.Credentials = creds
+	}
+	return s.impl.Open(ctx, req)
 }
 
 // relay moves messages until the host closes its side (nil), the server ends
-// (its error) or the stream breaks.
-func (s *grpcServer) relay(stream pb.Transport_ConnectServer, conn Conn) error {
-	ctx := stream.Context()
+// (its error) or the stream breaks. fromHost reports the end of the host
+// reader, which is already running.
+func (s *grpcServer) relay(ctx context.Context, out *frameSender, conn Conn, fromHost <-chan error) error {
 	fromServer := make(chan error, 1)
-	fromHost := make(chan error, 1)
-	go func() { fromServer <- s.serverToHost(ctx, stream, conn) }()
-	go func() { fromHost <- s.hostToServer(ctx, stream, conn) }()
+	go func() { fromServer <- s.serverToHost(ctx, out, conn) }()
 	select {
 	case err := <-fromServer:
 		return err
@@ -134,7 +161,7 @@ func (s *grpcServer) relay(stream pb.Transport_ConnectServer, conn Conn) error {
 	}
 }
 
-func (s *grpcServer) serverToHost(ctx context.Context, stream pb.Transport_ConnectServer, conn Conn) error {
+func (s *grpcServer) serverToHost(ctx context.Context, out *frameSender, conn Conn) error {
 	sid := conn.SessionID()
 	for {
 		msg, err := conn.Recv(ctx)
@@ -143,31 +170,94 @@ func (s *grpcServer) serverToHost(ctx context.Context, stream pb.Transport_Conne
 		}
 		if now := conn.SessionID(); now != sid {
 			sid = now
-			if err := stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_SessionId{SessionId: sid}}); err != nil {
+			if err := out.send(&pb.PluginFrame{Frame: &pb.PluginFrame_SessionId{SessionId: sid}}); err != nil {
 				return err
 			}
 		}
-		if err := stream.Send(&pb.PluginFrame{Frame: &pb.PluginFrame_Message{Message: &pb.Message{Json: msg}}}); err != nil {
+		if err := out.send(&pb.PluginFrame{Frame: &pb.PluginFrame_Message{Message: &pb.Message{Json: msg}}}); err != nil {
 			return err
 		}
 	}
 }
 
-func (s *grpcServer) hostToServer(ctx context.Context, stream pb.Transport_ConnectServer, conn Conn) error {
+// hostReader reads the host's frames from the moment the connection is
+// requested: credential answers go to creds at once; messages, which the
+// host sends only after Opened, go to conn once ready is closed.
+type hostReader struct {
+	stream pb.Transport_ConnectServer
+	creds  *streamCredentials // nil without credentials
+	logger hclog.Logger
+	ready  chan struct{} // closed once conn is set
+	conn   Conn
+}
+
+// deliveryQueue is how many host messages may wait while one is delivered,
+// when credentials are on.
+const deliveryQueue = 64
+
+// run returns io.EOF when the host closed its side, or why the stream broke.
+// Without credentials it delivers each message before reading the next
+// frame. With them, delivery runs in a goroutine of its own, in order: a
+// transport may ask for credentials while it delivers a message, and the
+// answer is a frame this loop must be free to read.
+func (h *hostReader) run(ctx context.Context) error {
+	if h.creds == nil {
+		return h.read(ctx, func(m *pb.Message) error { return h.deliver(ctx, m) })
+	}
+	defer h.creds.end()
+	queue := make(chan *pb.Message, deliveryQueue)
+	failed := make(chan error, 1)
+	go func() {
+		for m := range queue {
+			if err := h.deliver(ctx, m); err != nil {
+				failed <- err
+				return
+			}
+		}
+	}()
+	defer close(queue)
+	return h.read(ctx, func(m *pb.Message) error {
+		select {
+		case queue <- m:
+			return nil
+		case err := <-failed:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+}
+
+// read handles frames until the stream ends or deliver fails.
+func (h *hostReader) read(ctx context.Context, deliver func(*pb.Message) error) error {
 	for {
-		f, err := stream.Recv()
+		f, err := h.stream.Recv()
 		if err != nil {
-			return err // io.EOF: the host closed the connection
-		}
-		m := f.GetMessage()
-		if m == nil {
-			s.logger.Warn("ignoring unexpected frame from host")
-			continue
-		}
-		if err := sendWithDeadline(ctx, conn, m); err != nil {
 			return err
 		}
+		switch fr := f.GetFrame().(type) {
+		case *pb.HostFrame_Message:
+			if err := deliver(fr.Message); err != nil {
+				return err
+			}
+		case *pb.HostFrame_Credential:
+			if h.creds != nil {
+				h.creds.deliver(fr.Credential)
+			}
+		default:
+			h.logger.Warn("ignoring unexpected frame from host")
+		}
 	}
+}
+
+// deliver sends one message to the server once the connection is open.
+func (h *hostReader) deliver(ctx context.Context, m *pb.Message) error {
+	select {
+	case <-h.ready:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return sendWithDeadline(ctx, h.conn, m)
 }
 
 func sendWithDeadline(ctx context.Context, conn Conn, m *pb.Message) error {

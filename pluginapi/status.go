@@ -21,12 +21,21 @@ func toStatus(op string, err error) error {
 		pe = &Error{Op: op, Kind: kindOfPlain(err), Err: err}
 	}
 	st := status.New(codeOf(pe.Kind), pe.Error())
-	if withDetail, derr := st.WithDetails(&pb.ErrorDetail{
-		Op: pe.Op, Kind: string(pe.Kind), Message: errMessage(pe),
-	}); derr == nil {
+	if withDetail, derr := st.WithDetails(detailOf(pe)); derr == nil {
 		st = withDetail
 	}
 	return st.Err()
+}
+
+// detailOf encodes a typed error for the wire.
+func detailOf(pe *Error) *pb.ErrorDetail {
+	return &pb.ErrorDetail{Op: pe.Op, Kind: string(pe.Kind), Message: errMessage(pe)}
+}
+
+// errorFromDetail rebuilds the typed error a detail carries.
+func errorFromDetail(d *pb.ErrorDetail) *Error {
+	kind := Kind(d.GetKind())
+	return &Error{Op: d.GetOp(), Kind: kind, Err: remoteError{msg: d.GetMessage(), base: baseOf(kind)}}
 }
 
 func errMessage(e *Error) string {
@@ -60,6 +69,8 @@ func codeOf(k Kind) codes.Code {
 		return codes.Canceled
 	case KindUnsupported:
 		return codes.Unimplemented
+	case KindUnauthorized:
+		return codes.Unauthenticated
 	}
 	return codes.Internal
 }
@@ -79,8 +90,7 @@ func fromStatus(op string, err error) error {
 	}
 	for _, d := range st.Details() {
 		if ed, ok := d.(*pb.ErrorDetail); ok {
-			kind := Kind(ed.GetKind())
-			return &Error{Op: ed.GetOp(), Kind: kind, Err: remoteError{msg: ed.GetMessage(), base: baseOf(kind)}}
+			return errorFromDetail(ed)
 		}
 	}
 	switch st.Code() {

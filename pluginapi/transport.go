@@ -47,6 +47,11 @@ type OpenRequest struct {
 	// WantDirectPipes asks a transport advertising FeatureDirectPipes to hand the
 	// server's pipes to the host instead of relaying messages.
 	WantDirectPipes bool
+	// Credentials, when set, supplies the Authorization header of every
+	// request to the server (the host holds the server's OAuth tokens). Only
+	// transports advertising FeatureCredentials use it; nil means the server
+	// has no OAuth.
+	Credentials Credentials
 }
 
 // Description identifies a transport plugin.
@@ -76,6 +81,10 @@ const (
 	FeatureDirectPipes = "direct-pipes"
 	// FeatureDiagnostics means the plugin keeps server diagnostics (stderr tail).
 	FeatureDiagnostics = "diagnostics"
+	// FeatureCredentials means the transport sends the Authorization value
+	// OpenRequest.Credentials supplies, and reports the server's refusals
+	// (HTTP 401/403) back to it: the host can run OAuth for its server.
+	FeatureCredentials = "credentials"
 )
 
 // Diagnostics is what a transport knows about its server beyond messages.

@@ -60,6 +60,14 @@
 // the tools before the tool terms are read, so the bound still holds for
 // every document not yet seen.
 //
+// # Semantic signal
+//
+// Optionally ([WithSemantic], [WithEmbedder]) vectors add a semantic
+// signal: static word vectors expand a query word to its nearest words in
+// the index's own vocabulary (weighted terms like any other, so the
+// max-score bound still holds), and tool vectors — word-vector averages or
+// an embedding endpoint's — re-rank the exact BM25 top k (see [Semantic]).
+//
 // # Concurrency
 //
 // An [Index] is safe for concurrent use. [Index.ReplaceServer] applies one

@@ -24,6 +24,11 @@ type Index struct {
 	analyzer *analysis.Analyzer
 	writer   *bluge.Writer
 
+	vectors  *WordVectors // nil: no word vectors
+	embedder *embedCache  // nil: no embedding endpoint
+	semantic Semantic
+	vocab    vocabulary // index terms that have a word vector (for the expansion)
+
 	writeMu sync.Mutex // serialises ReplaceServer and Close
 
 	mu       sync.RWMutex // guards the fields below
@@ -37,7 +42,8 @@ type Index struct {
 // and exact matching work on it.
 type entry struct {
 	doc    Doc
-	params string // parameter names and descriptions, one per line
+	params string    // parameter names and descriptions, one per line
+	vec    []float32 // the tool's unit vector (with word vectors), or nil
 }
 
 // New returns an empty in-memory index using the corrected BM25 Similarity.
@@ -90,11 +96,20 @@ func (ix *Index) ReplaceServers(byServer map[string][]Doc) error {
 		checked[server] = docs
 	}
 	old := map[string][]string{}
+	var oldDocs []Doc
 	ix.mu.RLock()
 	for _, server := range servers {
 		old[server] = ix.byServer[server]
+		for _, id := range old[server] {
+			oldDocs = append(oldDocs, ix.docs[id].doc)
+		}
 	}
 	ix.mu.RUnlock()
+	var all []Doc
+	for _, server := range servers {
+		all = append(all, checked[server]...)
+	}
+	entries := ix.newEntries(all, ix.Len()+len(all))
 
 	batch := bluge.NewBatch()
 	for _, server := range servers {
@@ -116,9 +131,26 @@ func (ix *Index) ReplaceServers(byServer map[string][]Doc) error {
 		return fmt.Errorf("search: servers %q: index: %w", servers, err)
 	}
 	for _, server := range servers {
-		ix.swapMeta(server, old[server], checked[server])
+		n := len(checked[server])
+		ix.swapMeta(server, old[server], entries[:n])
+		entries = entries[n:]
 	}
+	ix.updateVocabulary(oldDocs, all)
 	return nil
+}
+
+// updateVocabulary moves the expansion vocabulary from the documents
+// removed to those added (nothing without word vectors).
+func (ix *Index) updateVocabulary(removed, added []Doc) {
+	if ix.vectors == nil || ix.semantic.Expansion <= 0 {
+		return
+	}
+	for _, d := range removed {
+		ix.vocab.update(ix.vectors, docTerms(d), -1)
+	}
+	for _, d := range added {
+		ix.vocab.update(ix.vectors, docTerms(d), 1)
+	}
 }
 
 // checkDocs validates docs for ReplaceServer and returns a copy with Server
@@ -211,7 +243,7 @@ func (ix *Index) blugeDoc(d Doc) *bluge.Document {
 }
 
 // swapMeta replaces server's entries in the metadata maps.
-func (ix *Index) swapMeta(server string, old []string, docs []Doc) {
+func (ix *Index) swapMeta(server string, old []string, entries []*entry) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for _, id := range old {
@@ -225,10 +257,11 @@ func (ix *Index) swapMeta(server string, old []string, docs []Doc) {
 			delete(ix.docs, id)
 		}
 	}
-	ids := make([]string, len(docs))
-	for i, d := range docs {
+	ids := make([]string, len(entries))
+	for i, e := range entries {
+		d := e.doc
 		ids[i] = d.ID
-		ix.docs[d.ID] = newEntry(d)
+		ix.docs[d.ID] = e
 		for _, k := range exactKeys(d) {
 			ix.exact[k] = append(ix.exact[k], d.ID)
 			slices.Sort(ix.exact[k])
@@ -241,12 +274,28 @@ func (ix *Index) swapMeta(server string, old []string, docs []Doc) {
 	}
 }
 
-func newEntry(d Doc) *entry {
-	lines := make([]string, 0, 2*len(d.Params))
-	for _, p := range d.Params {
-		lines = append(lines, p.Name, p.Description)
+// newEntries returns the entries of docs with their dense vectors, if the
+// index uses them; total bounds the documents the index will hold.
+func (ix *Index) newEntries(docs []Doc, total int) []*entry {
+	var embedded [][]float32
+	if ix.embedder != nil && ix.denseOn() {
+		embedded = ix.embedder.docVectors(docs, total)
 	}
-	return &entry{doc: d, params: strings.Join(lines, "\n")}
+	out := make([]*entry, len(docs))
+	for i, d := range docs {
+		lines := make([]string, 0, 2*len(d.Params))
+		for _, p := range d.Params {
+			lines = append(lines, p.Name, p.Description)
+		}
+		out[i] = &entry{doc: d, params: strings.Join(lines, "\n")}
+		switch {
+		case embedded != nil:
+			out[i].vec = embedded[i]
+		case ix.vectors != nil && ix.denseOn():
+			out[i].vec = ix.vectors.textVector(docTerms(d))
+		}
+	}
+	return out
 }
 
 // Len returns the number of documents in the index.

@@ -20,18 +20,41 @@ func (ix *Index) Search(query string, k int) ([]Hit, error) {
 		return nil, err
 	}
 	defer reader.Close()
-	terms := ix.queryTerms(query)
+	plain, inside := splitQuery(query)
+	terms := ix.queryTerms(plain, inside)
 	if terms == nil && len(exact) == 0 {
 		return nil, nil
 	}
 	var hits []Hit
 	if terms != nil {
-		hits, err = ix.topN(reader, terms, k+len(exact))
+		n := k + len(exact)
+		dense := ix.denseOn()
+		if dense {
+			n = max(n, ix.semantic.Depth)
+		}
+		hits, err = ix.topN(reader, terms, n)
 		if err != nil {
 			return nil, fmt.Errorf("search: query %q: %w", query, err)
 		}
+		if dense {
+			hits = ix.rerank(hits, ix.queryVector(query, plain))
+		}
 	}
 	return promoteExact(hits, exact, k), nil
+}
+
+// splitQuery returns the analysed terms of query outside quotes, minus
+// number literals and request phrasing (see querytext.go) unless nothing
+// else is left, and the text inside quotes.
+func splitQuery(query string) (plain []string, inside string) {
+	outside, inside := splitQuoted(query)
+	plain = Analyze(outside)
+	if kept := slices.DeleteFunc(slices.Clone(plain), func(t string) bool {
+		return isNumberLiteral(t) || requestWords[t]
+	}); len(kept) > 0 || inside != "" {
+		plain = kept
+	}
+	return plain, inside
 }
 
 // snapshot returns the IDs exactly matching key and a reader on the current
@@ -50,22 +73,15 @@ func (ix *Index) snapshot(key string) ([]string, *bluge.Reader, error) {
 	return exact, reader, nil
 }
 
-// queryTerms returns the lookups of query: every distinct term in every
-// weighted field, or nil when the query has no searchable term. The terms
-// outside quotes count fully, minus number literals and request phrasing
-// (see querytext.go); quoted terms count with Weights.Quoted; each text term
-// also searches its action synonyms with Weights.Synonym. A term repeated
-// in the query counts once, so a long query that repeats a word does not
-// drown the others.
-func (ix *Index) queryTerms(query string) []weightedTerm {
+// queryTerms returns the lookups of a query (split by splitQuery): every
+// distinct term in every weighted field, or nil when the query has no
+// searchable term. The plain terms count fully; quoted terms count with
+// Weights.Quoted; each text term also searches its action synonyms with
+// Weights.Synonym and, with word vectors, its nearest index terms (see
+// [Semantic]). A term repeated in the query counts once, so a long query
+// that repeats a word does not drown the others.
+func (ix *Index) queryTerms(plain []string, inside string) []weightedTerm {
 	w := ix.weights
-	outside, inside := splitQuoted(query)
-	plain := Analyze(outside)
-	if kept := slices.DeleteFunc(slices.Clone(plain), func(t string) bool {
-		return isNumberLiteral(t) || requestWords[t]
-	}); len(kept) > 0 || inside != "" {
-		plain = kept
-	}
 	fields := w.fields()
 	seen := map[string]bool{}
 	var out []weightedTerm
@@ -84,11 +100,12 @@ func (ix *Index) queryTerms(query string) []weightedTerm {
 		}
 	}
 	add(plain, 1)
+	plainTerms := len(out)
 	if w.Quoted > 0 {
 		add(Analyze(inside), w.Quoted)
 	}
+	textTerms := len(out)
 	if w.Synonym > 0 {
-		textTerms := len(out)
 		for i := 0; i < textTerms; i++ {
 			t := out[i]
 			if t.field != fieldText {
@@ -102,6 +119,7 @@ func (ix *Index) queryTerms(query string) []weightedTerm {
 			}
 		}
 	}
+	out = append(out, ix.expansion(out[:plainTerms], seen)...)
 	return out
 }
 

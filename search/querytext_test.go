@@ -39,11 +39,11 @@ func TestIsNumberLiteral(t *testing.T) {
 	}
 }
 
-// termWeights maps each term of ix.queryTerms(q) in the composite field to
+// termWeights maps each term of ix.queryTerms(splitQuery(q)) in the composite field to
 // its boost.
 func termWeights(ix *Index, q string) map[string]float64 {
 	out := map[string]float64{}
-	for _, wt := range ix.queryTerms(q) {
+	for _, wt := range ix.queryTerms(splitQuery(q)) {
 		if wt.field == fieldText {
 			out[wt.term] = wt.boost
 		}

@@ -61,7 +61,7 @@ func TestPruningIsExact(t *testing.T) {
 	}
 	defer reader.Close()
 	for _, q := range queries {
-		terms := ix.queryTerms(q)
+		terms := ix.queryTerms(splitQuery(q))
 		full, err := ix.rank(reader, terms, ix.Len(), false)
 		if err != nil {
 			t.Fatal(err)
@@ -115,17 +115,25 @@ func blugeScores(t *testing.T, reader *bluge.Reader, terms []weightedTerm) map[s
 // fields plus its server document's BM25 (the corpus has fewer servers than
 // topServers, so every matching server lends its score).
 func TestScoresMatchBluge(t *testing.T) {
-	for _, serverContext := range []float64{0, 0.2} {
+	for _, v := range []struct {
+		serverContext float64
+		expansion     bool
+	}{{0, false}, {0.2, false}, {0.2, true}} {
+		serverContext := v.serverContext
 		w := DefaultWeights()
 		w.ServerContext = serverContext
-		ix, queries, serverOf := zipfCorpus(t, WithWeights(w))
+		opts := []Option{WithWeights(w)}
+		if v.expansion { // the expansion's lookups are scored like any other
+			opts = append(opts, WithSemantic(randomVectors(t), Semantic{Expansion: 0.5, Neighbors: 3, MinSimilarity: 0.2, ExpandAll: true}))
+		}
+		ix, queries, serverOf := zipfCorpus(t, opts...)
 		reader, err := ix.writer.Reader()
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer reader.Close()
 		for _, q := range queries[:50] {
-			terms := ix.queryTerms(q)
+			terms := ix.queryTerms(splitQuery(q))
 			ours, err := ix.rank(reader, terms, ix.Len(), false)
 			if err != nil {
 				t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 
 // bins is the directory TestMain builds the binaries into, laid out like a
 // release so that plughost finds its plugins beside itself:
-// <bins>/plughost, <bins>/plugins/mcp-transport-stdio, <bins>/testserver.
+// <bins>/plughost, <bins>/plugins/mcp-transport-{stdio,http}, <bins>/testserver.
 var bins string
 
 // testserverTools is how many tools internal/testserver offers.
@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 		s, err := testbin.Build(map[string]string{
 			"plughost":                    "./cmd/host",
 			"plugins/mcp-transport-stdio": "./plugins/stdio",
+			"plugins/mcp-transport-http":  "./plugins/http", // remote servers: secrets_test, login_test
 			"testserver":                  "./internal/testserver",
 		})
 		bins = s.Dir

@@ -30,9 +30,8 @@ type servedGateway struct {
 	pid        int
 }
 
-// startServe runs `plughost serve --listen 127.0.0.1:0` (and args) on cfg
-// until the test ends and reads the URL and token from the snippet it
-// prints.
+// startServe runs `plughost serve --listen 127.0.0.1:0 [args]` on cfg until
+// the test ends and reads the URL and token from the snippet it prints.
 func startServe(t *testing.T, c *cli, cfg any, args ...string) servedGateway {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "serve.json")

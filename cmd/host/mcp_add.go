@@ -89,7 +89,7 @@ func splitAddArgs(cmd *cobra.Command, args []string) (string, []string, error) {
 }
 
 func (f addFlags) entry(cmd *cobra.Command, command []string) (config.Server, error) {
-	e := config.Server{Enabled: !f.disabled, Type: f.typ, URL: f.url, EnvFile: f.envFile, InheritEnv: f.inheritEnv}
+	e := config.Server{Enabled: !f.disabled, Type: f.typ, URL: secret.URL(f.url), EnvFile: f.envFile, InheritEnv: f.inheritEnv}
 	switch {
 	case len(command) > 0 && f.url != "":
 		return e, usagef("mcp add: give either a command (after --) or --url, not both")
@@ -182,7 +182,7 @@ func (g *globals) reportAdd(name string, e config.Server, res manage.AddResult) 
 	if res.Replaced {
 		verb = "Replaced"
 	}
-	what := e.URL
+	what := e.URL.String() // masked: a url may carry credentials
 	if e.Command != "" {
 		what = strings.Join(append([]string{e.Command}, e.Args...), " ")
 	}

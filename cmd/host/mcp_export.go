@@ -17,7 +17,8 @@ func newMCPExportCommand(g *globals) *cobra.Command {
 		Short: "Print the configured servers in another MCP client's config format",
 		Long: `export prints the enabled servers (from every config layer) as a Claude Desktop /
 Cursor ("mcpServers") or VS Code ("servers") JSON document on stdout. Env and header values
-are masked unless --show-secrets is given; fields the format cannot hold are listed on stderr.`,
+and URL credentials (password, secret query parameters) are masked unless --show-secrets is
+given; fields the format cannot hold are listed on stderr.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format == "" {
@@ -35,7 +36,7 @@ are masked unless --show-secrets is given; fields the format cannot hold are lis
 				fmt.Fprintln(g.stderr, "note:", n)
 			}
 			if !reveal {
-				fmt.Fprintln(g.stderr, "note: env and header values are masked as ****; add --show-secrets to export them")
+				fmt.Fprintln(g.stderr, "note: env and header values and URL credentials are masked as ****; add --show-secrets to export them")
 			}
 			_, err = g.stdout.Write(out)
 			return err

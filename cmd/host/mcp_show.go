@@ -71,7 +71,7 @@ func printServer(w io.Writer, d host.ServerDetail) {
 	row("Messages", st.Path)
 	row("Deferred", fmt.Sprintf("%s (%s)", yesNo(d.Deferred), d.DeferredReason))
 	row("Command", strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")))
-	row("URL", srv.URL)
+	row("URL", srv.URL.String())
 	row("Env", maskedMap(srv.Env))
 	row("Env file", srv.EnvFile)
 	if srv.InheritEnv {
@@ -79,9 +79,10 @@ func printServer(w io.Writer, d host.ServerDetail) {
 	}
 	row("Headers", maskedMap(srv.Headers))
 	row("OAuth", oauthText(srv.OAuth))
+	row("Login", host.LoginText(st.Auth, time.Now()))
 	row("Timeouts", timeoutsText(srv.TimeoutOverrides))
 	row("Other keys", maskedMap(srv.Extra))
-	row("Status", d.Description)
+	row("Status", host.StateText(st))
 	row("Warnings", strings.Join(st.Warnings, "; "))
 	if st.ServerName != "" {
 		row("Reports", fmt.Sprintf("%s %s (MCP %s)", st.ServerName, st.ServerVersion, st.ProtocolVersion))
@@ -102,6 +103,12 @@ func oauthText(o *config.OAuth) string {
 	parts := []string{"browser login"}
 	if o.ClientID != "" {
 		parts = append(parts, "client "+o.ClientID)
+	}
+	if o.ClientSecret != "" {
+		parts = append(parts, "client secret "+o.ClientSecret.String())
+	}
+	if o.ClientMetadataURL != "" {
+		parts = append(parts, "client metadata "+o.ClientMetadataURL)
 	}
 	if o.Issuer != "" {
 		parts = append(parts, "issuer "+o.Issuer)

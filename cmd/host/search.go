@@ -3,12 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/plughost/plughost/search"
 	"github.com/plughost/plughost/search/eval"
 )
 
@@ -69,91 +72,210 @@ func newSearchRunCommand(g *globals, regex bool) *cobra.Command {
 }
 
 func newSearchEvalCommand(g *globals) *cobra.Command {
-	var toolsFile, queriesFile, serversFile string
+	var toolsFile, serversFile, vectorsFile, semanticSpec, split string
+	var queryFiles []string
 	var k int
-	var asJSON, baseline bool
+	var asJSON, baseline, ablate, cv bool
 	cmd := &cobra.Command{
-		Use:   "eval --tools FILE --queries FILE",
+		Use:   "eval --tools FILE --queries FILE [--queries FILE]",
 		Short: "Measure search quality on a benchmark (R@1, R@5, R@10, MRR@10; StepR@5, All@10 for multi-step files)",
 		Long: `eval indexes the tools of a benchmark file ([{"server","name","description","input_schema"}])
 and runs its queries: single-tool files ([{"id","level","query","relevant"}]) report R@1, R@5,
 R@10 and MRR@10 overall and per level; multi-step files ([{"id","level","query","steps"}])
 report StepR@5 and All@10. --baseline ranks with plain Okapi BM25 over server + name +
-description instead, for comparison.`,
+description instead, for comparison.
+
+The semantic signal (word vectors, see docs/benchmarks.md) is measured with --semantic
+(default, off, or key=value pairs: expansion, neighbors, min, all, dense, depth). Queries are
+split into two halves A and B by a fixed hash of their ID: --split A evaluates one half,
+--ablate prints every piece of the semantic signal on both halves side by side with plain
+BM25 and the lexical ranking (give --queries twice: single-tool and multi-step), and --cv
+chooses a setting on each half from a grid and reports it on the other half.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if toolsFile == "" || queriesFile == "" {
+			if toolsFile == "" || len(queryFiles) == 0 {
 				return usagef("search eval needs --tools FILE and --queries FILE")
 			}
 			if k != 1 && k != 5 && k != 10 {
 				return usagef("--k %d: the benchmark reports recall at 1, 5 and 10; use one of those", k)
 			}
-			tools, err := eval.LoadJSON[[]eval.Tool](toolsFile)
+			if split != "" && split != "A" && split != "B" {
+				return usagef("--split %q: use A or B (the two halves of the queries)", split)
+			}
+			sem, err := eval.ParseSemantic(semanticSpec)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			d, err := loadEvalData(toolsFile, serversFile, queryFiles)
 			if err != nil {
 				return err
 			}
-			var serverDesc map[string]string
-			if serversFile != "" {
-				servers, err := eval.LoadJSON[[]eval.Server](serversFile)
+			var wv *search.WordVectors
+			if sem != nil || ablate || cv {
+				if wv, err = loadEvalVectors(vectorsFile); err != nil {
+					return err
+				}
+			}
+			switch {
+			case ablate:
+				rows, err := d.Ablate(eval.AblationVariants(), 1, wv)
 				if err != nil {
 					return err
 				}
-				serverDesc = eval.ServerDescriptions(servers)
-			}
-			var s eval.Searcher
-			if baseline {
-				s = eval.NewBaseline(tools)
-			} else {
-				ix, err := eval.BuildIndex(tools, serverDesc)
+				if asJSON {
+					return writeJSON(g.stdout, rows)
+				}
+				printAblation(g.stdout, rows)
+				return nil
+			case cv:
+				folds, err := d.CrossValidate(eval.Grid(), wv)
 				if err != nil {
 					return err
 				}
-				defer ix.Close()
-				s = ix
+				if asJSON {
+					return writeJSON(g.stdout, folds)
+				}
+				printFolds(g.stdout, folds)
+				return nil
 			}
-			multi, err := eval.IsMultiStep(queriesFile)
+			v := eval.Variant{Name: "plughost", Baseline: baseline, Semantic: sem}
+			s, done, err := d.Searcher(v, wv)
 			if err != nil {
 				return err
 			}
-			if multi {
-				qs, err := eval.LoadJSON[[]eval.MultiQuery](queriesFile)
+			defer done()
+			if len(d.Multi) > 0 {
+				res, err := eval.EvalMulti(s, eval.SplitMulti(d.Multi, split))
 				if err != nil {
 					return err
 				}
-				res, err := eval.EvalMulti(s, qs)
+				if asJSON && len(d.Single) == 0 {
+					return writeJSON(g.stdout, res)
+				}
+				if !asJSON {
+					printMulti(g.stdout, res)
+				}
+			}
+			if len(d.Single) > 0 {
+				res, err := eval.EvalSingle(s, eval.SplitSingle(d.Single, split))
 				if err != nil {
 					return err
 				}
 				if asJSON {
 					return writeJSON(g.stdout, res)
 				}
-				printMulti(g.stdout, res)
-				return nil
+				printSingle(g.stdout, res)
+				fmt.Fprintf(g.stdout, "\nWith max_search_results = %d, the right tool is among the results for %.1f%% of queries.\n",
+					k, 100*map[int]float64{1: res.R1, 5: res.R5, 10: res.R10}[k])
 			}
-			qs, err := eval.LoadJSON[[]eval.Query](queriesFile)
-			if err != nil {
-				return err
-			}
-			res, err := eval.EvalSingle(s, qs)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(g.stdout, res)
-			}
-			printSingle(g.stdout, res)
-			fmt.Fprintf(g.stdout, "\nWith max_search_results = %d, the right tool is among the results for %.1f%% of queries.\n",
-				k, 100*map[int]float64{1: res.R1, 5: res.R5, 10: res.R10}[k])
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&toolsFile, "tools", "", "benchmark tools file (required)")
-	cmd.Flags().StringVar(&queriesFile, "queries", "", "benchmark queries file, single-tool or multi-step (required)")
+	cmd.Flags().StringSliceVar(&queryFiles, "queries", nil, "benchmark queries file, single-tool or multi-step (required; repeat for both)")
 	cmd.Flags().StringVar(&serversFile, "servers", "", "optional servers file: server descriptions are indexed too")
 	cmd.Flags().IntVar(&k, "k", 5, "the max_search_results to summarize single-tool results at: 1, 5 or 10")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	cmd.Flags().BoolVar(&baseline, "baseline", false, "rank with plain Okapi BM25 (the benchmark's reference) instead")
+	cmd.Flags().StringVar(&semanticSpec, "semantic", "off", "semantic signal: off, default, or key=value,... (expansion, neighbors, min, all, dense, depth)")
+	cmd.Flags().StringVar(&vectorsFile, "vectors", "", "word-vector file (default: "+search.WordVectorsFile+" next to plughost, or $PLUGHOST_WORDVEC)")
+	cmd.Flags().StringVar(&split, "split", "", "evaluate only half A or B of the queries (a fixed hash of their ID)")
+	cmd.Flags().BoolVar(&ablate, "ablate", false, "measure each piece of the semantic signal on both halves")
+	cmd.Flags().BoolVar(&cv, "cv", false, "two-fold cross-validation: choose a setting on each half, report it on the other")
 	return cmd
+}
+
+// loadEvalData reads the benchmark files; each queries file is single-tool
+// or multi-step (told apart by its content).
+func loadEvalData(toolsFile, serversFile string, queryFiles []string) (eval.Data, error) {
+	var d eval.Data
+	var err error
+	if d.Tools, err = eval.LoadJSON[[]eval.Tool](toolsFile); err != nil {
+		return d, err
+	}
+	if serversFile != "" {
+		servers, err := eval.LoadJSON[[]eval.Server](serversFile)
+		if err != nil {
+			return d, err
+		}
+		d.Servers = eval.ServerDescriptions(servers)
+	}
+	for _, f := range queryFiles {
+		multi, err := eval.IsMultiStep(f)
+		if err != nil {
+			return d, err
+		}
+		if multi {
+			qs, err := eval.LoadJSON[[]eval.MultiQuery](f)
+			if err != nil {
+				return d, err
+			}
+			d.Multi = append(d.Multi, qs...)
+		} else {
+			qs, err := eval.LoadJSON[[]eval.Query](f)
+			if err != nil {
+				return d, err
+			}
+			d.Single = append(d.Single, qs...)
+		}
+	}
+	return d, nil
+}
+
+// loadEvalVectors loads the word vectors from path, or from where plughost
+// finds them by default.
+func loadEvalVectors(path string) (*search.WordVectors, error) {
+	if path != "" {
+		return search.LoadWordVectors(path)
+	}
+	exe, _ := os.Executable()
+	paths := search.WordVectorsPaths(exe, os.Environ())
+	wv, _, err := search.FindWordVectors(paths)
+	if err != nil {
+		return nil, err
+	}
+	if wv == nil {
+		return nil, fmt.Errorf("no word-vector file at %s: run `make wordvec` or pass --vectors FILE", strings.Join(paths, ", "))
+	}
+	return wv, nil
+}
+
+func printAblation(w io.Writer, rows []eval.Row) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "variant\thalf\tL1 R@1\tL1 R@5\tL2 R@1\tL2 R@5\tmulti StepR@5\tmulti All@10\tobjective\t")
+	for _, r := range rows {
+		for _, h := range []struct {
+			name string
+			f    eval.Figures
+		}{{"A", r.A}, {"B", r.B}, {"all", r.All}} {
+			f := h.f
+			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.4f\t\n", r.Variant.Name, h.name,
+				f.L1.R1, f.L1.R5, f.L2.R1, f.L2.R5, f.Multi.StepR5, f.Multi.All10, f.Objective())
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nobjective = mean of level-2 R@1, level-2 R@5 and multi-step All@10; halves A/B by a fixed hash of the query ID.")
+	for _, r := range rows[2:] {
+		verdict := "not better than the lexical ranking on both halves"
+		if r.BothImproved {
+			verdict = "better on both halves"
+		}
+		fmt.Fprintf(w, "%s: %s\n", r.Variant.Name, verdict)
+	}
+}
+
+func printFolds(w io.Writer, folds [2]eval.Fold) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "chosen on\tsetting\tmeasured on\tobjective\tlexical\tL2 R@1\tL2 R@5\tAll@10\t")
+	for _, f := range folds {
+		name := "off (lexical)"
+		if f.Chosen != nil {
+			name = eval.Describe(*f.Chosen)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.4f\t%.4f\t%.3f\t%.3f\t%.3f\t\n", f.Train, name, f.Test,
+			f.Held.Objective(), f.Lexical.Objective(), f.Held.L2.R1, f.Held.L2.R5, f.Held.Multi.All10)
+	}
+	tw.Flush()
 }
 
 func printSingle(w io.Writer, r eval.SingleResult) {

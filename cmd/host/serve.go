@@ -76,8 +76,8 @@ SIGINT or SIGTERM; then every plugin and server is stopped.`,
 			fmt.Fprint(g.stdout, gateway.ClientSnippet(url, tok, exe))
 			h.Start(ctx)
 			fmt.Fprintf(g.stderr, "plughost: serving %d configured server(s) at %s; stop with Ctrl-C\n", len(h.ServerNames()), url)
-			gw := gateway.New(h, gateway.Options{Logger: g.logger(), Version: version})
-			gw.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: g.logger()}))
+			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version})
+			gw.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api")}))
 			if unpublish := g.publish(m, url, gc); unpublish != nil {
 				defer unpublish()
 			}

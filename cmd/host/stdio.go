@@ -45,7 +45,7 @@ connect later are announced with notifications/tools/list_changed.`,
 			wctx, cancel := context.WithTimeout(ctx, wait)
 			_ = h.WaitSettled(wctx) // late servers are announced with list_changed
 			cancel()
-			gw := gateway.New(h, gateway.Options{Logger: g.logger(), Version: version})
+			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version})
 			err = gw.ServeStdio(ctx, cmd.InOrStdin(), g.stdout, g.stderr)
 			if cerr := h.Close(); err == nil {
 				err = cerr

@@ -2,10 +2,12 @@ package artifacts
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // PathError is a path the paging tools refuse: outside the workspace, with a
@@ -65,13 +67,58 @@ func (s *Store) open(p string) (f *os.File, rel string, release func(), err erro
 		return nil, "", nil, err
 	}
 	defer root.Close()
+	if fi, err := root.Stat(rel); err != nil {
+		return nil, "", nil, fmt.Errorf("open %s in the workspace: %w", rel, err)
+	} else if err := regularFile(p, fi); err != nil {
+		return nil, "", nil, err // never opened: opening a FIFO blocks
+	}
 	release = s.acquire(filepath.Join(s.workspace, rel))
-	f, err = root.Open(rel)
+	f, err = openRegular(root, p, rel)
 	if err != nil {
 		release()
-		return nil, "", nil, fmt.Errorf("open %s in the workspace: %w", rel, err)
+		return nil, "", nil, err
 	}
 	return f, rel, release, nil
+}
+
+// openRegular opens rel for reading without blocking, and refuses it unless
+// it is a regular file: a file swapped for a FIFO after the check in open
+// must not hang the call (O_NONBLOCK does not change reads of a regular
+// file).
+func openRegular(root *os.Root, p, rel string) (*os.File, error) {
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s in the workspace: %w", rel, err)
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = regularFile(p, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// regularFile refuses anything but a regular file, naming what it is.
+func regularFile(p string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	what := "not a regular file"
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return &PathError{Path: p, Msg: "is " + what + "; only regular files can be read or searched (a directory can be searched with search_files)"}
 }
 
 func openRoot(workspace string) (*os.Root, error) {

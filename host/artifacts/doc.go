@@ -11,8 +11,10 @@
 // ReadFile and SearchFiles are the model's paging tools (read_file and
 // search_files, defined in tools.go). They are confined to the workspace
 // through an os.Root: ".." components are rejected, and an absolute path or
-// a symbolic link that leads outside the workspace fails. Their output is
-// bounded.
+// a symbolic link that leads outside the workspace fails; anything but a
+// regular file (a FIFO, a socket, a device) is refused without being opened.
+// Their output is bounded, and each search also by time, bytes read and the
+// cost of its pattern (see SearchLimits and limits.go).
 //
 // Sweep removes files older than a maximum age, then the oldest files while
 // the total size is over budget; it never removes a file being written or

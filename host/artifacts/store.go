@@ -43,6 +43,7 @@ const writeChunk = 1 << 20
 type Store struct {
 	workspace string
 	now       func() time.Time
+	search    SearchLimits
 
 	mu    sync.Mutex
 	inUse map[string]int // absolute path → number of users
@@ -50,7 +51,7 @@ type Store struct {
 
 // NewStore returns a Store for workspace (an absolute or working-directory
 // relative path; it is created on the first write).
-func NewStore(workspace string) (*Store, error) {
+func NewStore(workspace string, opts ...Option) (*Store, error) {
 	if strings.TrimSpace(workspace) == "" {
 		return nil, errors.New("artifacts: empty workspace path; set tools.mcp.workspace")
 	}
@@ -58,7 +59,11 @@ func NewStore(workspace string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("artifacts: workspace %q: %w", workspace, err)
 	}
-	return &Store{workspace: abs, now: time.Now, inUse: map[string]int{}}, nil
+	s := &Store{workspace: abs, now: time.Now, search: SearchLimits{}.withDefaults(), inUse: map[string]int{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
 }
 
 // Workspace returns the absolute workspace directory.

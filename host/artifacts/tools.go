@@ -33,7 +33,8 @@ const readFileDescription = "Read a page of a file in the workspace, such as the
 const searchFilesDescription = "Search the saved full outputs of tools (files under the workspace's " +
 	".artifacts directory, or the file or directory given as `path`) for lines matching an RE2 regular " +
 	"expression; prefix the pattern with (?i) to ignore case. Returns matching lines as path:line: text, " +
-	"so you can read around them with read_file."
+	"so you can read around them with read_file. A search that runs too long stops and says so: then pass a " +
+	"narrower path or a more specific pattern."
 
 var (
 	readFileSchema = json.RawMessage(`{"type":"object","properties":{` +
@@ -42,7 +43,7 @@ var (
 		`"limit":{"type":"integer","minimum":1,"maximum":2000,"description":"Number of lines to return. Default 200."}},` +
 		`"required":["path"],"additionalProperties":false}`)
 	searchFilesSchema = json.RawMessage(`{"type":"object","properties":{` +
-		`"pattern":{"type":"string","description":"RE2 regular expression matched against each line, at most 500 characters."},` +
+		`"pattern":{"type":"string","description":"RE2 regular expression matched against each line, at most 500 characters; repetition counts at most 100."},` +
 		`"path":{"type":"string","description":"File or directory inside the workspace to search. Default: all saved tool outputs."},` +
 		`"max_results":{"type":"integer","minimum":1,"maximum":500,"description":"Most matching lines to return. Default 50."}},` +
 		`"required":["pattern"],"additionalProperties":false}`)

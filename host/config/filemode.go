@@ -20,7 +20,8 @@ func modeWarning(path string, data []byte) string {
 }
 
 // holdsSecrets reports whether a config file's servers carry a secret: an
-// env or header value, or a url with a password or a query. A file that is
+// env or header value, an OAuth client secret, or a url with a password or
+// a query. A file that is
 // not valid JSON is treated as holding secrets (it may).
 func holdsSecrets(data []byte) bool {
 	var f struct {
@@ -30,6 +31,9 @@ func holdsSecrets(data []byte) bool {
 					Env     map[string]json.RawMessage `json:"env"`
 					Headers map[string]json.RawMessage `json:"headers"`
 					URL     json.RawMessage            `json:"url"`
+					OAuth   struct {
+						ClientSecret json.RawMessage `json:"client_secret"`
+					} `json:"oauth"`
 				} `json:"servers"`
 			} `json:"mcp"`
 		} `json:"tools"`
@@ -42,7 +46,7 @@ func holdsSecrets(data []byte) bool {
 		return true
 	}
 	for _, s := range f.Tools.MCP.Servers {
-		if len(s.Env) > 0 || len(s.Headers) > 0 {
+		if len(s.Env) > 0 || len(s.Headers) > 0 || len(s.OAuth.ClientSecret) > 0 {
 			return true
 		}
 		var raw string

@@ -18,6 +18,7 @@ func TestModeWarning(t *testing.T) {
 		{"0640 with a header", `{"tools":{"mcp":{"servers":{"r":{"enabled":true,"url":"https://h/mcp","headers":{"A":"b"}}}}}}`, 0o640, true},
 		{"0644 with a url password", `{"tools":{"mcp":{"servers":{"r":{"enabled":true,"url":"https://u:pw@h/mcp"}}}}}`, 0o644, true},
 		{"0644 with a url query", `{"tools":{"mcp":{"servers":{"r":{"enabled":true,"url":"https://h/mcp?key=k"}}}}}`, 0o644, true},
+		{"0644 with an oauth client secret", `{"tools":{"mcp":{"servers":{"r":{"enabled":true,"url":"https://h/mcp","oauth":{"client_secret":"cs"}}}}}}`, 0o644, true},
 		{"0600 with an env value", withEnv, 0o600, false},
 		{"0644 without secrets", `{"tools":{"mcp":{"servers":{"fs":{"enabled":true,"command":"x"}}}}}`, 0o644, false},
 	} {

@@ -39,7 +39,10 @@ func schema() *node {
 	return build(reflect.TypeFor[fileShape]())
 }
 
-var secretType = reflect.TypeFor[secret.String]()
+var (
+	secretType    = reflect.TypeFor[secret.String]()
+	secretURLType = reflect.TypeFor[secret.URL]()
+)
 
 func build(t reflect.Type) *node {
 	switch t.Kind() {
@@ -60,7 +63,7 @@ func build(t reflect.Type) *node {
 	case reflect.Float64, reflect.Float32:
 		return &node{kind: kindNumber}
 	}
-	return &node{kind: kindString, secret: t == secretType}
+	return &node{kind: kindString, secret: t == secretType || t == secretURLType}
 }
 
 func buildObject(t reflect.Type) *node {

@@ -115,17 +115,18 @@ type stdioConfig struct {
 	InheritEnv bool              `json:"inherit_env,omitempty"`
 }
 
-// remoteConfig is what an sse or http transport plugin receives.
+// remoteConfig is what an sse or http transport plugin receives. The oauth
+// block is not part of it: the host runs OAuth and hands the transport the
+// Authorization value (pluginapi.OpenRequest.Credentials).
 type remoteConfig struct {
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
-	OAuth   *OAuth            `json:"oauth,omitempty"`
 }
 
 // TransportConfig returns the JSON object the server's transport plugin
 // receives: for stdio command, args, env, env_file and inherit_env; for sse
-// and http url, headers and oauth; for any other type every key except those
-// the host owns (enabled, deferred, type, timeouts), including Extra. Secrets
+// and http url and headers; for any other type every key except those the
+// host owns (enabled, deferred, type, timeouts, oauth), including Extra. Secrets
 // are revealed, empty fields omitted, and a relative env_file is made
 // absolute against configDir (the directory of the user's config file).
 func (s Server) TransportConfig(configDir string) (json.RawMessage, error) {
@@ -137,7 +138,7 @@ func (s Server) TransportConfig(configDir string) (json.RawMessage, error) {
 		Command: s.Command, Args: s.Args, Env: reveal(s.Env),
 		EnvFile: envFile, InheritEnv: s.InheritEnv,
 	}
-	remote := remoteConfig{URL: s.URL, Headers: reveal(s.Headers), OAuth: s.OAuth}
+	remote := remoteConfig{URL: s.URL.Reveal(), Headers: reveal(s.Headers)}
 	switch s.Transport() {
 	case TransportStdio:
 		return json.Marshal(stdio)

@@ -137,14 +137,10 @@ func TestTransportConfig(t *testing.T) {
 			want: `{"url":"https://x/mcp","headers":{"Authorization":"Bearer b"}}`,
 		},
 		{
-			name: "http with oauth",
-			s:    Server{Enabled: true, Type: "streamable-http", URL: "https://x/mcp", OAuth: &OAuth{Scopes: []string{"a"}, CallbackPort: 8080}},
-			want: `{"url":"https://x/mcp","oauth":{"scopes":["a"],"callback_port":8080}}`,
-		},
-		{
-			name: "empty oauth is kept",
-			s:    Server{Enabled: true, Type: "http", URL: "https://x/mcp", OAuth: &OAuth{}},
-			want: `{"url":"https://x/mcp","oauth":{}}`,
+			name: "oauth is the host's: not sent to the transport",
+			s: Server{Enabled: true, Type: "streamable-http", URL: "https://x/mcp",
+				OAuth: &OAuth{Scopes: []string{"a"}, CallbackPort: 8080, ClientID: "c", ClientSecret: "s3cret"}},
+			want: `{"url":"https://x/mcp"}`,
 		},
 		{
 			name: "third-party gets everything but host keys",

@@ -39,8 +39,27 @@ type fileServer struct {
 	InheritEnv bool              `json:"inherit_env,omitempty"`
 	URL        string            `json:"url,omitempty"`
 	Headers    map[string]string `json:"headers,omitempty"`
-	OAuth      *OAuth            `json:"oauth,omitempty"`
+	OAuth      *fileOAuth        `json:"oauth,omitempty"`
 	Timeouts   TimeoutOverrides  `json:"timeouts,omitzero"`
+}
+
+// fileOAuth is an OAuth block as the file holds it: the client secret in
+// clear.
+type fileOAuth struct {
+	ClientID          string   `json:"client_id,omitempty"`
+	ClientSecret      string   `json:"client_secret,omitempty"`
+	ClientMetadataURL string   `json:"client_metadata_url,omitempty"`
+	Issuer            string   `json:"issuer,omitempty"`
+	Scopes            []string `json:"scopes,omitempty"`
+	CallbackPort      int      `json:"callback_port,omitempty"`
+}
+
+func (o *OAuth) file() *fileOAuth {
+	if o == nil {
+		return nil
+	}
+	return &fileOAuth{ClientID: o.ClientID, ClientSecret: o.ClientSecret.Reveal(), ClientMetadataURL: o.ClientMetadataURL,
+		Issuer: o.Issuer, Scopes: o.Scopes, CallbackPort: o.CallbackPort}
 }
 
 // FileJSON returns the server entry as the user's config file holds it, for
@@ -51,7 +70,7 @@ func (s Server) FileJSON() (json.RawMessage, error) {
 	b, err := marshalText(fileServer{
 		Enabled: s.Enabled, Deferred: s.DeferredOverride, Type: s.Type,
 		Command: s.Command, Args: s.Args, Env: reveal(s.Env), EnvFile: s.EnvFile, InheritEnv: s.InheritEnv,
-		URL: s.URL, Headers: reveal(s.Headers), OAuth: s.OAuth, Timeouts: s.TimeoutOverrides,
+		URL: s.URL.Reveal(), Headers: reveal(s.Headers), OAuth: s.OAuth.file(), Timeouts: s.TimeoutOverrides,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encode server entry: %w", err)

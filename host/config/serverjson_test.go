@@ -14,7 +14,8 @@ func TestFileJSON(t *testing.T) {
 	no, call := false, 90.0
 	s := Server{
 		Enabled: true, DeferredOverride: &no, Type: "custom", Command: "srv", Args: []string{"-x"},
-		Env: map[string]secret.String{"TOKEN": "s3cret"}, URL: "https://e.example/mcp",
+		Env: map[string]secret.String{"TOKEN": "s3cret"}, URL: "https://u:pw-1@e.example/mcp",
+		OAuth:            &OAuth{ClientID: "cid", ClientSecret: "cs-1", Scopes: []string{"a"}},
 		Headers:          map[string]secret.String{"Authorization": "Bearer abc"},
 		TimeoutOverrides: TimeoutOverrides{Call: &call},
 		Extra:            map[string]secret.String{"zone": `"eu"`, "api_key": `"k-1"`},
@@ -24,7 +25,8 @@ func TestFileJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"enabled":true,"deferred":false,"type":"custom","command":"srv","args":["-x"],"env":{"TOKEN":"s3cret"},` +
-		`"url":"https://e.example/mcp","headers":{"Authorization":"Bearer abc"},"timeouts":{"call_seconds":90},"api_key":"k-1","zone":"eu"}`
+		`"url":"https://u:pw-1@e.example/mcp","headers":{"Authorization":"Bearer abc"},"oauth":{"client_id":"cid","client_secret":"cs-1","scopes":["a"]},` +
+		`"timeouts":{"call_seconds":90},"api_key":"k-1","zone":"eu"}`
 	if string(b) != want {
 		t.Errorf("FileJSON =\n%s\nwant\n%s", b, want)
 	}
@@ -39,7 +41,7 @@ func TestFileJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, leak := range []string{"s3cret", "Bearer abc", "k-1", "eu"} {
+	for _, leak := range []string{"s3cret", "Bearer abc", "k-1", "eu", "pw-1", "cs-1"} {
 		if strings.Contains(string(masked), leak) {
 			t.Errorf("json.Marshal of a Server shows %q: %s", leak, masked)
 		}

@@ -95,6 +95,36 @@ type Discovery struct {
 	UseBM25 bool `json:"use_bm25"`
 	// UseRegex registers tool_search_tool_regex.
 	UseRegex bool `json:"use_regex"`
+	// Semantic adds a semantic signal to the BM25 search.
+	Semantic Semantic `json:"semantic"`
+}
+
+// Semantic is tools.mcp.discovery.semantic: vectors beside BM25 (see
+// docs/architecture.md "Discovery").
+type Semantic struct {
+	// WordVectors is "off" (or empty, the default), "auto" (the word-vector file
+	// `make` installs next to plughost, or $PLUGHOST_WORDVEC) or the path
+	// of a word-vector file. A missing file leaves search lexical, with a
+	// log line.
+	WordVectors string `json:"word_vectors"`
+	// Endpoint is an optional OpenAI-compatible embeddings API.
+	Endpoint EmbeddingEndpoint `json:"endpoint"`
+}
+
+// EmbeddingEndpoint is tools.mcp.discovery.semantic.endpoint: an
+// OpenAI-compatible /v1/embeddings API (Ollama, llama.cpp, vLLM, OpenAI).
+// It is used only when URL is set.
+type EmbeddingEndpoint struct {
+	// URL is the API's base URL, e.g. http://127.0.0.1:11434/v1;
+	// "/embeddings" is appended.
+	URL string `json:"url"`
+	// Model is the embedding model's name.
+	Model string `json:"model"`
+	// APIKeyEnv names the environment variable holding the API key (sent
+	// as a bearer token); empty sends none.
+	APIKeyEnv string `json:"api_key_env"`
+	// TimeoutSeconds bounds each call (0: 2 seconds).
+	TimeoutSeconds float64 `json:"timeout_seconds"`
 }
 
 // TimeoutSeconds is tools.mcp.timeouts: the global timeout of each phase, in
@@ -168,21 +198,36 @@ type Artifacts struct {
 	// MaxTotalMB removes the oldest artifacts while all of them together
 	// take more than this many mebibytes.
 	MaxTotalMB float64 `json:"max_total_mb"`
+	// SearchTimeoutSeconds bounds one search_files call; it then returns
+	// what it found with a note.
+	SearchTimeoutSeconds float64 `json:"search_timeout_seconds"`
+	// SearchMaxMB bounds how many mebibytes one search_files call reads.
+	SearchMaxMB float64 `json:"search_max_mb"`
 }
+
+// SearchTimeout returns SearchTimeoutSeconds as a duration.
+func (a Artifacts) SearchTimeout() time.Duration { return seconds(a.SearchTimeoutSeconds) }
+
+// SearchMaxBytes returns SearchMaxMB in bytes.
+func (a Artifacts) SearchMaxBytes() int64 { return mebibytes(a.SearchMaxMB) }
 
 // MaxAge returns MaxAgeHours as a duration.
 func (a Artifacts) MaxAge() time.Duration { return seconds(a.MaxAgeHours * 3600) }
 
 // MaxTotalBytes returns MaxTotalMB in bytes.
-func (a Artifacts) MaxTotalBytes() int64 {
+func (a Artifacts) MaxTotalBytes() int64 { return mebibytes(a.MaxTotalMB) }
+
+// mebibytes converts MiB to bytes, saturating instead of overflowing; NaN
+// and negative values become 0.
+func mebibytes(mb float64) int64 {
 	const maxMB = float64(1<<63-1) / (1 << 20)
-	if !(a.MaxTotalMB > 0) {
+	if !(mb > 0) {
 		return 0
 	}
-	if a.MaxTotalMB >= maxMB {
+	if mb >= maxMB {
 		return 1<<63 - 1
 	}
-	return int64(a.MaxTotalMB * (1 << 20))
+	return int64(mb * (1 << 20))
 }
 
 // Plugins is tools.mcp.plugins.
@@ -216,8 +261,10 @@ type Server struct {
 	EnvFile string `json:"env_file,omitempty"`
 	// InheritEnv passes the host's whole environment to a stdio server.
 	InheritEnv bool `json:"inherit_env,omitempty"`
-	// URL is the endpoint of an sse or http server.
-	URL string `json:"url,omitempty"`
+	// URL is the endpoint of an sse or http server. It may carry
+	// credentials (user:password@, a secret query parameter), so it masks
+	// them whenever it is printed or marshalled; Reveal returns it.
+	URL secret.URL `json:"url,omitempty"`
 	// Headers are sent with every request of an sse or http server.
 	Headers map[string]secret.String `json:"headers,omitempty"`
 	// OAuth enables browser login for a remote server.
@@ -263,6 +310,12 @@ func (s *Server) UnmarshalJSON(b []byte) error {
 type OAuth struct {
 	// ClientID is a pre-registered client id (dynamic registration if empty).
 	ClientID string `json:"client_id,omitempty"`
+	// ClientSecret is the pre-registered client's secret, if it has one.
+	ClientSecret secret.String `json:"client_secret,omitempty"`
+	// ClientMetadataURL is the https URL of a client ID metadata document
+	// describing plughost, used as the client id by authorization servers
+	// that support such documents (instead of registering a client).
+	ClientMetadataURL string `json:"client_metadata_url,omitempty"`
 	// Issuer overrides the authorization server discovered from the server.
 	Issuer string `json:"issuer,omitempty"`
 	// Scopes are the scopes requested.

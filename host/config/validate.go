@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -40,6 +41,7 @@ func validate(cfg *Config, opts ValidateOptions, reportExtra bool) Problems {
 
 func checkGlobal(p *Problems, m MCP) {
 	checkDiscovery(p, m.Discovery)
+	checkSemantic(p, m.Discovery.Semantic)
 	if m.MaxInlineTextChars < 256 {
 		p.fatal("tools.mcp.max_inline_text_chars", fmt.Sprintf("must be at least 256, got %d; set a larger budget (default 16384)", m.MaxInlineTextChars))
 	}
@@ -83,12 +85,37 @@ func checkDiscovery(p *Problems, d Discovery) {
 	}
 }
 
+func checkSemantic(p *Problems, s Semantic) {
+	if s.WordVectors != "" && strings.TrimSpace(s.WordVectors) == "" {
+		p.fatal("tools.mcp.discovery.semantic.word_vectors", `must not be blank; set "off", "auto" or the path of a word-vector file`)
+	}
+	e := s.Endpoint
+	if e.URL == "" {
+		return
+	}
+	if u, err := url.Parse(e.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.fatal("tools.mcp.discovery.semantic.endpoint.url", "must be an http(s) URL such as http://127.0.0.1:11434/v1, or empty to use no endpoint")
+	}
+	if strings.TrimSpace(e.Model) == "" {
+		p.fatal("tools.mcp.discovery.semantic.endpoint.model", "must name the embedding model when endpoint.url is set (e.g. nomic-embed-text)")
+	}
+	if e.TimeoutSeconds < 0 {
+		p.fatal("tools.mcp.discovery.semantic.endpoint.timeout_seconds", fmt.Sprintf("must not be negative, got %v; set how long one embedding call may take (0 = the default, 2)", e.TimeoutSeconds))
+	}
+}
+
 func checkArtifacts(p *Problems, a Artifacts) {
 	if !(a.MaxAgeHours > 0) {
 		p.fatal("tools.mcp.artifacts.max_age_hours", fmt.Sprintf("must be greater than 0, got %v; set how many hours saved results are kept (default 168)", a.MaxAgeHours))
 	}
 	if !(a.MaxTotalMB > 0) {
 		p.fatal("tools.mcp.artifacts.max_total_mb", fmt.Sprintf("must be greater than 0, got %v; set how many MiB of saved results are kept (default 1024)", a.MaxTotalMB))
+	}
+	if !(a.SearchTimeoutSeconds > 0) {
+		p.fatal("tools.mcp.artifacts.search_timeout_seconds", fmt.Sprintf("must be greater than 0, got %v; set how many seconds one search_files call may run (default 10)", a.SearchTimeoutSeconds))
+	}
+	if !(a.SearchMaxMB > 0) {
+		p.fatal("tools.mcp.artifacts.search_max_mb", fmt.Sprintf("must be greater than 0, got %v; set how many MiB one search_files call may read (default 256)", a.SearchMaxMB))
 	}
 }
 

@@ -43,6 +43,8 @@ func (v serverValidator) check(reportExtra bool) {
 		v.checkRemote(t)
 	case !slices.Contains(v.opts.ExtraTypes, v.s.Type):
 		v.fail("type", v.unknownTypeMsg())
+	case v.s.OAuth != nil:
+		v.notFor("oauth", t, "sse/http")
 	}
 }
 
@@ -114,7 +116,7 @@ func (v serverValidator) checkStdio() {
 
 func (v serverValidator) checkRemote(transport string) {
 	s := v.s
-	v.checkURL("url", s.URL, transport)
+	v.checkURL("url", s.URL.Reveal(), transport)
 	if s.Command != "" {
 		v.notFor("command", transport, "stdio")
 	}
@@ -184,6 +186,14 @@ func (v serverValidator) checkOAuth() {
 	}
 	if o.Issuer != "" {
 		v.checkURL("oauth.issuer", o.Issuer, "oauth")
+	}
+	if o.ClientSecret != "" && o.ClientID == "" {
+		v.fail("oauth.client_secret", `is set without "client_id"; set the client_id the secret belongs to, or remove the secret to register a client automatically`)
+	}
+	if o.ClientMetadataURL != "" {
+		if u, err := url.Parse(o.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+			v.fail("oauth.client_metadata_url", `must be an https URL with a path, where the client ID metadata document is published, e.g. "https://example.com/plughost-client.json"`)
+		}
 	}
 }
 

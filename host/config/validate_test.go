@@ -65,6 +65,8 @@ func TestValidateServerTransport(t *testing.T) {
 			want: []string{srv + `.type: server "my.server": field "type" has unknown transport "slack"; known types: stdio, sse, http, streamable-http (alias of http), websocket. Remove "type" to detect the transport from "command" or "url", use a known type, or install a transport plugin named mcp-transport-slack`},
 		},
 		{name: "third-party type found on disk", server: `{"enabled":true,"type":"slack","command":"npx","env":{"A":"b"}}`, extra: []string{"slack"}},
+		{name: "oauth on a third-party type", server: `{"enabled":true,"type":"slack","command":"npx","oauth":{}}`, extra: []string{"slack"},
+			want: []string{srv + `.oauth: "oauth" applies only to sse/http servers, but this server uses the slack transport; remove "oauth" (or change "type")`}},
 		{
 			name: "stdio without command", server: `{"enabled":true,"type":"stdio"}`,
 			want: []string{srv + `.command: a stdio server needs "command", the executable to run (e.g. "npx"); set it, or set "url" to use a remote server instead`},
@@ -139,6 +141,14 @@ func TestValidateServerTransport(t *testing.T) {
 			},
 		},
 		{
+			name:   "oauth client secret without id, bad metadata document URL",
+			server: `{"enabled":true,"url":"https://x/y","oauth":{"client_secret":"s3cret","client_metadata_url":"http://x/doc.json"}}`,
+			want: []string{
+				srv + `.oauth.client_secret: is set without "client_id"; set the client_id the secret belongs to, or remove the secret to register a client automatically`,
+				srv + `.oauth.client_metadata_url: must be an https URL with a path, where the client ID metadata document is published, e.g. "https://example.com/plughost-client.json"`,
+			},
+		},
+		{
 			name: "bad header name and value", server: `{"enabled":true,"url":"https://x/y","headers":{"Bad Name":"v","X-Ok":"a\r\nb"}}`,
 			want: []string{
 				srv + `.headers["Bad Name"]: invalid HTTP header name; use letters, digits and -, e.g. "X-Api-Key"`,
@@ -164,8 +174,8 @@ func TestValidateServerTransport(t *testing.T) {
 			},
 		},
 		{
-			name: "nested unknown key", server: `{"enabled":true,"url":"https://x/y","oauth":{"client":"x"}}`,
-			want: []string{srv + `.oauth.client: unknown key "client" (did you mean "client_id"?) in /home/u/.plughost/config.json`},
+			name: "nested unknown key", server: `{"enabled":true,"url":"https://x/y","oauth":{"clientid":"x"}}`,
+			want: []string{srv + `.oauth.clientid: unknown key "clientid" (did you mean "client_id"?) in /home/u/.plughost/config.json`},
 		},
 		{
 			name: "wrong types", server: `{"enabled":true,"command":"c","args":"-y","deferred":"no","env":{"A":1},"timeouts":{"call_seconds":"60"}}`,
@@ -206,11 +216,28 @@ func TestValidateGlobal(t *testing.T) {
 				`tools.mcp.workspace: must not be empty; set it to a directory for result artifacts (default "~/.plughost/workspace")`,
 			},
 		},
+		{name: "semantic auto with an endpoint", mcp: `{"discovery":{"semantic":{"word_vectors":"auto","endpoint":{"url":"http://127.0.0.1:11434/v1","model":"nomic-embed-text"}}}}`},
+		{
+			name: "semantic", mcp: `{"discovery":{"semantic":{"word_vectors":" ","endpoint":{"url":"ftp://x","timeout_seconds":-1}}}}`,
+			want: []string{
+				`tools.mcp.discovery.semantic.word_vectors: must not be blank; set "off", "auto" or the path of a word-vector file`,
+				"tools.mcp.discovery.semantic.endpoint.url: must be an http(s) URL such as http://127.0.0.1:11434/v1, or empty to use no endpoint",
+				"tools.mcp.discovery.semantic.endpoint.model: must name the embedding model when endpoint.url is set (e.g. nomic-embed-text)",
+				"tools.mcp.discovery.semantic.endpoint.timeout_seconds: must not be negative, got -1; set how long one embedding call may take (0 = the default, 2)",
+			},
+		},
 		{
 			name: "artifact retention", mcp: `{"artifacts":{"max_age_hours":0,"max_total_mb":-5}}`,
 			want: []string{
 				"tools.mcp.artifacts.max_age_hours: must be greater than 0, got 0; set how many hours saved results are kept (default 168)",
 				"tools.mcp.artifacts.max_total_mb: must be greater than 0, got -5; set how many MiB of saved results are kept (default 1024)",
+			},
+		},
+		{
+			name: "artifact search limits", mcp: `{"artifacts":{"search_timeout_seconds":0,"search_max_mb":-1}}`,
+			want: []string{
+				"tools.mcp.artifacts.search_timeout_seconds: must be greater than 0, got 0; set how many seconds one search_files call may run (default 10)",
+				"tools.mcp.artifacts.search_max_mb: must be greater than 0, got -1; set how many MiB one search_files call may read (default 256)",
 			},
 		},
 		{name: "artifact retention fractions ok", mcp: `{"artifacts":{"max_age_hours":0.5,"max_total_mb":0.25}}`},

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/host/loglimit"
 	"github.com/plughost/plughost/host/msgtransport"
 	"github.com/plughost/plughost/pluginapi"
 )
@@ -46,7 +47,7 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 		st.ServerName, st.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
 		st.ProtocolVersion = init.ProtocolVersion
 		st.PluginPID, st.ServerPID = sess.plugin.PID(), sess.serverPID
-		st.Warnings = d.Warnings
+		st.Warnings = s.spec.Masker.MaskAll(d.Warnings)
 		st.Path = sess.path
 	})
 	s.logger.Info("connected", "tools", s.Status().Tools, "startup", took.Round(time.Millisecond))
@@ -60,7 +61,7 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 		Path:         s.spec.PluginPath,
 		SHA256:       s.spec.PluginSHA256,
 		Env:          s.spec.PluginEnv,
-		Logger:       s.logger.Named("plugin"),
+		Logger:       loglimit.Unlimited(s.logger).Named("plugin"), // the plugin's own log, relayed whole
 		StartTimeout: t.Start,
 	})
 	if err != nil {
@@ -72,9 +73,18 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 	openCtx, cancel := context.WithTimeout(ctx, t.Initialize)
 	defer cancel()
 	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config}
-	if s.spec.DirectPipes {
+	if s.spec.DirectPipes || s.spec.Auth != nil {
 		d, err := pc.Transport().Describe(openCtx)
-		req.WantDirectPipes = err == nil && d.HasFeature(pluginapi.FeatureDirectPipes)
+		req.WantDirectPipes = s.spec.DirectPipes && err == nil && d.HasFeature(pluginapi.FeatureDirectPipes)
+		if s.spec.Auth != nil {
+			if err != nil || !d.HasFeature(pluginapi.FeatureCredentials) {
+				pc.Kill()
+				return nil, &pluginapi.Error{Op: "open", Kind: pluginapi.KindInvalidConfig, Err: fmt.Errorf(
+					"oauth: the %s transport plugin (%s) cannot send OAuth credentials (it lacks the %q feature); remove \"oauth\" or use a transport that supports it",
+					s.spec.Transport, s.spec.PluginPath, pluginapi.FeatureCredentials)}
+			}
+			req.Credentials = s.spec.Auth
+		}
 	}
 	conn, err := pc.Transport().Open(openCtx, req)
 	if err != nil {

@@ -83,7 +83,14 @@ func (s *Server) Tools() []mcp.Tool {
 func (s *Server) Run(ctx context.Context) {
 	var delay time.Duration
 	for {
+		refusals := s.refusals()
 		sess, err := s.connect(ctx)
+		if err != nil && s.refusals() > refusals {
+			if !s.waitLogin(ctx, err) {
+				return
+			}
+			continue
+		}
 		if err == nil {
 			upAt := time.Now()
 			err = s.serve(ctx, sess)
@@ -97,7 +104,7 @@ func (s *Server) Run(ctx context.Context) {
 		}
 		if pluginapi.KindOf(err) == pluginapi.KindInvalidConfig {
 			// The transport rejected the config: retrying cannot help.
-			msg := err.Error()
+			msg := s.spec.Masker.Mask(err.Error())
 			if s.spec.ConfigPath != "" {
 				msg = s.spec.ConfigPath + ": " + msg
 			}
@@ -108,7 +115,7 @@ func (s *Server) Run(ctx context.Context) {
 		delay = s.limits().Backoff.next(delay)
 		s.logger.Warn("server failed; restarting", "error", err, "in", delay)
 		s.update(func(st *Status) {
-			st.State, st.LastError, st.NextRetry = StateError, err.Error(), time.Now().Add(delay)
+			st.State, st.LastError, st.NextRetry = StateError, s.spec.Masker.Mask(err.Error()), time.Now().Add(delay)
 		})
 		select {
 		case <-time.After(delay):
@@ -120,13 +127,34 @@ func (s *Server) Run(ctx context.Context) {
 	}
 }
 
+// refusals is the count of the server's refusals that wait for a login.
+func (s *Server) refusals() uint64 {
+	if s.spec.Auth == nil {
+		return 0
+	}
+	return s.spec.Auth.Refusals()
+}
+
+// waitLogin parks a server the server refused for want of a login until the
+// user logs in; it reports false when ctx ended first.
+func (s *Server) waitLogin(ctx context.Context, err error) bool {
+	s.logger.Warn("server needs login; waiting for `plughost mcp login`", "error", err)
+	s.update(func(st *Status) { st.State, st.LastError, st.NextRetry = StateNeedsLogin, err.Error(), time.Time{} })
+	if werr := s.spec.Auth.WaitLogin(ctx); werr != nil {
+		s.update(func(st *Status) { st.State = StateStopped })
+		return false
+	}
+	s.logger.Info("logged in; connecting")
+	return true
+}
+
 // ConnectOnce connects, lists tools and disconnects: a connectivity check that
 // does not restart anything. The returned Status has the tool count and the
 // start-up duration; on failure the error says which phase failed.
 func (s *Server) ConnectOnce(ctx context.Context) (Status, []mcp.Tool, error) {
 	sess, err := s.connect(ctx)
 	if err != nil {
-		return s.Status(), nil, err
+		return s.Status(), nil, s.spec.Masker.Error(err)
 	}
 	st, tools := s.Status(), s.Tools()
 	s.teardown(sess, false)
@@ -134,18 +162,19 @@ func (s *Server) ConnectOnce(ctx context.Context) (Status, []mcp.Tool, error) {
 }
 
 // Diagnostics returns the server's diagnostics (stderr tail, pid) from the
-// live plugin, or the last ones captured before a crash.
+// live plugin, or the last ones captured before a crash, with configured
+// secrets masked (servers echo their environment).
 func (s *Server) Diagnostics(ctx context.Context) pluginapi.Diagnostics {
 	s.mu.RLock()
-	sess, last := s.live, s.lastDiag
+	sess, d := s.live, s.lastDiag
 	s.mu.RUnlock()
-	if sess == nil {
-		return last
+	if sess != nil {
+		if live, err := sess.plugin.Diagnostics(ctx); err == nil {
+			d = live
+		}
 	}
-	d, err := sess.plugin.Diagnostics(ctx)
-	if err != nil {
-		return last
-	}
+	m := s.spec.Masker
+	d.Stderr, d.ExitStatus, d.Warnings = m.Mask(d.Stderr), m.Mask(d.ExitStatus), m.MaskAll(d.Warnings)
 	return d
 }
 
@@ -161,8 +190,11 @@ func (s *Server) update(f func(*Status)) {
 }
 
 // serve watches a live session until it ends, re-listing tools whenever the
-// server says they changed. It returns why the session ended.
+// server says they changed, paced by spec.Relist. It returns why the
+// session ended.
 func (s *Server) serve(ctx context.Context, sess *session) error {
+	pacer := newRelistPacer(s.spec.Relist)
+	var due <-chan time.Time // a paced re-list is waiting; changes meanwhile join it
 	for {
 		select {
 		case <-sess.transport.Done():
@@ -170,9 +202,17 @@ func (s *Server) serve(ctx context.Context, sess *session) error {
 			s.teardown(sess, true)
 			return fmt.Errorf("connection lost: %w", err)
 		case <-sess.relist:
-			if err := s.relist(ctx, sess); err != nil {
-				s.logger.Warn("re-listing tools after list_changed failed", "error", err)
+			if due != nil {
+				continue
 			}
+			if d := pacer.wait(time.Now()); d > 0 {
+				due = time.After(d)
+				continue
+			}
+			s.relist(ctx, sess, pacer)
+		case <-due:
+			due = nil
+			s.relist(ctx, sess, pacer)
 		case <-ctx.Done():
 			s.teardown(sess, false)
 			return ctx.Err()
@@ -180,12 +220,14 @@ func (s *Server) serve(ctx context.Context, sess *session) error {
 	}
 }
 
-func (s *Server) relist(ctx context.Context, sess *session) error {
-	if err := s.listTools(ctx, sess); err != nil {
-		return err
+func (s *Server) relist(ctx context.Context, sess *session, pacer *relistPacer) {
+	err := s.listTools(ctx, sess)
+	pacer.done(time.Now())
+	if err != nil {
+		s.logger.Warn("re-listing tools after list_changed failed", "error", err)
+		return
 	}
 	s.logger.Info("tools changed", "tools", s.Status().Tools)
-	return nil
 }
 
 // teardown closes a session. crashed says the connection already died: then

@@ -1,8 +1,13 @@
 package supervisor
 
 import (
+	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/host/tokens"
+	"github.com/plughost/plughost/pluginapi"
 )
 
 // Spec is everything the supervisor needs to run one server. The host builds it
@@ -33,9 +38,32 @@ type Spec struct {
 	// pluginapi.KindProtocolMismatch: the transport was auto-detected and the
 	// server speaks another one. After a switch it is used for good.
 	Fallback *Fallback
+	// Relist paces re-lists after notifications/tools/list_changed.
+	Relist RelistPacing
+	// Masker masks configured secrets in what the supervisor reports: last
+	// errors, stderr tails, warnings, ConnectOnce's error (nil: URLs only).
+	// The supervisor's logger is expected to mask its lines already.
+	Masker *secret.Masker
 	// DirectPipes lets a plugin that advertises pluginapi.FeatureDirectPipes
 	// hand the server's stdin/stdout to the host, so calls skip the plugin hop.
 	DirectPipes bool
+	// Auth, when set, is the server's OAuth login: the transport gets its
+	// Authorization from it, and a connection refused for want of a login
+	// waits for one instead of retrying.
+	Auth Auth
+}
+
+// Auth is a server's OAuth login as the supervisor uses it (the host's
+// tokens.Credentials).
+type Auth interface {
+	pluginapi.Credentials
+	// Refusals counts the server's refusals that wait for the user to log
+	// in; an increase during a connection attempt means it failed for that.
+	Refusals() uint64
+	// WaitLogin returns once the server has a usable login, or ctx ends.
+	WaitLogin(ctx context.Context) error
+	// Status describes the login, for status output.
+	Status(ctx context.Context) tokens.Status
 }
 
 // Timeouts bound each phase of a server's life.

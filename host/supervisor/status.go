@@ -1,6 +1,10 @@
 package supervisor
 
-import "time"
+import (
+	"time"
+
+	"github.com/plughost/plughost/host/tokens"
+)
 
 // State is where a server is in its lifecycle.
 type State string
@@ -18,6 +22,10 @@ const (
 	// StateError: the last attempt failed or the server crashed; a restart is
 	// scheduled (see Status.NextRetry).
 	StateError State = "error"
+	// StateNeedsLogin: the server refused to connect without an OAuth login
+	// (or with more scope); it connects once the user logs in
+	// (`plughost mcp login`).
+	StateNeedsLogin State = "needs login"
 	// StateStopped: shut down by the host.
 	StateStopped State = "stopped"
 )
@@ -57,4 +65,6 @@ type Status struct {
 	// PluginPID and ServerPID identify the processes (0 when unknown).
 	PluginPID int `json:"plugin_pid,omitempty"`
 	ServerPID int `json:"server_pid,omitempty"`
+	// Auth is the OAuth login state of a server with oauth (nil otherwise).
+	Auth *tokens.Status `json:"auth,omitempty"`
 }

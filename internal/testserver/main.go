@@ -6,6 +6,11 @@
 //	-hang-initialize     read stdin forever and never answer anything (timeout tests)
 //	-spawn-grandchild    start `sleep 1000` in the same process group at startup and
 //	                     report its pid as "grandchild" from the pid tool (group-kill tests)
+//	-flood D             once the tools were listed, send notifications/tools/list_changed
+//	                     every D (e.g. 1ms), and offer the flood_stats tool (flood.go)
+//	-echo-env            write the whole environment to stderr at startup, one
+//	                     KEY=value per line (secret masking tests)
+//	-fail-start          exit with status 3 on reading the first request (after -echo-env)
 //
 // Tools: noop, echo, env, pid, sleep, add_tool, remove_tool, stderr, crash, big
 // (see tools.go). Diagnostics and markers go to stderr, one per line:
@@ -19,6 +24,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -28,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -40,6 +47,9 @@ type options struct {
 	spawnGrandchild bool
 	serve           string // "", "sse" or "http": listen on addr instead of stdio
 	addr            string
+	flood           time.Duration
+	echoEnv         bool
+	failStart       bool
 }
 
 func main() {
@@ -66,6 +76,9 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.spawnGrandchild, "spawn-grandchild", false, "start `sleep 1000` in the same process group")
 	fs.StringVar(&o.serve, "serve", "", "serve over HTTP instead of stdio: sse (legacy) or http (streamable)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "listen address with -serve")
+	fs.DurationVar(&o.flood, "flood", 0, "send notifications/tools/list_changed this often once listed (0: never)")
+	fs.BoolVar(&o.echoEnv, "echo-env", false, "write the environment to stderr at startup")
+	fs.BoolVar(&o.failStart, "fail-start", false, "exit with status 3 on reading the first request")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -75,12 +88,27 @@ func parseFlags(args []string) (options, error) {
 	if o.extraTools < 0 {
 		return o, errors.New("-tools must not be negative")
 	}
+	if o.flood < 0 {
+		return o, errors.New("-flood must not be negative")
+	}
 	return o, nil
 }
 
 // run serves MCP on in/out until in closes or ctx ends.
 func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) error {
 	stderr = &lockedWriter{w: stderr}
+	if o.echoEnv {
+		for _, kv := range os.Environ() {
+			fmt.Fprintln(stderr, kv)
+		}
+	}
+	if o.failStart {
+		// Wait for the first request, so the client sees the exit as the
+		// answer to it (with this stderr), not as a broken pipe.
+		_, _ = bufio.NewReader(in).ReadString('\n')
+		fmt.Fprintln(stderr, "failing at the first request as asked (-fail-start)")
+		os.Exit(3)
+	}
 	grandchild := 0
 	if o.spawnGrandchild {
 		pid, err := spawnGrandchild()
@@ -93,7 +121,15 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 		_, err := io.Copy(io.Discard, in)
 		return err
 	}
-	s := newServer(o, &fixture{stderr: stderr, grandchild: grandchild})
+	f := &fixture{stderr: stderr, grandchild: grandchild}
+	s := newServer(o, f)
+	if f.flood != nil {
+		ctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { f.flood.run(ctx, s) })
+		defer wg.Wait()
+		defer cancel()
+	}
 	if o.serve != "" {
 		return serveHTTP(o, s, out)
 	}

@@ -26,11 +26,17 @@ type fixture struct {
 	stderr     io.Writer
 	grandchild int // pid of the -spawn-grandchild process, 0 if none
 	server     *server.MCPServer
+	flood      *flood // with -flood, else nil
 }
 
 func newServer(o options, f *fixture) *server.MCPServer {
 	hooks := &server.Hooks{}
 	hooks.AddBeforeCallTool(stashRequestID)
+	var fl *flood
+	if o.flood > 0 {
+		fl = &flood{interval: o.flood}
+		fl.hook(hooks)
+	}
 	s := server.NewMCPServer(o.name, "0.0.0-test",
 		// listChanged: true makes AddTool/DeleteTools send
 		// notifications/tools/list_changed to the initialized session.
@@ -40,6 +46,10 @@ func newServer(o options, f *fixture) *server.MCPServer {
 	f.server = s
 	s.AddTools(f.tools()...)
 	s.AddTools(extraTools(o.extraTools)...)
+	if fl != nil {
+		s.AddTools(fl.tool())
+		f.flood = fl
+	}
 	return s
 }
 

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"testing"
@@ -150,4 +151,83 @@ func measureQueries(b *testing.B, ix *search.Index, queries []Query) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+// loadVectors loads $PLUGHOST_WORDVEC or skips loudly.
+func loadVectors(b *testing.B) *search.WordVectors {
+	path := os.Getenv("PLUGHOST_WORDVEC")
+	if path == "" {
+		b.Skip("SKIPPED: PLUGHOST_WORDVEC is not set (run `make wordvec`, then PLUGHOST_WORDVEC=$PWD/bin/plughost-wordvec.bin)")
+	}
+	wv, err := search.LoadWordVectors(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return wv
+}
+
+// semanticVariants are the configurations the semantic benchmarks compare
+// side by side.
+func semanticVariants(wv *search.WordVectors) []struct {
+	name string
+	opts []search.Option
+} {
+	def := search.DefaultSemantic()
+	all := def
+	all.ExpandAll = true
+	return []struct {
+		name string
+		opts []search.Option
+	}{
+		{"lexical", nil},
+		{"expansion-absent", []search.Option{search.WithSemantic(wv, def)}},
+		{"expansion-every", []search.Option{search.WithSemantic(wv, all)}},
+		{"dense", []search.Option{search.WithSemantic(wv, search.Semantic{Dense: 0.2, Depth: 30})}},
+	}
+}
+
+// BenchmarkQuerySemantic measures, side by side at 25,000 tools, the
+// query latency of the lexical ranking and of each semantic piece.
+func BenchmarkQuerySemantic(b *testing.B) {
+	d := loadBench(b)
+	wv := loadVectors(b)
+	tools := replicate(d.tools, 25000)
+	for _, v := range semanticVariants(wv) {
+		ix, err := BuildIndex(tools, nil, v.opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(v.name, func(b *testing.B) { measureQueries(b, ix, d.single) })
+		ix.Close()
+	}
+}
+
+// BenchmarkBuildSemantic measures building the 25,000-tool index with each
+// semantic piece, and its heap (heap-bytes; the word vectors themselves
+// are loaded once and not counted).
+func BenchmarkBuildSemantic(b *testing.B) {
+	d := loadBench(b)
+	wv := loadVectors(b)
+	tools := replicate(d.tools, 25000)
+	for _, v := range semanticVariants(wv) {
+		b.Run(v.name, func(b *testing.B) {
+			var heap float64
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				ix, err := BuildIndex(tools, nil, v.opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				heap = float64(after.HeapAlloc) - float64(before.HeapAlloc)
+				ix.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(heap, "heap-bytes")
+		})
+	}
 }

@@ -22,7 +22,8 @@ type exported struct {
 }
 
 // Export writes servers in another client's format. With reveal false every
-// env and header value is replaced by secret.Masked. Disabled servers and
+// env and header value is replaced by secret.Masked, and so are the password
+// and secret query parameters of URLs (secret.MaskURL). Disabled servers and
 // servers of third-party transports are skipped, and fields the format cannot
 // hold are left out; the notes say which.
 func Export(servers map[string]config.Server, format string, reveal bool) ([]byte, []string, error) {
@@ -61,7 +62,10 @@ func exportOne(name string, s config.Server, format string, reveal bool) (export
 	drop := func(field string) {
 		notes = append(notes, fmt.Sprintf("server %q: %q has no %s equivalent and was left out", name, field, format))
 	}
-	e := exported{Command: s.Command, Args: s.Args, Env: values(s.Env, reveal), URL: s.URL, Headers: values(s.Headers, reveal)}
+	e := exported{Command: s.Command, Args: s.Args, Env: values(s.Env, reveal), URL: s.URL.String(), Headers: values(s.Headers, reveal)}
+	if reveal {
+		e.URL = s.URL.Reveal()
+	}
 	if format == VSCode || t != config.TransportStdio {
 		e.Type = t // remote: keep sse vs http rather than leave it to detection
 	}

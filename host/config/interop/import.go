@@ -121,10 +121,10 @@ func convert(name string, raw json.RawMessage) (Imported, []string, error) {
 	}
 	e := config.Server{
 		Enabled: !f.Disabled, Type: importType(f.Type), Command: f.Command, Args: f.Args,
-		Env: secrets(f.Env), EnvFile: f.EnvFile, URL: f.URL, Headers: secrets(f.Headers),
+		Env: secrets(f.Env), EnvFile: f.EnvFile, URL: secret.URL(f.URL), Headers: secrets(f.Headers),
 	}
 	if e.URL == "" {
-		e.URL = f.ServerURL
+		e.URL = secret.URL(f.ServerURL)
 	}
 	notes = append(notes, variableNotes(name, e)...)
 	return Imported{Name: name, Server: e}, notes, nil
@@ -151,7 +151,7 @@ func variableNotes(name string, e config.Server) []string {
 		}
 	}
 	check("command", e.Command)
-	check("url", e.URL)
+	check("url", e.URL.Reveal())
 	check("envFile", e.EnvFile)
 	for i, a := range e.Args {
 		check(fmt.Sprintf("args[%d]", i), a)

@@ -209,8 +209,11 @@ type Open struct {
 	// Unix time in nanoseconds by which the connection must be open; 0 = none.
 	DeadlineUnixNano int64 `protobuf:"varint,3,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
 	WantDirectPipes  bool  `protobuf:"varint,4,opt,name=want_direct_pipes,json=wantDirectPipes,proto3" json:"want_direct_pipes,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// The host answers CredentialRequest frames on this connection: it holds
+	// the server's OAuth tokens (the transport asks, never stores them).
+	Credentials   bool `protobuf:"varint,5,opt,name=credentials,proto3" json:"credentials,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Open) Reset() {
@@ -267,6 +270,13 @@ func (x *Open) GetDeadlineUnixNano() int64 {
 func (x *Open) GetWantDirectPipes() bool {
 	if x != nil {
 		return x.WantDirectPipes
+	}
+	return false
+}
+
+func (x *Open) GetCredentials() bool {
+	if x != nil {
+		return x.Credentials
 	}
 	return false
 }
@@ -379,12 +389,157 @@ func (x *Message) GetDeadlineUnixNano() int64 {
 	return 0
 }
 
+// CredentialRequest asks the host for the Authorization header value of
+// the server (status 0), or reports that the server refused the value sent
+// (status 401 or 403, with its WWW-Authenticate header values).
+type CredentialRequest struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	Id              uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Status          int32                  `protobuf:"varint,2,opt,name=status,proto3" json:"status,omitempty"`
+	WwwAuthenticate []string               `protobuf:"bytes,3,rep,name=www_authenticate,json=wwwAuthenticate,proto3" json:"www_authenticate,omitempty"`
+	// The Authorization value the refused request carried ("" = none).
+	Sent          string `protobuf:"bytes,4,opt,name=sent,proto3" json:"sent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CredentialRequest) Reset() {
+	*x = CredentialRequest{}
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CredentialRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CredentialRequest) ProtoMessage() {}
+
+func (x *CredentialRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CredentialRequest.ProtoReflect.Descriptor instead.
+func (*CredentialRequest) Descriptor() ([]byte, []int) {
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *CredentialRequest) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *CredentialRequest) GetStatus() int32 {
+	if x != nil {
+		return x.Status
+	}
+	return 0
+}
+
+func (x *CredentialRequest) GetWwwAuthenticate() []string {
+	if x != nil {
+		return x.WwwAuthenticate
+	}
+	return nil
+}
+
+func (x *CredentialRequest) GetSent() string {
+	if x != nil {
+		return x.Sent
+	}
+	return ""
+}
+
+// Credential answers the CredentialRequest with the same id.
+type Credential struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    uint64                 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The Authorization header value ("" = none); a secret.
+	Authorization string `protobuf:"bytes,2,opt,name=authorization,proto3" json:"authorization,omitempty"`
+	// How long the plugin may reuse it without asking again; 0 = ask each time.
+	CacheForNanos int64 `protobuf:"varint,3,opt,name=cache_for_nanos,json=cacheForNanos,proto3" json:"cache_for_nanos,omitempty"`
+	// Set when the host has no usable value (the user must log in, …).
+	Error         *ErrorDetail `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Credential) Reset() {
+	*x = Credential{}
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Credential) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Credential) ProtoMessage() {}
+
+func (x *Credential) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Credential.ProtoReflect.Descriptor instead.
+func (*Credential) Descriptor() ([]byte, []int) {
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *Credential) GetId() uint64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Credential) GetAuthorization() string {
+	if x != nil {
+		return x.Authorization
+	}
+	return ""
+}
+
+func (x *Credential) GetCacheForNanos() int64 {
+	if x != nil {
+		return x.CacheForNanos
+	}
+	return 0
+}
+
+func (x *Credential) GetError() *ErrorDetail {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 type HostFrame struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Frame:
 	//
 	//	*HostFrame_Open
 	//	*HostFrame_Message
+	//	*HostFrame_Credential
 	Frame         isHostFrame_Frame `protobuf_oneof:"frame"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -392,7 +547,7 @@ type HostFrame struct {
 
 func (x *HostFrame) Reset() {
 	*x = HostFrame{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[7]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -404,7 +559,7 @@ func (x *HostFrame) String() string {
 func (*HostFrame) ProtoMessage() {}
 
 func (x *HostFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[7]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -417,7 +572,7 @@ func (x *HostFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostFrame.ProtoReflect.Descriptor instead.
 func (*HostFrame) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{7}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *HostFrame) GetFrame() isHostFrame_Frame {
@@ -445,6 +600,15 @@ func (x *HostFrame) GetMessage() *Message {
 	return nil
 }
 
+func (x *HostFrame) GetCredential() *Credential {
+	if x != nil {
+		if x, ok := x.Frame.(*HostFrame_Credential); ok {
+			return x.Credential
+		}
+	}
+	return nil
+}
+
 type isHostFrame_Frame interface {
 	isHostFrame_Frame()
 }
@@ -457,9 +621,15 @@ type HostFrame_Message struct {
 	Message *Message `protobuf:"bytes,2,opt,name=message,proto3,oneof"`
 }
 
+type HostFrame_Credential struct {
+	Credential *Credential `protobuf:"bytes,3,opt,name=credential,proto3,oneof"`
+}
+
 func (*HostFrame_Open) isHostFrame_Frame() {}
 
 func (*HostFrame_Message) isHostFrame_Frame() {}
+
+func (*HostFrame_Credential) isHostFrame_Frame() {}
 
 type PluginFrame struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -468,6 +638,7 @@ type PluginFrame struct {
 	//	*PluginFrame_Opened
 	//	*PluginFrame_Message
 	//	*PluginFrame_SessionId
+	//	*PluginFrame_CredentialRequest
 	Frame         isPluginFrame_Frame `protobuf_oneof:"frame"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -475,7 +646,7 @@ type PluginFrame struct {
 
 func (x *PluginFrame) Reset() {
 	*x = PluginFrame{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[8]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -487,7 +658,7 @@ func (x *PluginFrame) String() string {
 func (*PluginFrame) ProtoMessage() {}
 
 func (x *PluginFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[8]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -500,7 +671,7 @@ func (x *PluginFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginFrame.ProtoReflect.Descriptor instead.
 func (*PluginFrame) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{8}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PluginFrame) GetFrame() isPluginFrame_Frame {
@@ -537,6 +708,15 @@ func (x *PluginFrame) GetSessionId() string {
 	return ""
 }
 
+func (x *PluginFrame) GetCredentialRequest() *CredentialRequest {
+	if x != nil {
+		if x, ok := x.Frame.(*PluginFrame_CredentialRequest); ok {
+			return x.CredentialRequest
+		}
+	}
+	return nil
+}
+
 type isPluginFrame_Frame interface {
 	isPluginFrame_Frame()
 }
@@ -554,11 +734,17 @@ type PluginFrame_SessionId struct {
 	SessionId string `protobuf:"bytes,3,opt,name=session_id,json=sessionId,proto3,oneof"`
 }
 
+type PluginFrame_CredentialRequest struct {
+	CredentialRequest *CredentialRequest `protobuf:"bytes,4,opt,name=credential_request,json=credentialRequest,proto3,oneof"`
+}
+
 func (*PluginFrame_Opened) isPluginFrame_Frame() {}
 
 func (*PluginFrame_Message) isPluginFrame_Frame() {}
 
 func (*PluginFrame_SessionId) isPluginFrame_Frame() {}
+
+func (*PluginFrame_CredentialRequest) isPluginFrame_Frame() {}
 
 type DiagnosticsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -568,7 +754,7 @@ type DiagnosticsRequest struct {
 
 func (x *DiagnosticsRequest) Reset() {
 	*x = DiagnosticsRequest{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[9]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -580,7 +766,7 @@ func (x *DiagnosticsRequest) String() string {
 func (*DiagnosticsRequest) ProtoMessage() {}
 
 func (x *DiagnosticsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[9]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -593,7 +779,7 @@ func (x *DiagnosticsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiagnosticsRequest.ProtoReflect.Descriptor instead.
 func (*DiagnosticsRequest) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{9}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{11}
 }
 
 type DiagnosticsResponse struct {
@@ -611,7 +797,7 @@ type DiagnosticsResponse struct {
 
 func (x *DiagnosticsResponse) Reset() {
 	*x = DiagnosticsResponse{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[10]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -623,7 +809,7 @@ func (x *DiagnosticsResponse) String() string {
 func (*DiagnosticsResponse) ProtoMessage() {}
 
 func (x *DiagnosticsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[10]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -636,7 +822,7 @@ func (x *DiagnosticsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiagnosticsResponse.ProtoReflect.Descriptor instead.
 func (*DiagnosticsResponse) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{10}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *DiagnosticsResponse) GetStderr() string {
@@ -687,7 +873,7 @@ type ErrorDetail struct {
 
 func (x *ErrorDetail) Reset() {
 	*x = ErrorDetail{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[11]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -699,7 +885,7 @@ func (x *ErrorDetail) String() string {
 func (*ErrorDetail) ProtoMessage() {}
 
 func (x *ErrorDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[11]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -712,7 +898,7 @@ func (x *ErrorDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorDetail.ProtoReflect.Descriptor instead.
 func (*ErrorDetail) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{11}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ErrorDetail) GetOp() string {
@@ -748,13 +934,14 @@ const file_pluginapi_proto_transport_proto_rawDesc = "" +
 	"\bfeatures\x18\x03 \x03(\tR\bfeatures\")\n" +
 	"\x0fValidateRequest\x12\x16\n" +
 	"\x06config\x18\x01 \x01(\fR\x06config\"\x12\n" +
-	"\x10ValidateResponse\"\x99\x01\n" +
+	"\x10ValidateResponse\"\xbb\x01\n" +
 	"\x04Open\x12\x1f\n" +
 	"\vserver_name\x18\x01 \x01(\tR\n" +
 	"serverName\x12\x16\n" +
 	"\x06config\x18\x02 \x01(\fR\x06config\x12,\n" +
 	"\x12deadline_unix_nano\x18\x03 \x01(\x03R\x10deadlineUnixNano\x12*\n" +
-	"\x11want_direct_pipes\x18\x04 \x01(\bR\x0fwantDirectPipes\"H\n" +
+	"\x11want_direct_pipes\x18\x04 \x01(\bR\x0fwantDirectPipes\x12 \n" +
+	"\vcredentials\x18\x05 \x01(\bR\vcredentials\"H\n" +
 	"\x06Opened\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1f\n" +
@@ -762,16 +949,31 @@ const file_pluginapi_proto_transport_proto_rawDesc = "" +
 	"pipeSocket\"K\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04json\x18\x01 \x01(\fR\x04json\x12,\n" +
-	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\"\x83\x01\n" +
+	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\"z\n" +
+	"\x11CredentialRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
+	"\x06status\x18\x02 \x01(\x05R\x06status\x12)\n" +
+	"\x10www_authenticate\x18\x03 \x03(\tR\x0fwwwAuthenticate\x12\x12\n" +
+	"\x04sent\x18\x04 \x01(\tR\x04sent\"\xa4\x01\n" +
+	"\n" +
+	"Credential\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x04R\x02id\x12$\n" +
+	"\rauthorization\x18\x02 \x01(\tR\rauthorization\x12&\n" +
+	"\x0fcache_for_nanos\x18\x03 \x01(\x03R\rcacheForNanos\x128\n" +
+	"\x05error\x18\x04 \x01(\v2\".plughost.transport.v1.ErrorDetailR\x05error\"\xc8\x01\n" +
 	"\tHostFrame\x121\n" +
 	"\x04open\x18\x01 \x01(\v2\x1b.plughost.transport.v1.OpenH\x00R\x04open\x12:\n" +
-	"\amessage\x18\x02 \x01(\v2\x1e.plughost.transport.v1.MessageH\x00R\amessageB\a\n" +
-	"\x05frame\"\xac\x01\n" +
+	"\amessage\x18\x02 \x01(\v2\x1e.plughost.transport.v1.MessageH\x00R\amessage\x12C\n" +
+	"\n" +
+	"credential\x18\x03 \x01(\v2!.plughost.transport.v1.CredentialH\x00R\n" +
+	"credentialB\a\n" +
+	"\x05frame\"\x87\x02\n" +
 	"\vPluginFrame\x127\n" +
 	"\x06opened\x18\x01 \x01(\v2\x1d.plughost.transport.v1.OpenedH\x00R\x06opened\x12:\n" +
 	"\amessage\x18\x02 \x01(\v2\x1e.plughost.transport.v1.MessageH\x00R\amessage\x12\x1f\n" +
 	"\n" +
-	"session_id\x18\x03 \x01(\tH\x00R\tsessionIdB\a\n" +
+	"session_id\x18\x03 \x01(\tH\x00R\tsessionId\x12Y\n" +
+	"\x12credential_request\x18\x04 \x01(\v2(.plughost.transport.v1.CredentialRequestH\x00R\x11credentialRequestB\a\n" +
 	"\x05frame\"\x14\n" +
 	"\x12DiagnosticsRequest\"\xab\x01\n" +
 	"\x13DiagnosticsResponse\x12\x16\n" +
@@ -803,7 +1005,7 @@ func file_pluginapi_proto_transport_proto_rawDescGZIP() []byte {
 	return file_pluginapi_proto_transport_proto_rawDescData
 }
 
-var file_pluginapi_proto_transport_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_pluginapi_proto_transport_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_pluginapi_proto_transport_proto_goTypes = []any{
 	(*DescribeRequest)(nil),     // 0: plughost.transport.v1.DescribeRequest
 	(*DescribeResponse)(nil),    // 1: plughost.transport.v1.DescribeResponse
@@ -812,30 +1014,35 @@ var file_pluginapi_proto_transport_proto_goTypes = []any{
 	(*Open)(nil),                // 4: plughost.transport.v1.Open
 	(*Opened)(nil),              // 5: plughost.transport.v1.Opened
 	(*Message)(nil),             // 6: plughost.transport.v1.Message
-	(*HostFrame)(nil),           // 7: plughost.transport.v1.HostFrame
-	(*PluginFrame)(nil),         // 8: plughost.transport.v1.PluginFrame
-	(*DiagnosticsRequest)(nil),  // 9: plughost.transport.v1.DiagnosticsRequest
-	(*DiagnosticsResponse)(nil), // 10: plughost.transport.v1.DiagnosticsResponse
-	(*ErrorDetail)(nil),         // 11: plughost.transport.v1.ErrorDetail
+	(*CredentialRequest)(nil),   // 7: plughost.transport.v1.CredentialRequest
+	(*Credential)(nil),          // 8: plughost.transport.v1.Credential
+	(*HostFrame)(nil),           // 9: plughost.transport.v1.HostFrame
+	(*PluginFrame)(nil),         // 10: plughost.transport.v1.PluginFrame
+	(*DiagnosticsRequest)(nil),  // 11: plughost.transport.v1.DiagnosticsRequest
+	(*DiagnosticsResponse)(nil), // 12: plughost.transport.v1.DiagnosticsResponse
+	(*ErrorDetail)(nil),         // 13: plughost.transport.v1.ErrorDetail
 }
 var file_pluginapi_proto_transport_proto_depIdxs = []int32{
-	4,  // 0: plughost.transport.v1.HostFrame.open:type_name -> plughost.transport.v1.Open
-	6,  // 1: plughost.transport.v1.HostFrame.message:type_name -> plughost.transport.v1.Message
-	5,  // 2: plughost.transport.v1.PluginFrame.opened:type_name -> plughost.transport.v1.Opened
-	6,  // 3: plughost.transport.v1.PluginFrame.message:type_name -> plughost.transport.v1.Message
-	0,  // 4: plughost.transport.v1.Transport.Describe:input_type -> plughost.transport.v1.DescribeRequest
-	2,  // 5: plughost.transport.v1.Transport.Validate:input_type -> plughost.transport.v1.ValidateRequest
-	7,  // 6: plughost.transport.v1.Transport.Connect:input_type -> plughost.transport.v1.HostFrame
-	9,  // 7: plughost.transport.v1.Transport.Diagnostics:input_type -> plughost.transport.v1.DiagnosticsRequest
-	1,  // 8: plughost.transport.v1.Transport.Describe:output_type -> plughost.transport.v1.DescribeResponse
-	3,  // 9: plughost.transport.v1.Transport.Validate:output_type -> plughost.transport.v1.ValidateResponse
-	8,  // 10: plughost.transport.v1.Transport.Connect:output_type -> plughost.transport.v1.PluginFrame
-	10, // 11: plughost.transport.v1.Transport.Diagnostics:output_type -> plughost.transport.v1.DiagnosticsResponse
-	8,  // [8:12] is the sub-list for method output_type
-	4,  // [4:8] is the sub-list for method input_type
-	4,  // [4:4] is the sub-list for extension type_name
-	4,  // [4:4] is the sub-list for extension extendee
-	0,  // [0:4] is the sub-list for field type_name
+	13, // 0: plughost.transport.v1.Credential.error:type_name -> plughost.transport.v1.ErrorDetail
+	4,  // 1: plughost.transport.v1.HostFrame.open:type_name -> plughost.transport.v1.Open
+	6,  // 2: plughost.transport.v1.HostFrame.message:type_name -> plughost.transport.v1.Message
+	8,  // 3: plughost.transport.v1.HostFrame.credential:type_name -> plughost.transport.v1.Credential
+	5,  // 4: plughost.transport.v1.PluginFrame.opened:type_name -> plughost.transport.v1.Opened
+	6,  // 5: plughost.transport.v1.PluginFrame.message:type_name -> plughost.transport.v1.Message
+	7,  // 6: plughost.transport.v1.PluginFrame.credential_request:type_name -> plughost.transport.v1.CredentialRequest
+	0,  // 7: plughost.transport.v1.Transport.Describe:input_type -> plughost.transport.v1.DescribeRequest
+	2,  // 8: plughost.transport.v1.Transport.Validate:input_type -> plughost.transport.v1.ValidateRequest
+	9,  // 9: plughost.transport.v1.Transport.Connect:input_type -> plughost.transport.v1.HostFrame
+	11, // 10: plughost.transport.v1.Transport.Diagnostics:input_type -> plughost.transport.v1.DiagnosticsRequest
+	1,  // 11: plughost.transport.v1.Transport.Describe:output_type -> plughost.transport.v1.DescribeResponse
+	3,  // 12: plughost.transport.v1.Transport.Validate:output_type -> plughost.transport.v1.ValidateResponse
+	10, // 13: plughost.transport.v1.Transport.Connect:output_type -> plughost.transport.v1.PluginFrame
+	12, // 14: plughost.transport.v1.Transport.Diagnostics:output_type -> plughost.transport.v1.DiagnosticsResponse
+	11, // [11:15] is the sub-list for method output_type
+	7,  // [7:11] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_pluginapi_proto_transport_proto_init() }
@@ -843,14 +1050,16 @@ func file_pluginapi_proto_transport_proto_init() {
 	if File_pluginapi_proto_transport_proto != nil {
 		return
 	}
-	file_pluginapi_proto_transport_proto_msgTypes[7].OneofWrappers = []any{
+	file_pluginapi_proto_transport_proto_msgTypes[9].OneofWrappers = []any{
 		(*HostFrame_Open)(nil),
 		(*HostFrame_Message)(nil),
+		(*HostFrame_Credential)(nil),
 	}
-	file_pluginapi_proto_transport_proto_msgTypes[8].OneofWrappers = []any{
+	file_pluginapi_proto_transport_proto_msgTypes[10].OneofWrappers = []any{
 		(*PluginFrame_Opened)(nil),
 		(*PluginFrame_Message)(nil),
 		(*PluginFrame_SessionId)(nil),
+		(*PluginFrame_CredentialRequest)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -858,7 +1067,7 @@ func file_pluginapi_proto_transport_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pluginapi_proto_transport_proto_rawDesc), len(file_pluginapi_proto_transport_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

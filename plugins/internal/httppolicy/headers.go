@@ -42,23 +42,38 @@ type header struct {
 	session  bool
 }
 
-// headerTransport applies the configured headers to requests for the server's
-// origins. It is safe for concurrent use if base is.
+// headerTransport applies the configured headers, and the credentials' Authorization,
+// to requests for the server's origins. It is safe for concurrent use if base is.
 type headerTransport struct {
 	base    http.RoundTripper
 	origins []origin
 	headers []header
+	bearer  *bearer // nil without credentials
 }
 
 // RoundTrip sends req through the base transport, adding the configured
 // headers when req goes to the server's origin. req itself is not modified.
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(t.headers) == 0 || !t.isServerOrigin(req.URL) {
+	if !t.isServerOrigin(req.URL) || (len(t.headers) == 0 && t.bearer == nil) {
 		return t.base.RoundTrip(req)
 	}
+	if t.bearer != nil {
+		return t.bearer.roundTrip(req, t.send)
+	}
+	return t.send(req, "")
+}
+
+// send sends a copy of req with authorization (the credentials' value; ""
+// for none) and the configured headers. The credentials' value is a
+// protocol header, so a configured Authorization never replaces it.
+func (t *headerTransport) send(req *http.Request, authorization string) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	if r.Header == nil {
 		r.Header = make(http.Header)
+	}
+	if authorization != "" {
+		delHeader(r.Header, "Authorization")
+		r.Header.Set("Authorization", authorization)
 	}
 	for _, h := range t.headers {
 		if h.session || (h.protocol && hasHeader(r.Header, h.name)) {

@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/plughost/plughost/pluginapi"
 )
 
 // Policy is the HTTP behaviour of one remote server connection.
@@ -18,6 +21,10 @@ type Policy struct {
 	// Base sends the requests once the policy has shaped them.
 	// Nil means a clone of http.DefaultTransport.
 	Base http.RoundTripper
+	// Credentials, when set, supplies the Authorization header of requests
+	// to the server's origin (OAuth tokens the host holds), ahead of any
+	// configured header, and hears about the server's refusals.
+	Credentials pluginapi.Credentials
 }
 
 // ConfigError reports an invalid Policy. Field is the server config field at
@@ -50,8 +57,12 @@ func NewClient(p Policy) (*http.Client, error) {
 	if base == nil {
 		base = defaultBase()
 	}
+	t := &headerTransport{base: base, origins: serverOrigins(u), headers: headers}
+	if p.Credentials != nil {
+		t.bearer = &bearer{creds: p.Credentials, now: time.Now}
+	}
 	return &http.Client{
-		Transport:     &headerTransport{base: base, origins: serverOrigins(u), headers: headers},
+		Transport:     t,
 		CheckRedirect: checkRedirect,
 	}, nil
 }

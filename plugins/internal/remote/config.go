@@ -17,7 +17,8 @@ type Config struct {
 	URL string `json:"url"`
 	// Headers are sent with every request to the server's origin.
 	Headers map[string]string `json:"headers,omitempty"`
-	// OAuth is accepted by the schema; browser login is not available yet.
+	// OAuth is accepted and ignored: the host runs OAuth and supplies the
+	// Authorization header through OpenRequest.Credentials.
 	OAuth json.RawMessage `json:"oauth,omitempty"`
 	// EndpointTimeoutSeconds bounds the wait for the legacy SSE endpoint
 	// event (sse only; 0 means the connect deadline).
@@ -54,10 +55,6 @@ func ParseConfig(kind string, raw json.RawMessage) (Config, error) {
 	}
 	if _, err := httppolicy.NewClient(httppolicy.Policy{ServerURL: cfg.URL, Headers: cfg.Headers}); err != nil {
 		return cfg, invalid("%v", err)
-	}
-	if len(cfg.OAuth) > 0 && !bytes.Equal(bytes.TrimSpace(cfg.OAuth), []byte("null")) {
-		return cfg, &pluginapi.Error{Op: "validate", Kind: pluginapi.KindUnsupported,
-			Err: fmt.Errorf("oauth: browser login (`plughost mcp login`) is not available yet; put a token in headers.Authorization instead")}
 	}
 	if cfg.EndpointTimeoutSeconds < 0 {
 		return cfg, invalid("endpoint_timeout_seconds must not be negative")

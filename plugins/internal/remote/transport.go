@@ -64,7 +64,8 @@ func New(kind string, logger hclog.Logger, base http.RoundTripper) *Transport {
 
 // Describe reports the transport's name and version.
 func (t *Transport) Describe(context.Context) (pluginapi.Description, error) {
-	return pluginapi.Description{Name: t.kind, Version: Version, Features: []string{pluginapi.FeatureDiagnostics}}, nil
+	return pluginapi.Description{Name: t.kind, Version: Version,
+		Features: []string{pluginapi.FeatureDiagnostics, pluginapi.FeatureCredentials}}, nil
 }
 
 // Validate strictly decodes the config without connecting.
@@ -83,7 +84,7 @@ func (t *Transport) Open(ctx context.Context, req pluginapi.OpenRequest) (plugin
 		return nil, withOp(err, "open")
 	}
 	probe := &handshakeProbe{base: t.base}
-	client, err := httppolicy.NewClient(httppolicy.Policy{ServerURL: cfg.URL, Headers: cfg.Headers, Base: probe})
+	client, err := httppolicy.NewClient(httppolicy.Policy{ServerURL: cfg.URL, Headers: cfg.Headers, Base: probe, Credentials: req.Credentials})
 	if err != nil {
 		return nil, &pluginapi.Error{Op: "open", Kind: pluginapi.KindInvalidConfig, Err: err}
 	}

@@ -155,6 +155,12 @@ func failureMessage(cl *call, err error) (msg json.RawMessage, known bool) {
 	var text string
 	kind := pluginapi.KindConnect
 	switch {
+	case pluginapi.KindOf(err) == pluginapi.KindUnauthorized:
+		// The host's credentials said why (the user must log in, …).
+		var pe *pluginapi.Error
+		errors.As(err, &pe)
+		return errorMessage(cl.id, mcp.INTERNAL_ERROR, pluginapi.KindUnauthorized,
+			fmt.Sprintf("%s was not processed: %s", method, describe(pe.Err))), true
 	case errors.Is(err, transport.ErrSessionTerminated):
 		text = fmt.Sprintf("the server does not know the session (HTTP 404), even on a new session; %s was not processed", method)
 	case errors.Is(err, transport.ErrLegacySSEServer):

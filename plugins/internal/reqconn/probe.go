@@ -60,7 +60,7 @@ func (c *conn) probe(id mcp.RequestId, cause error) {
 // or answered at all, as opposed to a timeout or an HTTP-level answer.
 func unreachable(err error) bool {
 	var ue *url.Error
-	if err == nil || !errors.As(err, &ue) {
+	if err == nil || !errors.As(err, &ue) || pluginapi.KindOf(err) == pluginapi.KindUnauthorized {
 		return false
 	}
 	return !ue.Timeout() && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)

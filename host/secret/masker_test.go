@@ -1,0 +1,132 @@
+package secret
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+func TestMaskURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"http://user:pw@host:8080/mcp?api_key=abc&page=2#frag", "http://user:****@host:8080/mcp?api_key=****&page=2#frag"},
+		{"https://ghp_token@github.com/x", "https://****@github.com/x"},
+		{"https://h/p?access_token=t1&X-Amz-Signature=s&X-Amz-Credential=c&region=eu", "https://h/p?access_token=****&X-Amz-Signature=****&X-Amz-Credential=****&region=eu"},
+		{"https://h/cb?code=xyz&state=1", "https://h/cb?code=****&state=1"},
+		{"https://h/cb#access_token=xyz&token_type=bearer", "https://h/cb#access_token=****&token_type=****"},
+		{"https://h/p?api%5Fkey=abc", "https://h/p?api%5Fkey=****"},
+		{"https://h/p?key=", "https://h/p?key="},
+		{"https://example.com/mcp", "https://example.com/mcp"},
+		{"https://h/a@b?x=1", "https://h/a@b?x=1"}, // '@' in the path is no userinfo
+		{"not a url", "not a url"},
+		{"", ""},
+	} {
+		if got := MaskURL(tc.in); got != tc.want {
+			t.Errorf("MaskURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestMaskURLsInText(t *testing.T) {
+	in := `Post "http://u:pw@127.0.0.1:1/mcp?token=t0k": dial tcp: refused; see https://docs.example/x?page=1.`
+	want := `Post "http://u:****@127.0.0.1:1/mcp?token=****": dial tcp: refused; see https://docs.example/x?page=1.`
+	if got := MaskURLs(in); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestIsSecretName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"api_key": true, "X-Api-Key": true, "GITHUB_PERSONAL_ACCESS_TOKEN": true, "Authorization": true,
+		"client_secret": true, "DB_PASSWORD": true, "sig": true, "code": true, "session_id": true,
+		"page": false, "region": false, "PATH": false, "barcode": false, "state": false,
+	} {
+		if got := IsSecretName(name); got != want {
+			t.Errorf("IsSecretName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestMasker(t *testing.T) {
+	m := NewMasker()
+	m.Add("OPENAI_API_KEY", "sk-live-1234")
+	m.Add("REGION", "eu-west-1-long")
+	m.Add("LOG_LEVEL", "info")    // short, not secret-named: left alone in free text
+	m.Add("DB_PASSWORD", "pw9")   // short but secret-named: masked
+	m.AddHeader("Bearer tok-abc") // whole, and the token alone
+	m.AddURL("http://user:hunter2@h/mcp?api_key=q%2Fsecret&page=7")
+	for in, want := range map[string]string{
+		"key sk-live-1234 in eu-west-1-long at info": "key **** in **** at info",
+		"password pw9; header Bearer tok-abc":        "password ****; header ****",
+		"token tok-abc alone":                        "token **** alone",
+		"echoed hunter2 and q/secret and q%2Fsecret": "echoed **** and **** and ****",
+		"page 7 stays":                      "page 7 stays",
+		"url http://other:pass@x/?token=zz": "url http://other:****@x/?token=****",
+	} {
+		if got := m.Mask(in); got != want {
+			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+		}
+	}
+	var nilMasker *Masker
+	if got := nilMasker.Mask("http://a:b@h"); got != "http://a:****@h" {
+		t.Errorf("nil masker: %q", got)
+	}
+}
+
+func TestMaskerError(t *testing.T) {
+	m := NewMasker()
+	m.Add("TOKEN", "s3cr3t-value")
+	base := fmt.Errorf("server said s3cr3t-value: %w", fs.ErrNotExist)
+	err := m.Error(base)
+	if strings.Contains(err.Error(), "s3cr3t") || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("masked error %q lost its chain or kept the secret", err)
+	}
+	plain := errors.New("nothing here")
+	if m.Error(plain) != plain || m.Error(nil) != nil {
+		t.Errorf("an error with nothing to mask must come back as it was")
+	}
+}
+
+func TestMaskerLogger(t *testing.T) {
+	m := NewMasker()
+	m.Add("API_TOKEN", "tok-0815-secret")
+	var buf bytes.Buffer
+	base := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Trace, DisableTime: true})
+	l := m.Logger(base).Named("plugin").With("env", "API_TOKEN=tok-0815-secret")
+	l.Info("started with tok-0815-secret", "error", errors.New("bad tok-0815-secret"), "n", 3,
+		"list", []string{"tok-0815-secret"}, "url", URL("http://u:pw@h/"), "fmt", hclog.Fmt("%s!", "tok-0815-secret"),
+		"any", struct{ V string }{"tok-0815-secret"})
+	l.StandardLogger(nil).Print("std tok-0815-secret")
+	out := buf.String()
+	if strings.Contains(out, "tok-0815") || strings.Contains(out, ":pw@") {
+		t.Errorf("log shows a secret:\n%s", out)
+	}
+	for _, want := range []string{"started with ****", "error=\"bad ****\"", "n=3", `list=["****"]`, `url="http://u:****@h/"`, `fmt="****!"`, "std ****", `env="API_TOKEN=****"`, `any="{V:****}"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestURLMasksItself(t *testing.T) {
+	u := URL("https://u:pw@h/mcp?token=abc")
+	const masked = "https://u:****@h/mcp?token=****"
+	for _, got := range []string{u.String(), fmt.Sprint(u), fmt.Sprintf("%v|%s", u, u), fmt.Sprintf("%+v", struct{ U URL }{u})} {
+		if strings.Contains(got, "pw@") || strings.Contains(got, "abc") {
+			t.Errorf("shown unmasked: %q", got)
+		}
+	}
+	b, _ := json.Marshal(map[string]URL{"url": u})
+	if string(b) != `{"url":"`+masked+`"}` {
+		t.Errorf("JSON: %s", b)
+	}
+	var back URL
+	if err := json.Unmarshal([]byte(`"https://u:pw@h/"`), &back); err != nil || back.Reveal() != "https://u:pw@h/" {
+		t.Errorf("unmarshal: %q %v", back.Reveal(), err)
+	}
+}

