@@ -235,3 +235,24 @@ func TestApplyLimitsToNextCall(t *testing.T) {
 		t.Error("a was restarted for a limit change")
 	}
 }
+
+// The secrets of a config applied later are masked too (and those of the
+// config before stay masked).
+func TestApplyMasksNewSecrets(t *testing.T) {
+	withEnv := func(v string) map[string]any {
+		return map[string]any{"enabled": false, "servers": map[string]any{
+			"a": map[string]any{"enabled": true, "command": "x", "env": map[string]string{"TOKEN": v}}}}
+	}
+	dir := t.TempDir()
+	h, err := host.NewFromLoaded(loaded(t, dir, withEnv("first-secret-123")), host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.ApplyLoaded(loaded(t, dir, withEnv("second-secret-456"))); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Masker().Mask("first-secret-123 second-secret-456"); got != "**** ****" {
+		t.Errorf("Mask = %q; want both secrets masked", got)
+	}
+}
