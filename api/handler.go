@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,10 +105,15 @@ func (a *handler) server(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-func (a *handler) tools(w http.ResponseWriter, _ *http.Request) {
+func (a *handler) tools(w http.ResponseWriter, r *http.Request) {
 	s := a.o.Host.NewSession()
-	defer s.Close()
-	writeJSON(w, http.StatusOK, ToolList{Tools: s.Tools()})
+	defer s.Close(context.WithoutCancel(r.Context()))
+	tools, err := s.Tools(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ToolList{Tools: tools})
 }
 
 // ContextCostList is the body of GET /api/context-cost.
@@ -116,8 +122,8 @@ type ContextCostList struct {
 	Costs []host.ContextCost `json:"costs"`
 }
 
-func (a *handler) contextCost(w http.ResponseWriter, _ *http.Request) {
-	costs, err := a.o.Host.ContextCosts()
+func (a *handler) contextCost(w http.ResponseWriter, r *http.Request) {
+	costs, err := a.o.Host.ContextCosts(r.Context())
 	if err != nil {
 		writeError(w, err)
 		return
@@ -143,7 +149,7 @@ func (a *handler) call(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := a.o.Host.NewSession()
-	defer s.Close()
+	defer s.Close(context.WithoutCancel(r.Context()))
 	res, err := s.Call(r.Context(), name, args)
 	var unknown *host.UnknownToolError
 	switch {

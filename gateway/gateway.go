@@ -2,11 +2,14 @@ package gateway
 
 import (
 	"context"
-	"net/http"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/plughost/plughost/host"
 )
@@ -17,43 +20,71 @@ type Options struct {
 	Logger hclog.Logger
 	// Version is reported to clients in initialize.
 	Version string
+	// MaxMessageBytes caps one incoming message (an HTTP body, a stdio
+	// line); 0 means 8 MiB. The HTTP front door enforces its own limit
+	// first; this one also guards stdio.
+	MaxMessageBytes int64
+	// ShutdownTimeout bounds how long ServeStdio waits for calls in flight
+	// once its input ended or its context was cancelled; 0 means 10 s.
+	ShutdownTimeout time.Duration
 }
 
-// Gateway serves one host.Host as an MCP server. Create it with New, then
-// call ServeStdio or ServeHTTP once. It is safe for concurrent use.
+// Gateway serves one host.Host as an MCP server: a JSON-RPC engine whose
+// method table answers from each session's state in the host's session
+// store, over stdio (ServeStdio) or streamable HTTP (HTTPHandler). Safe for
+// concurrent use.
 type Gateway struct {
 	h       *host.Host
+	opts    Options
 	logger  hclog.Logger
-	mcp     *server.MCPServer
 	metrics *metrics
 
+	methods       map[string]handler
+	notifications map[string]notificationHandler
+
 	mu       sync.Mutex
-	sessions map[string]*session     // by MCP session id
-	mounts   map[string]http.Handler // other front ends behind the token (Mount)
+	inflight map[inflightKey]context.CancelFunc
+	streams  map[string][]*stream // server→client streams by session id
+	calls    sync.WaitGroup       // requests being handled
 }
+
+// handler answers one request. An *rpcError chooses the JSON-RPC error; any
+// other error is an internal error.
+type handler func(ctx context.Context, x *exchange) (json.RawMessage, error)
+
+// notificationHandler acts on one notification from the client.
+type notificationHandler func(ctx context.Context, x *exchange)
 
 // New prepares a gateway over h (which the caller starts and closes).
 func New(h *host.Host, opts Options) *Gateway {
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	g := &Gateway{h: h, logger: opts.Logger, sessions: map[string]*session{}}
-	g.metrics = newMetrics(h, g.sessionCount)
-	hooks := &server.Hooks{}
-	hooks.AddOnRequestInitialization(g.beforeRequest)
-	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) { g.dropSession(cs.SessionID()) })
-	g.mcp = server.NewMCPServer("plughost", versionOr(opts.Version),
-		server.WithToolCapabilities(true),
-		server.WithHooks(hooks),
-		server.WithRecovery(),
-		server.WithInstructions(instructions),
-	)
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = 8 << 20
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = 10 * time.Second
+	}
+	g := &Gateway{
+		h: h, opts: opts, logger: opts.Logger,
+		inflight: map[inflightKey]context.CancelFunc{},
+		streams:  map[string][]*stream{},
+	}
+	g.metrics = newMetrics(h)
+	// The method table: protocol features are added here, one handler each.
+	g.methods = map[string]handler{
+		"initialize": g.initialize,
+		"ping":       ping,
+		"tools/list": g.toolsList,
+		"tools/call": g.toolsCall,
+	}
+	g.notifications = map[string]notificationHandler{
+		"notifications/initialized": func(context.Context, *exchange) {},
+		"notifications/cancelled":   g.cancelled,
+	}
 	return g
 }
-
-const instructions = "plughost serves the tools of several MCP servers under names mcp_<server>_<tool>. " +
-	"If a search tool (tool_search_tool_bm25 or tool_search_tool_regex) is listed, most tools are hidden: " +
-	"search for a capability before concluding it is missing; found tools become callable for a few turns."
 
 func versionOr(v string) string {
 	if v == "" {
@@ -62,89 +93,106 @@ func versionOr(v string) string {
 	return v
 }
 
-// watch re-publishes every session's tool list whenever the host's servers
-// or tools change, until ctx ends.
-func (g *Gateway) watch(ctx context.Context) {
-	for {
-		changed := g.h.Changed()
-		for _, s := range g.allSessions() {
-			s.sync()
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		}
-	}
+// exchange is one message from a client and what the engine knows of its
+// session.
+type exchange struct {
+	msg   message
+	sess  *host.Session     // nil only for a request that needs no session
+	state host.SessionState // as loaded when the message arrived
+	out   sink
 }
 
-func (g *Gateway) allSessions() []*session {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	out := make([]*session, 0, len(g.sessions))
-	for _, s := range g.sessions {
-		out = append(out, s)
-	}
-	return out
+// sink is where the engine writes what a request produces: messages sent
+// before its response (notifications) and the response itself.
+type sink interface {
+	// notify sends msg ahead of the response; false means this request's
+	// channel cannot carry it (an HTTP client that accepts no event stream).
+	notify(msg []byte) bool
+	// respond sends the response; the exchange is then over.
+	respond(msg []byte)
 }
 
-func (g *Gateway) sessionCount() int {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.sessions)
-}
+// inflightKey names a request in flight, for cancellation.
+type inflightKey struct{ session, id string }
 
-// sessionFor returns the gateway session of the MCP session in ctx,
-// creating it (with its own host.Session) on first sight; nil when ctx
-// carries no MCP session.
-func (g *Gateway) sessionFor(ctx context.Context) *session {
-	cs := server.ClientSessionFromContext(ctx)
-	if cs == nil {
-		return nil
-	}
-	id := cs.SessionID()
+// serveRequest runs one request through the method table and answers it on
+// x.out; before the response, the session is told if its tool list
+// changed. A panic in a handler is an internal error, never a crash.
+func (g *Gateway) serveRequest(ctx context.Context, x *exchange) {
+	g.calls.Add(1)
+	defer g.calls.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	key := inflightKey{sessionID(x.sess), string(x.msg.ID)}
 	g.mu.Lock()
-	s, ok := g.sessions[id]
-	if !ok {
-		s = newSession(g, id, g.publisher(cs))
-		g.sessions[id] = s
-	}
+	g.inflight[key] = cancel
 	g.mu.Unlock()
-	if !ok {
-		s.sync()
+	defer func() {
+		g.mu.Lock()
+		delete(g.inflight, key)
+		g.mu.Unlock()
+	}()
+	result, err := g.run(ctx, x)
+	if x.sess != nil && x.msg.Method != "initialize" {
+		g.announce(ctx, x.sess, x.out)
 	}
-	return s
-}
-
-// dropSession ends the gateway session of an MCP session that ended.
-func (g *Gateway) dropSession(id string) {
-	g.mu.Lock()
-	s, ok := g.sessions[id]
-	delete(g.sessions, id)
-	g.mu.Unlock()
-	if ok {
-		s.hs.Close()
-	}
-}
-
-// publisher returns how a session's tool list reaches mcp-go: the
-// session's own tools where the transport supports them (streamable HTTP),
-// else the server's global tools — the stdio transport has exactly one
-// session, so they are that session's.
-func (g *Gateway) publisher(cs server.ClientSession) publishFunc {
-	if st, ok := cs.(server.SessionWithTools); ok {
-		id := cs.SessionID()
-		return func(tools []server.ServerTool, notify bool) {
-			m := make(map[string]server.ServerTool, len(tools))
-			for _, t := range tools {
-				m[t.Tool.Name] = t
-			}
-			st.SetSessionTools(m)
-			if notify && cs.Initialized() {
-				// The session may be gone already; it then needs no notice.
-				_ = g.mcp.SendNotificationToSpecificClient(id, "notifications/tools/list_changed", nil)
-			}
+	if err != nil {
+		var re *rpcError
+		if !errors.As(err, &re) {
+			re = &rpcError{Code: codeInternalError, Message: err.Error()}
 		}
+		x.out.respond(encodeError(x.msg.ID, re))
+		return
 	}
-	return func(tools []server.ServerTool, _ bool) { g.mcp.SetTools(tools...) } // notifies by itself
+	x.out.respond(encodeResult(x.msg.ID, result))
 }
+
+// run calls the method's handler, turning a panic into an error.
+func (g *Gateway) run(ctx context.Context, x *exchange) (result json.RawMessage, err error) {
+	h, ok := g.methods[x.msg.Method]
+	if !ok {
+		return nil, &rpcError{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q is not supported by the plughost gateway", x.msg.Method)}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			g.logger.Error("handler panicked", "method", x.msg.Method, "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, &rpcError{Code: codeInternalError, Message: fmt.Sprintf("internal error in %s", x.msg.Method)}
+		}
+	}()
+	return h(ctx, x)
+}
+
+// serveNotification acts on a notification from the client.
+func (g *Gateway) serveNotification(ctx context.Context, x *exchange) {
+	if h, ok := g.notifications[x.msg.Method]; ok {
+		h(ctx, x)
+		return
+	}
+	g.logger.Debug("ignoring notification", "method", x.msg.Method)
+}
+
+// cancelled stops the request the client cancelled, if it is still running.
+func (g *Gateway) cancelled(_ context.Context, x *exchange) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(x.msg.Params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	g.mu.Lock()
+	cancel := g.inflight[inflightKey{sessionID(x.sess), string(p.RequestID)}]
+	g.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func sessionID(s *host.Session) string {
+	if s == nil {
+		return ""
+	}
+	return s.ID()
+}
+
+// ping answers ping.
+func ping(context.Context, *exchange) (json.RawMessage, error) { return json.RawMessage("{}"), nil }

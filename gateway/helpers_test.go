@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
@@ -92,25 +93,33 @@ func startHost(t *testing.T, servers map[string]any, mutate func(mcpCfg map[stri
 
 const testToken = secret.String("test-token-0123456789-abcdefghij")
 
-// serveHTTP serves h on a free loopback port with testToken until the test
-// ends; it returns the MCP URL.
+// serveHTTP serves h's gateway behind a front door on a free loopback port
+// with testToken until the test ends; it returns the MCP URL.
 func serveHTTP(t *testing.T, h *host.Host) (string, *gateway.Gateway) {
 	t.Helper()
-	ln, err := gateway.Listen("127.0.0.1:0", true)
+	ln, err := frontdoor.Listen("127.0.0.1:0", true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	gw := gateway.New(h, gateway.Options{})
+	door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: testToken, TokenHint: "the test",
+		Limits: frontdoor.LimitsFromConfig(h.Config().MCP.Gateway), Collectors: gw.Collectors()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	door.Mount(gateway.MCPPath, gw.HTTPHandler())
+	door.OnShutdown(gw.Shutdown)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() {
-		done <- gw.ServeHTTP(ctx, gateway.HTTPOptions{Listener: ln, Token: testToken, TokenHint: "the test"})
-	}()
+	var run sync.WaitGroup
+	run.Go(func() { gw.Run(ctx) })
+	go func() { done <- door.Serve(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("ServeHTTP: %v", err)
+			t.Errorf("Serve: %v", err)
 		}
+		run.Wait()
 	})
 	return gateway.URL(ln.Addr()), gw
 }

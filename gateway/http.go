@@ -1,131 +1,287 @@
 package gateway
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"maps"
+	"io"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/host"
 )
 
-// MCPPath is where the streamable-HTTP MCP endpoint is served.
+// MCPPath is where the streamable-HTTP MCP endpoint is mounted.
 const MCPPath = "/mcp"
 
-// sessionIdleTTL ends HTTP sessions no request touched for that long, so
-// clients that vanish without DELETE do not keep sessions forever.
-const sessionIdleTTL = 30 * time.Minute
+// Streamable-HTTP headers (MCP 2025-11-25).
+const (
+	sessionHeader  = "Mcp-Session-Id"
+	protocolHeader = "Mcp-Protocol-Version"
+)
 
-// HTTPOptions say how ServeHTTP serves.
-type HTTPOptions struct {
-	// Listener accepts the connections (see Listen).
-	Listener net.Listener
-	// Token is required as "Authorization: Bearer <token>" on /mcp, /readyz
-	// and /metrics; empty means no auth, which only a loopback listener
-	// accepts.
-	Token secret.String
-	// TokenHint tells a client without the right token where it is kept
-	// (e.g. the token file's path).
-	TokenHint string
-}
+// keepAliveEvery is how often an idle event stream gets a comment line, so
+// proxies do not cut it and a vanished client is noticed.
+const keepAliveEvery = 25 * time.Second
 
-// Listen opens the gateway's TCP listener on addr. Without auth it refuses
-// any address that is not loopback.
-func Listen(addr string, auth bool) (net.Listener, error) {
-	if err := config.CheckListen(addr, auth); err != nil {
-		return nil, fmt.Errorf("gateway listen address %w", err)
-	}
-	ln, err := net.Listen("tcp", addr)
+// URL is the client-facing MCP URL of a listener address: an unspecified
+// host (all interfaces) is shown as 127.0.0.1.
+func URL(addr net.Addr) string {
+	h, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
-		return nil, fmt.Errorf("gateway: listen on %s: %w (choose another with --listen or tools.mcp.gateway.listen)", addr, err)
+		return "http://" + addr.String() + MCPPath
 	}
-	return ln, nil
+	if ip := net.ParseIP(h); h == "" || (ip != nil && ip.IsUnspecified()) {
+		h = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(h, port) + MCPPath
 }
 
-// Handler returns the gateway's HTTP routes: MCP at /mcp, /healthz (always
-// open), /readyz and /metrics. With a token, every route but /healthz
-// requires it.
-func (g *Gateway) Handler(tok secret.String, hint string) http.Handler {
-	streamable := server.NewStreamableHTTPServer(g.mcp,
-		server.WithEndpointPath(MCPPath),
-		server.WithSessionIdleTTL(sessionIdleTTL),
-	)
-	guard := func(h http.Handler) http.Handler {
-		if tok == "" {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if !refuseQueryToken(w, r) {
-					h.ServeHTTP(w, r)
-				}
-			})
+// HTTPHandler returns the streamable-HTTP transport (MCP 2025-11-25) of the
+// gateway, to mount at MCPPath behind the front door (which owns the
+// listener, authentication and limits). POST carries one JSON-RPC message
+// and is answered with JSON, or with an event stream when messages go out
+// before the response; GET opens the session's stream for server-initiated
+// messages; DELETE ends the session. The session id is issued at
+// initialize and checked against the host's session store on every
+// request, so no session state lives only in this process. Run must run
+// beside it for list_changed to reach GET streams.
+func (g *Gateway) HTTPHandler() http.Handler { return http.HandlerFunc(g.serveHTTP) }
+
+func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		g.post(w, r)
+	case http.MethodGet:
+		g.get(w, r)
+	case http.MethodDelete:
+		g.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		httpError(w, http.StatusMethodNotAllowed, &rpcError{Code: codeInvalidRequest, Message: "method not allowed: use POST, GET or DELETE"})
+	}
+}
+
+// httpError answers with status and a JSON-RPC error of id null.
+func httpError(w http.ResponseWriter, status int, e *rpcError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(encodeError(nil, e)) // the client went away: nothing to do
+}
+
+func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
+	if !checkVersionHeader(w, r) {
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxMessageBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			httpError(w, http.StatusRequestEntityTooLarge, &rpcError{Code: codeInvalidRequest,
+				Message: fmt.Sprintf("request body exceeds %d bytes (tools.mcp.gateway.max_request_mb)", tooBig.Limit)})
+			return
 		}
-		return requireToken(tok, hint, h)
+		httpError(w, http.StatusBadRequest, &rpcError{Code: codeParseError, Message: "reading the request body: " + err.Error()})
+		return
 	}
-	g.mu.Lock()
-	mounts := maps.Clone(g.mounts)
-	g.mu.Unlock()
-	mux := http.NewServeMux()
-	for pattern, h := range mounts {
-		mux.Handle(pattern, guard(h))
+	msg, k, perr := parseMessage(body)
+	if perr != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(encodeError(nil, perr))
+		return
 	}
-	mux.Handle(MCPPath, guard(streamable))
-	mux.Handle("GET /readyz", guard(http.HandlerFunc(g.readyz)))
-	mux.Handle("GET /metrics", guard(g.metrics.handler()))
-	mux.HandleFunc("GET /healthz", healthz)
-	return mux
+	ctx := r.Context()
+	var sess *host.Session
+	if k == kindRequest && msg.Method == "initialize" {
+		if sess, err = g.h.CreateSession(ctx, host.SessionState{}); err != nil {
+			httpError(w, http.StatusServiceUnavailable, &rpcError{Code: codeInternalError, Message: "cannot start a session: " + err.Error()})
+			return
+		}
+		w.Header().Set(sessionHeader, sess.ID())
+	} else if sess = g.sessionOf(w, r); sess == nil {
+		return
+	}
+	x := &exchange{msg: msg, sess: sess}
+	switch k {
+	case kindNotification:
+		g.serveNotification(ctx, x)
+		w.WriteHeader(http.StatusAccepted)
+	case kindResponse:
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		x.out = newHTTPSink(w, accepts(r, "text/event-stream"))
+		g.serveRequest(ctx, x)
+	}
 }
 
-// Mount serves h at pattern (an http.ServeMux pattern, e.g. "/api/")
-// beside the MCP endpoint, behind the same token. Call it before ServeHTTP
-// or Handler.
-func (g *Gateway) Mount(pattern string, h http.Handler) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.mounts == nil {
-		g.mounts = map[string]http.Handler{}
+// sessionOf returns the session named by the request's Mcp-Session-Id,
+// or answers 400 (no id) or 404 (unknown or expired: initialize again).
+func (g *Gateway) sessionOf(w http.ResponseWriter, r *http.Request) *host.Session {
+	id := r.Header.Get(sessionHeader)
+	if id == "" {
+		httpError(w, http.StatusBadRequest, &rpcError{Code: codeInvalidRequest,
+			Message: "missing " + sessionHeader + " header: send initialize first and then the session id it returned"})
+		return nil
 	}
-	g.mounts[pattern] = h
+	sess, _, err := g.h.OpenSession(r.Context(), id)
+	if errors.Is(err, host.ErrSessionNotFound) {
+		httpError(w, http.StatusNotFound, &rpcError{Code: codeInvalidRequest,
+			Message: "session not found (it ended or expired): send initialize without " + sessionHeader + " to start a new one"})
+		return nil
+	}
+	if err != nil {
+		httpError(w, http.StatusServiceUnavailable, &rpcError{Code: codeInternalError, Message: "session store: " + err.Error()})
+		return nil
+	}
+	return sess
 }
 
-// ServeHTTP serves the gateway on o.Listener until ctx ends, then closes
-// every session and connection.
-func (g *Gateway) ServeHTTP(ctx context.Context, o HTTPOptions) error {
-	if o.Token == "" && !isLoopbackAddr(o.Listener.Addr()) {
-		o.Listener.Close()
-		return fmt.Errorf("gateway: refusing to serve on %s without a token: it is not a loopback address; turn tools.mcp.gateway.auth on", o.Listener.Addr())
+// checkVersionHeader refuses an MCP-Protocol-Version the gateway does not
+// speak (400, as the spec says); an absent header is fine.
+func checkVersionHeader(w http.ResponseWriter, r *http.Request) bool {
+	v := r.Header.Get(protocolHeader)
+	if v == "" || slices.Contains(protocolVersions, v) {
+		return true
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go g.watch(ctx)
-	srv := &http.Server{
-		Handler:           g.Handler(o.Token, o.TokenHint),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(o.Listener) }()
-	select {
-	case err := <-done:
-		return fmt.Errorf("gateway: serve: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 3*time.Second)
-	defer scancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close() // open event streams do not end by themselves
-	}
-	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("gateway: serve: %w", err)
-	}
-	return nil
+	httpError(w, http.StatusBadRequest, &rpcError{Code: codeInvalidRequest,
+		Message: fmt.Sprintf("unsupported %s %q; supported: %s", protocolHeader, v, strings.Join(protocolVersions, ", "))})
+	return false
 }
 
-func isLoopbackAddr(a net.Addr) bool {
-	host, _, err := net.SplitHostPort(a.String())
-	return err == nil && config.IsLoopback(host)
+// accepts reports whether the request's Accept header admits mediaType
+// (an absent header admits everything).
+func accepts(r *http.Request, mediaType string) bool {
+	values := r.Header.Values("Accept")
+	if len(values) == 0 {
+		return true
+	}
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			t, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+			if t == mediaType || t == "*/*" || t == strings.SplitN(mediaType, "/", 2)[0]+"/*" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// get opens the session's event stream for server-initiated messages.
+func (g *Gateway) get(w http.ResponseWriter, r *http.Request) {
+	if !checkVersionHeader(w, r) {
+		return
+	}
+	if !accepts(r, "text/event-stream") {
+		httpError(w, http.StatusNotAcceptable, &rpcError{Code: codeInvalidRequest, Message: "GET opens an event stream: send Accept: text/event-stream"})
+		return
+	}
+	sess := g.sessionOf(w, r)
+	if sess == nil {
+		return
+	}
+	rc := http.NewResponseController(w)
+	st := g.attach(sess.ID())
+	defer g.detach(st)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	g.announce(r.Context(), sess, nil) // a change since the client's last request
+	tick := time.NewTicker(keepAliveEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case msg := <-st.queue:
+			if writeEvent(w, msg) != nil || rc.Flush() != nil {
+				return
+			}
+		case <-tick.C:
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+				return
+			}
+		case <-st.done:
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// delete ends the session.
+func (g *Gateway) delete(w http.ResponseWriter, r *http.Request) {
+	sess := g.sessionOf(w, r)
+	if sess == nil {
+		return
+	}
+	if err := sess.Close(r.Context()); err != nil {
+		httpError(w, http.StatusServiceUnavailable, &rpcError{Code: codeInternalError, Message: "session store: " + err.Error()})
+		return
+	}
+	g.endStreams(sess.ID())
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// httpSink answers a POSTed request: plain JSON, or an event stream once a
+// message goes out before the response (when the client accepts one).
+type httpSink struct {
+	mu        sync.Mutex
+	w         http.ResponseWriter
+	rc        *http.ResponseController
+	canStream bool
+	streaming bool
+}
+
+func newHTTPSink(w http.ResponseWriter, canStream bool) *httpSink {
+	return &httpSink{w: w, rc: http.NewResponseController(w), canStream: canStream}
+}
+
+func (s *httpSink) notify(msg []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.canStream {
+		return false
+	}
+	if !s.streaming {
+		s.streaming = true
+		s.w.Header().Set("Content-Type", "text/event-stream")
+		s.w.Header().Set("Cache-Control", "no-cache")
+		s.w.WriteHeader(http.StatusOK)
+	}
+	if writeEvent(s.w, msg) == nil {
+		_ = s.rc.Flush()
+	}
+	return true
+}
+
+func (s *httpSink) respond(msg []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.streaming {
+		_ = writeEvent(s.w, msg)
+		return
+	}
+	s.w.Header().Set("Content-Type", "application/json")
+	_, _ = s.w.Write(msg) // the client went away: nothing to do
+}
+
+// writeEvent writes one server-sent event carrying a JSON-RPC message.
+// Messages never contain a raw newline (definitions are compacted), but
+// split defensively: SSE joins data lines with newlines, which JSON
+// tolerates as whitespace.
+func writeEvent(w io.Writer, msg []byte) error {
+	var b strings.Builder
+	b.Grow(len(msg) + 24)
+	b.WriteString("event: message\n")
+	for _, part := range strings.Split(string(msg), "\n") {
+		b.WriteString("data: ")
+		b.WriteString(part)
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
+	return err
 }

@@ -1,34 +1,28 @@
 package gateway
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/supervisor"
 )
 
-// metrics are the gateway's Prometheus metrics, in a registry of their own
-// (no global state). Server restarts and states are read from the host at
-// scrape time.
+// metrics are the gateway's Prometheus metrics. They are registered by
+// whoever serves /metrics (the front door), through Collectors: no global
+// registry.
 type metrics struct {
-	reg      *prometheus.Registry
-	calls    *prometheus.CounterVec
-	errors   *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
-	searches *prometheus.CounterVec
-	unlocked prometheus.Counter
-	unknown  prometheus.Counter
+	calls      *prometheus.CounterVec
+	errors     *prometheus.CounterVec
+	latency    *prometheus.HistogramVec
+	searches   *prometheus.CounterVec
+	unknown    prometheus.Counter
+	collectors []prometheus.Collector
 }
 
-func newMetrics(h *host.Host, sessions func() int) *metrics {
+func newMetrics(h *host.Host) *metrics {
 	m := &metrics{
-		reg: prometheus.NewRegistry(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "plughost_tool_calls_total", Help: "Tool calls served by the gateway, by server and the server's tool name.",
 		}, []string{"server", "tool"}),
@@ -44,25 +38,29 @@ func newMetrics(h *host.Host, sessions func() int) *metrics {
 		searches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "plughost_searches_total", Help: "Discovery searches, by search tool.",
 		}, []string{"tool"}),
-		unlocked: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "plughost_unlocks_total", Help: "Tools made visible in a session by a search or an exact-name call.",
-		}),
 		unknown: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "plughost_unknown_tool_calls_total", Help: "tools/call requests refused because no tool has that name.",
 		}),
 	}
-	m.reg.MustRegister(m.calls, m.errors, m.latency, m.searches, m.unlocked, m.unknown,
-		serverCollector{h},
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "plughost_gateway_sessions", Help: "Open MCP sessions."},
-			func() float64 { return float64(sessions()) }),
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	)
+	m.collectors = []prometheus.Collector{m.calls, m.errors, m.latency, m.searches, m.unknown,
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "plughost_unlocks_total", Help: "Tools made visible in a session by a search or an exact-name call.",
+		}, func() float64 { return float64(h.UnlockCount()) }),
+	}
+	if counter, ok := h.Sessions().(interface{ Len() int }); ok {
+		m.collectors = append(m.collectors, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "plughost_gateway_sessions", Help: "Open MCP sessions in the session store.",
+		}, func() float64 { return float64(counter.Len()) }))
+	}
 	return m
 }
 
+// Collectors returns the gateway's Prometheus collectors, to register where
+// /metrics is served.
+func (g *Gateway) Collectors() []prometheus.Collector { return g.metrics.collectors }
+
 // call records one served call.
-func (m *metrics) call(l [2]string, took time.Duration, res *mcp.CallToolResult, err error, search bool, unlocks int) {
+func (m *metrics) call(l [2]string, took time.Duration, res *mcp.CallToolResult, err error, search bool) {
 	m.calls.WithLabelValues(l[0], l[1]).Inc()
 	m.latency.WithLabelValues(l[0], l[1]).Observe(took.Seconds())
 	switch {
@@ -74,40 +72,7 @@ func (m *metrics) call(l [2]string, took time.Duration, res *mcp.CallToolResult,
 	if search {
 		m.searches.WithLabelValues(l[1]).Inc()
 	}
-	m.unlocked.Add(float64(unlocks))
 }
 
 // refused records a call of an unknown tool.
 func (m *metrics) refused() { m.unknown.Inc() }
-
-func (m *metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
-}
-
-// serverCollector exports each configured server's state, restarts and
-// tool count, read from the host at scrape time.
-type serverCollector struct{ h *host.Host }
-
-var (
-	restartsDesc = prometheus.NewDesc("plughost_server_restarts_total", "Restarts of the server after a crash or failed attempt.", []string{"server"}, nil)
-	upDesc       = prometheus.NewDesc("plughost_server_up", "1 when the server is connected, else 0.", []string{"server", "state"}, nil)
-	toolsDesc    = prometheus.NewDesc("plughost_server_tools", "Tools the server lists.", []string{"server"}, nil)
-)
-
-func (c serverCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- restartsDesc
-	ch <- upDesc
-	ch <- toolsDesc
-}
-
-func (c serverCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, st := range c.h.Statuses() {
-		up := 0.0
-		if st.State == supervisor.StateConnected {
-			up = 1
-		}
-		ch <- prometheus.MustNewConstMetric(restartsDesc, prometheus.CounterValue, float64(st.Restarts), st.Name)
-		ch <- prometheus.MustNewConstMetric(upDesc, prometheus.GaugeValue, up, st.Name, string(st.State))
-		ch <- prometheus.MustNewConstMetric(toolsDesc, prometheus.GaugeValue, float64(st.Tools), st.Name)
-	}
-}

@@ -3,24 +3,10 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"strings"
 
 	"github.com/plughost/plughost/host/secret"
 )
-
-// URL is the client-facing MCP URL of a listener address: an unspecified
-// host (all interfaces) is shown as 127.0.0.1.
-func URL(addr net.Addr) string {
-	host, port, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return "http://" + addr.String() + MCPPath
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		host = "127.0.0.1"
-	}
-	return "http://" + net.JoinHostPort(host, port) + MCPPath
-}
 
 // ClientSnippet is what `plughost serve` prints so a user can connect a
 // client: the streamable-HTTP entry (Claude Code / Cursor / VS Code style

@@ -23,7 +23,7 @@ func TestStdio(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- gateway.New(h, gateway.Options{}).ServeStdio(ctx, inR, outW, io.Discard)
+		done <- gateway.New(h, gateway.Options{}).ServeStdio(ctx, inR, outW)
 		outW.Close()
 	}()
 	t.Cleanup(func() {

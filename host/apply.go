@@ -134,9 +134,6 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 	if err == nil {
 		next, err = h.buildState(cfg, problems, prev)
 	}
-	if err == nil {
-		err = h.applyDiscovery(cfg.MCP.Discovery)
-	}
 	if err != nil {
 		return ApplyResult{}, h.rejected(err, problems)
 	}
@@ -203,7 +200,7 @@ func (h *Host) switchServers(prev, next *state) {
 	}
 	for name, s := range next.servers {
 		if prev.servers[name] == s {
-			s.sup.SetLimits(limitsOf(next.cfg, next.cfg.MCP.Servers[name]))
+			s.sup.SetTuning(tuningOf(next.cfg, next.cfg.MCP.Servers[name]))
 		} else if h.started() {
 			h.startServer(s)
 		}

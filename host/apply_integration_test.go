@@ -75,8 +75,8 @@ func TestApplyChangesOnlyWhatChanged(t *testing.T) {
 	h, apply := reloadable(t, baseConfig())
 	s := h.NewSession()
 	call(t, s, "mcp_b_echo", map[string]any{"text": "unlock"}) // a hidden tool called by name is unlocked
-	if !slices.Contains(toolNames(s), "mcp_b_echo") {
-		t.Fatalf("mcp_b_echo not unlocked: %v", toolNames(s))
+	if !slices.Contains(toolNames(t, s), "mcp_b_echo") {
+		t.Fatalf("mcp_b_echo not unlocked: %v", toolNames(t, s))
 	}
 	before := map[string]int{"a": pid(h, "a"), "b": pid(h, "b"), "c": pid(h, "c")}
 
@@ -117,10 +117,10 @@ func TestApplyChangesOnlyWhatChanged(t *testing.T) {
 		t.Errorf("a's old process %d is still running", before["a"])
 	}
 	if _, ok := h.Registry().Lookup("mcp_c2_tool_1"); !ok {
-		t.Errorf("the added server's tools are missing: %v", toolNames(h.NewSession()))
+		t.Errorf("the added server's tools are missing: %v", toolNames(t, h.NewSession()))
 	}
-	if !slices.Contains(toolNames(s), "mcp_b_echo") {
-		t.Errorf("the session lost its unlock of mcp_b_echo across the reload: %v", toolNames(s))
+	if !slices.Contains(toolNames(t, s), "mcp_b_echo") {
+		t.Errorf("the session lost its unlock of mcp_b_echo across the reload: %v", toolNames(t, s))
 	}
 	if got := h.Config().MCP.MaxInlineTextChars; got != 4096 {
 		t.Errorf("config not replaced: max_inline_text_chars %d", got)
@@ -178,14 +178,14 @@ func TestApplyDiscoveryToggle(t *testing.T) {
 	h, apply := reloadable(t, map[string]any{"enabled": true, "servers": map[string]any{"a": server()}})
 	was := pid(h, "a")
 	s := h.NewSession()
-	if slices.Contains(toolNames(s), "tool_search_tool_bm25") {
+	if slices.Contains(toolNames(t, s), "tool_search_tool_bm25") {
 		t.Fatal("search tool listed with discovery off")
 	}
 	on := map[string]any{"enabled": true, "discovery": map[string]any{"enabled": true}, "servers": map[string]any{"a": server()}}
 	if _, err := apply(on); err != nil {
 		t.Fatal(err)
 	}
-	names := toolNames(s)
+	names := toolNames(t, s)
 	if !slices.Contains(names, "tool_search_tool_bm25") || slices.Contains(names, "mcp_a_echo") {
 		t.Errorf("after discovery on, the session lists %v; want the search tool and a's tools hidden", names)
 	}
@@ -196,7 +196,7 @@ func TestApplyDiscoveryToggle(t *testing.T) {
 	if _, err := apply(off); err != nil {
 		t.Fatal(err)
 	}
-	if names := toolNames(s); slices.Contains(names, "tool_search_tool_bm25") || !slices.Contains(names, "mcp_a_noop") {
+	if names := toolNames(t, s); slices.Contains(names, "tool_search_tool_bm25") || !slices.Contains(names, "mcp_a_noop") {
 		t.Errorf("after discovery off, the session lists %v", names)
 	}
 	if pid(h, "a") != was {

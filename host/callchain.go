@@ -69,10 +69,36 @@ func (h *Host) call(ctx context.Context, c shaping.Call) (*mcp.CallToolResult, e
 func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolResult, error) {
 	srv, ok := h.st().servers[c.Server]
 	if !ok {
-		return nil, fmt.Errorf("tool %q: server %q is not running", c.Name, c.Server)
+		return nil, fmt.Errorf("tool %q: server %q: %w", c.Name, c.Server, errServerNotRunning)
 	}
 	res, err := srv.sup.Call(ctx, c.Tool, c.Args)
+	if err == nil {
+		noteResultSize(ctx, resultSize(res))
+	}
 	return res, h.masker.Error(err) // a crashed server's error quotes its stderr
+}
+
+// resultSize is about how many bytes of memory a result holds: its text,
+// binary data and structured content.
+func resultSize(res *mcp.CallToolResult) int {
+	n := len(res.RawStructuredContent)
+	for _, c := range res.Content {
+		switch v := c.(type) {
+		case mcp.TextContent:
+			n += len(v.Text)
+		case mcp.ImageContent:
+			n += len(v.Data)
+		case mcp.AudioContent:
+			n += len(v.Data)
+		case mcp.EmbeddedResource:
+			if b, ok := v.Resource.(mcp.BlobResourceContents); ok {
+				n += len(b.Blob)
+			} else if t, ok := v.Resource.(mcp.TextResourceContents); ok {
+				n += len(t.Text)
+			}
+		}
+	}
+	return n
 }
 
 func (h *Host) callTimeout(c shaping.Call) time.Duration {
@@ -125,7 +151,7 @@ func pagingTools() []registry.Tool {
 	defs := artifacts.ToolDefs()
 	out := make([]registry.Tool, len(defs))
 	for i, d := range defs {
-		out[i] = registry.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema}
+		out[i] = registry.NewTool(d.Name, d.Description, d.InputSchema)
 	}
 	return out
 }

@@ -1,10 +1,10 @@
 package host
 
 import (
+	"context"
+	"encoding/json"
 	"maps"
 	"slices"
-
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/discovery"
@@ -48,54 +48,68 @@ func costSetups(d config.Discovery) []costSetup {
 // ContextCosts measures the host's current catalog (every connected
 // server's tools) with discovery off and on; each server's "deferred"
 // setting is honoured, so pinned servers count with discovery on.
-func (h *Host) ContextCosts() ([]ContextCost, error) {
-	catalog := map[string][]mcp.Tool{}
-	for _, t := range h.registry.Snapshot().Tools() {
-		catalog[t.Server] = append(catalog[t.Server], t.Def)
+func (h *Host) ContextCosts(ctx context.Context) ([]ContextCost, error) {
+	st := h.st()
+	catalog := map[string][]json.RawMessage{}
+	for name, s := range st.servers {
+		if defs := s.sup.Definitions(); len(defs) > 0 {
+			catalog[name] = defs
+		}
 	}
-	cfg := h.st().cfg
-	return contextCosts(catalog, cfg.MCP.Servers, cfg.MCP.Discovery)
+	return contextCosts(ctx, catalog, st.cfg.MCP.Servers, st.cfg.MCP.Discovery)
 }
 
-// CatalogContextCosts measures a catalog given as server → tools as the
-// servers list them, as if every server were connected and deferred: with
-// discovery off and on. No server runs.
-func CatalogContextCosts(catalog map[string][]mcp.Tool) ([]ContextCost, error) {
+// CatalogContextCosts measures a catalog given as server → tool
+// definitions as the servers list them (tools/list entries), as if every
+// server were connected and deferred: with discovery off and on. No server
+// runs.
+func CatalogContextCosts(ctx context.Context, catalog map[string][]json.RawMessage) ([]ContextCost, error) {
 	d, err := config.Defaults()
 	if err != nil {
 		return nil, err
 	}
-	return contextCosts(catalog, nil, d.MCP.Discovery)
+	return contextCosts(ctx, catalog, nil, d.MCP.Discovery)
 }
 
 // contextCosts lists the tools of a new session of a host that has catalog
 // connected, under each setup, and measures them.
-func contextCosts(catalog map[string][]mcp.Tool, servers map[string]config.Server, d config.Discovery) ([]ContextCost, error) {
+func contextCosts(ctx context.Context, catalog map[string][]json.RawMessage, servers map[string]config.Server, d config.Discovery) ([]ContextCost, error) {
 	var out []ContextCost
 	for _, s := range costSetups(d) {
-		cfg, err := config.Defaults()
+		c, err := costOf(ctx, s, catalog, servers)
 		if err != nil {
 			return nil, err
 		}
-		cfg.MCP.Discovery = s.discovery
-		cfg.MCP.Servers = map[string]config.Server{}
-		for name, srv := range servers {
-			// Only "deferred" matters; disabled servers list no tool.
-			cfg.MCP.Servers[name] = config.Server{Command: "-", DeferredOverride: srv.DeferredOverride}
-		}
-		h, err := New(cfg, Options{})
-		if err != nil {
-			return nil, err
-		}
-		for _, name := range slices.Sorted(maps.Keys(catalog)) {
-			h.registry.SetServer(name, catalog[name])
-		}
-		tools := h.NewSession().Tools()
-		b := discovery.DefinitionBytes(tools)
-		out = append(out, ContextCost{Setup: s.name, Tools: len(tools), Bytes: b, Tokens: discovery.EstimateTokens(b)})
-		if err := h.Close(); err != nil {
-			return nil, err
-		}
+		out = append(out, c)
 	}
 	return out, nil
+}
+
+// costOf measures what a new session lists under one setup, in a host that
+// runs nothing and has catalog in its registry.
+func costOf(ctx context.Context, s costSetup, catalog map[string][]json.RawMessage, servers map[string]config.Server) (ContextCost, error) {
+	cfg, err := config.Defaults()
+	if err != nil {
+		return ContextCost{}, err
+	}
+	cfg.MCP.Discovery = s.discovery
+	cfg.MCP.Servers = map[string]config.Server{}
+	for name, srv := range servers {
+		// Only "deferred" matters; disabled servers list no tool.
+		cfg.MCP.Servers[name] = config.Server{Command: "-", DeferredOverride: srv.DeferredOverride}
+	}
+	h, err := New(cfg, Options{SessionStore: NewMemorySessionStore(MemorySessionStoreOptions{})})
+	if err != nil {
+		return ContextCost{}, err
+	}
+	defer h.Close()
+	for _, name := range slices.Sorted(maps.Keys(catalog)) {
+		h.registry.SetServer(name, catalog[name])
+	}
+	tools, err := h.NewSession().Tools(ctx)
+	if err != nil {
+		return ContextCost{}, err
+	}
+	b := discovery.DefinitionBytes(tools)
+	return ContextCost{Setup: s.name, Tools: len(tools), Bytes: b, Tokens: discovery.EstimateTokens(b)}, nil
 }

@@ -1,10 +1,10 @@
 package host_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host"
 )
@@ -13,10 +13,10 @@ import (
 // tool plus read_file and search_files; with it on only the search tools
 // and the paging tools.
 func TestCatalogContextCosts(t *testing.T) {
-	tool := func(name string) mcp.Tool {
-		return mcp.NewToolWithRawSchema(name, "does "+name, []byte(`{"type":"object","properties":{"x":{"type":"string"}}}`))
+	tool := func(name string) json.RawMessage {
+		return json.RawMessage(`{"name":"` + name + `","description":"does ` + name + `","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}`)
 	}
-	rows, err := host.CatalogContextCosts(map[string][]mcp.Tool{
+	rows, err := host.CatalogContextCosts(t.Context(), map[string][]json.RawMessage{
 		"gh": {tool("create_issue"), tool("list_issues")},
 		"fs": {tool("read")},
 	})

@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -9,12 +10,24 @@ import (
 	"github.com/plughost/plughost/host"
 )
 
-func toolNames(s *host.Session) []string {
+func toolNames(t *testing.T, s *host.Session) []string {
+	t.Helper()
 	var out []string
-	for _, t := range s.Tools() {
+	tools, err := s.Tools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, t := range tools {
 		out = append(out, t.Name)
 	}
 	return out
+}
+
+func endTurn(t *testing.T, s *host.Session) {
+	t.Helper()
+	if err := s.EndTurn(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // search calls a search tool and returns its text.
@@ -35,7 +48,7 @@ func TestDiscoveryThroughRealPlugins(t *testing.T) {
 		c["discovery"] = map[string]any{"enabled": true, "ttl": 2, "max_search_results": 3, "use_bm25": true, "use_regex": true}
 	})
 	s, other := h.NewSession(), h.NewSession()
-	names := toolNames(s)
+	names := toolNames(t, s)
 	for _, want := range []string{"tool_search_tool_bm25", "tool_search_tool_regex", "mcp_pinned_echo"} {
 		if !slices.Contains(names, want) {
 			t.Fatalf("visible tools %v lack %s", names, want)
@@ -52,18 +65,18 @@ func TestDiscoveryThroughRealPlugins(t *testing.T) {
 	if !strings.Contains(found, "mcp_hidden_env") {
 		t.Fatalf("bm25 search did not find mcp_hidden_env:\n%s", found)
 	}
-	if !slices.Contains(toolNames(s), "mcp_hidden_env") {
+	if !slices.Contains(toolNames(t, s), "mcp_hidden_env") {
 		t.Fatal("found tool was not unlocked")
 	}
-	if slices.Contains(toolNames(other), "mcp_hidden_env") {
+	if slices.Contains(toolNames(t, other), "mcp_hidden_env") {
 		t.Fatal("an unlock leaked into another session")
 	}
-	s.EndTurn()
-	if !slices.Contains(toolNames(s), "mcp_hidden_env") {
+	endTurn(t, s)
+	if !slices.Contains(toolNames(t, s), "mcp_hidden_env") {
 		t.Fatal("unlock expired after one turn with ttl 2")
 	}
-	s.EndTurn()
-	if slices.Contains(toolNames(s), "mcp_hidden_env") {
+	endTurn(t, s)
+	if slices.Contains(toolNames(t, s), "mcp_hidden_env") {
 		t.Fatal("unlock still visible after ttl turns")
 	}
 
@@ -75,7 +88,7 @@ func TestDiscoveryThroughRealPlugins(t *testing.T) {
 	if got := text(t, call(t, other, "mcp_hidden_echo", map[string]any{"text": "direct"})); got != "direct" {
 		t.Fatalf("exact-name call: %q", got)
 	}
-	if !slices.Contains(toolNames(other), "mcp_hidden_echo") {
+	if !slices.Contains(toolNames(t, other), "mcp_hidden_echo") {
 		t.Fatal("exact-name call did not unlock the tool")
 	}
 
@@ -107,7 +120,7 @@ func TestDiscoveryOffShowsEverything(t *testing.T) {
 	deferred := server()
 	deferred["deferred"] = true // ignored with discovery off
 	h := startHost(t, map[string]any{"a": deferred})
-	names := toolNames(h.NewSession())
+	names := toolNames(t, h.NewSession())
 	if !slices.Contains(names, "mcp_a_echo") || slices.Contains(names, "tool_search_tool_bm25") {
 		t.Fatalf("discovery off: tools %v; want every tool and no search tools", names)
 	}

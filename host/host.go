@@ -48,19 +48,32 @@ type Options struct {
 	// TokenStore keeps the OAuth logins of servers; nil means one file per
 	// server under DefaultTokenDir of the user's home.
 	TokenStore tokens.Store
+	// SessionStore keeps the sessions' state; nil means an in-memory store
+	// whose sessions expire after tools.mcp.gateway.session_idle_minutes.
+	SessionStore SessionStore
+	// Transports serves transport types in process: a server whose type is
+	// a key here talks through that pluginapi.Transport inside the host
+	// instead of a plugin executable (for tests, and for embedders that
+	// bring their own transport).
+	Transports map[string]pluginapi.Transport
 }
 
 // Host runs the configured MCP servers. Create it with New, then Start it;
 // Apply changes its configuration while it runs. It is safe for concurrent
 // use.
 type Host struct {
-	opts     Options
-	logger   hclog.Logger
-	registry *registry.Registry
-	rules    *discovery.Rules // one for the host's life; Apply swaps its settings
-	masker   *secret.Masker   // every secret any config applied held; never forgets one
-	metrics  shaping.Metrics
-	auth     *tokens.Manager // OAuth logins
+	opts      Options
+	logger    hclog.Logger
+	registry  *registry.Registry
+	masker    *secret.Masker // every secret any config applied held; never forgets one
+	metrics   shaping.Metrics
+	auth      *tokens.Manager // OAuth logins
+	largeDone chan struct{}   // signals returnMemory after a large call
+	sessions  SessionStore
+	unlocks   atomic.Int64 // tools unlocked by searches and exact-name calls
+
+	viewMu sync.Mutex                     // serializes building views
+	viewAt atomic.Pointer[discovery.View] // the view of the current snapshot and rules
 
 	indexMu       sync.Mutex    // guards index and indexed; serializes reindex
 	index         *search.Index // nil until discovery is first on
@@ -92,6 +105,7 @@ type state struct {
 	servers  map[string]*server
 	inactive map[string]supervisor.Status // disabled or invalid entries
 	chain    *callChain
+	rules    *discovery.Rules               // the discovery rules of cfg
 	creds    map[string]*tokens.Credentials // servers with oauth, enabled or not
 }
 
@@ -154,19 +168,21 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 	}
 	masker := config.NewMasker(cfg, opts.ConfigDir)
 	h := &Host{
-		opts:     opts,
-		masker:   masker,
-		logger:   loglimit.New(masker.Logger(opts.Logger), loglimit.Options{}),
-		registry: registry.New(),
-		changed:  make(chan struct{}),
-		indexed:  map[string][]string{},
-		lastDone: map[string]chan struct{}{},
-		applied:  ApplyStatus{OK: true},
+		opts:      opts,
+		masker:    masker,
+		logger:    loglimit.New(masker.Logger(opts.Logger), loglimit.Options{}),
+		registry:  registry.New(),
+		changed:   make(chan struct{}),
+		indexed:   map[string][]string{},
+		lastDone:  map[string]chan struct{}{},
+		applied:   ApplyStatus{OK: true},
+		largeDone: make(chan struct{}, 1),
+		sessions:  opts.SessionStore,
+	}
+	if h.sessions == nil {
+		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
 	h.auth = newAuth(opts.TokenStore, h.logger)
-	if err := h.newRules(cfg); err != nil {
-		return nil, fmt.Errorf("invalid config: %w", err)
-	}
 	st, err := h.buildState(cfg, problems, nil)
 	if err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
@@ -186,8 +202,12 @@ func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *st
 	if err != nil {
 		return nil, err
 	}
+	rules, err := h.newRules(cfg)
+	if err != nil {
+		return nil, err
+	}
 	st := &state{cfg: cfg, servers: map[string]*server{}, inactive: map[string]supervisor.Status{}, chain: chain,
-		creds: map[string]*tokens.Credentials{}}
+		rules: rules, creds: map[string]*tokens.Credentials{}}
 	dirs := pluginDirs(cfg, h.opts)
 	for name, srv := range cfg.MCP.Servers {
 		st.order = append(st.order, name)
@@ -253,8 +273,9 @@ func joinProblems(problems []*config.ValidationError) string {
 // spec turns a validated server entry into what the supervisor runs.
 func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []string) (supervisor.Spec, error) {
 	typ := srv.Transport()
+	inProcess := h.opts.Transports[typ]
 	path, err := plugindir.Locate(typ, dirs)
-	if err != nil {
+	if err != nil && inProcess == nil {
 		return supervisor.Spec{}, fmt.Errorf("%s: %w", config.ServerPath(name, "type"), err)
 	}
 	tcfg, err := srv.TransportConfig(h.opts.ConfigDir)
@@ -265,11 +286,13 @@ func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []s
 	if srv.InheritEnv {
 		env = append([]string(nil), h.opts.Environ...)
 	}
-	fallback, tcfg, err := autoDetectFallback(srv, tcfg, dirs, cfg.MCP.Plugins.SHA256)
-	if err != nil {
-		return supervisor.Spec{}, fmt.Errorf("server %q: %w", name, err)
+	var fallback *supervisor.Fallback
+	if inProcess == nil {
+		if fallback, tcfg, err = autoDetectFallback(srv, tcfg, dirs, cfg.MCP.Plugins.SHA256); err != nil {
+			return supervisor.Spec{}, fmt.Errorf("server %q: %w", name, err)
+		}
 	}
-	lim := limitsOf(cfg, srv)
+	tun := tuningOf(cfg, srv)
 	return supervisor.Spec{
 		Fallback:      fallback,
 		PinSetting:    "tools.mcp.plugins.sha256." + typ,
@@ -280,18 +303,20 @@ func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []s
 		PluginSHA256:  cfg.MCP.Plugins.SHA256[typ],
 		PluginEnv:     env,
 		Config:        tcfg,
-		Timeouts:      lim.Timeouts,
-		Backoff:       lim.Backoff,
+		Timeouts:      tun.Timeouts,
+		Backoff:       tun.Backoff,
 		ClientVersion: h.opts.Version,
 		DirectPipes:   !h.opts.RelayOnly,
+		InProcess:     inProcess,
 		Masker:        h.masker,
+		Limits:        supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name)},
 	}, nil
 }
 
-// limitsOf returns a server's timeouts and restart pacing under cfg.
-func limitsOf(cfg *config.Config, srv config.Server) supervisor.Limits {
+// tuningOf returns a server's timeouts and restart pacing under cfg.
+func tuningOf(cfg *config.Config, srv config.Server) supervisor.Tuning {
 	t := srv.Timeouts(cfg.MCP.Timeouts.Durations())
-	return supervisor.Limits{
+	return supervisor.Tuning{
 		Timeouts: supervisor.Timeouts{Start: t.Start, Initialize: t.Initialize, ListTools: t.ListTools, Call: t.Call},
 		Backoff:  supervisor.Backoff{Initial: cfg.MCP.Restart.InitialBackoff(), Max: cfg.MCP.Restart.MaxBackoff()},
 	}
@@ -359,6 +384,11 @@ func (h *Host) Start(ctx context.Context) {
 	h.mu.Unlock()
 	st := h.st()
 	h.restartRetention(st)
+	h.running.Add(1)
+	go func() {
+		defer h.running.Done()
+		h.returnMemory(h.runCtx)
+	}()
 	for _, s := range st.servers {
 		h.startServer(s)
 	}
@@ -373,7 +403,8 @@ func (h *Host) started() bool {
 
 // startServer runs the supervisor of s until it is stopped or the host
 // closes. A server that replaces another of the same name first waits until
-// that one is gone and its tools are cleared, so two never run at once.
+// that one is gone, so two never run at once; meanwhile its last tools stay
+// known (calls say the server is restarting), as for any restart.
 // Callers hold applyMu, after Start.
 func (h *Host) startServer(s *server) {
 	h.mu.Lock()
@@ -394,7 +425,6 @@ func (h *Host) startServer(s *server) {
 			case <-ctx.Done():
 				return
 			}
-			h.clearServer(name)
 		}
 		s.sup.Run(ctx)
 	}()
@@ -428,10 +458,48 @@ func (h *Host) serverChanged(name string, sup *supervisor.Server) {
 	if !ok || s.sup != sup {
 		return
 	}
-	h.registry.SetServer(name, sup.Tools())
+	if defs := sup.Definitions(); defs != nil || !keepsTools(sup.Status()) {
+		h.registry.SetServer(name, defs)
+	}
 	h.reindex()
 	h.notify()
 }
+
+// keepsTools reports whether a server without a live tool list keeps the
+// definitions it last listed: while it is down — crashed, failing, being
+// restarted — its tools stay known (a call explains that the server is
+// down), so clients' lists and prompt caches do not flap with every
+// restart. A server that is stopped, invalid or disabled drops them.
+func keepsTools(st supervisor.Status) bool {
+	switch st.State {
+	case supervisor.StateStopped, supervisor.StateInvalid, supervisor.StateDisabled:
+		return false
+	}
+	return true
+}
+
+// view returns the discovery view of the current snapshot and rules,
+// building it once per pair: every session shares it. A reload that
+// changes the rules makes the next call build a new one.
+func (h *Host) view() *discovery.View {
+	snap, rules := h.registry.Snapshot(), h.st().rules
+	if v := h.viewAt.Load(); v != nil && v.Snapshot() == snap && v.Rules() == rules {
+		return v
+	}
+	h.viewMu.Lock()
+	defer h.viewMu.Unlock()
+	snap, rules = h.registry.Snapshot(), h.st().rules
+	if v := h.viewAt.Load(); v != nil && v.Snapshot() == snap && v.Rules() == rules {
+		return v
+	}
+	v := rules.NewView(snap, append(rules.SearchToolDefs(), pagingTools()...))
+	h.viewAt.Store(v)
+	return v
+}
+
+// UnlockCount returns how many tools sessions unlocked so far, by searches
+// and exact-name calls (a renewal does not count).
+func (h *Host) UnlockCount() int64 { return h.unlocks.Load() }
 
 // notify wakes everyone waiting on Changed.
 func (h *Host) notify() {

@@ -42,15 +42,7 @@ func (h *Host) Masker() *secret.Masker { return h.masker }
 func (h *Host) Logger() hclog.Logger { return h.logger }
 
 // ServerTools returns the agent-facing tools of one server, sorted by name.
-func (h *Host) ServerTools(name string) []registry.Tool {
-	var out []registry.Tool
-	for _, t := range h.registry.Snapshot().Tools() {
-		if t.Server == name {
-			out = append(out, t)
-		}
-	}
-	return out
-}
+func (h *Host) ServerTools(name string) []registry.Tool { return h.registry.Snapshot().Server(name) }
 
 // Diagnostics returns a server's diagnostics (stderr tail, pids).
 func (h *Host) Diagnostics(ctx context.Context, name string) (pluginapi.Diagnostics, bool) {
@@ -111,10 +103,13 @@ func (h *Host) Test(ctx context.Context, name string) (TestReport, error) {
 		rep.Error = err.Error()
 	}
 	for _, t := range tools {
-		rep.Tools = append(rep.Tools, t.Name)
-		if b, err := json.Marshal(t); err == nil {
-			rep.DefinitionBytes += len(b)
+		var head struct {
+			Name string `json:"name"`
 		}
+		if json.Unmarshal(t, &head) == nil {
+			rep.Tools = append(rep.Tools, head.Name)
+		}
+		rep.DefinitionBytes += len(t)
 	}
 	rep.Diag = srv.sup.Diagnostics(ctx)
 	return rep, nil

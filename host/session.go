@@ -3,9 +3,12 @@ package host
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"sort"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -17,49 +20,179 @@ import (
 
 // Session is one agent conversation's view of the host: the tools its model
 // sees (with discovery on: the search tools, pinned servers' tools, and what
-// this session unlocked) and the calls it makes. Sessions never see each
-// other's unlocks; a Session is safe for concurrent use.
+// this session unlocked) and the calls it makes. It is a cheap handle over
+// the host, an id and the host's SessionStore, which holds the session's
+// state; sessions never see each other's unlocks. Safe for concurrent use.
 type Session struct {
-	h *Host
-	d *discovery.Session
+	h  *Host
+	id string
+	// lazy: the state is created on first change, and a missing state is an
+	// empty one (NewSession). Otherwise a missing state means the session
+	// ended (CreateSession, OpenSession).
+	lazy bool
 }
 
-// NewSession starts a session.
-func (h *Host) NewSession() *Session { return &Session{h: h, d: h.rules.NewSession()} }
+// NewSession starts a session for an embedding agent. Nothing is stored
+// until the session unlocks something; a session idle past the store's
+// expiry starts over with nothing unlocked.
+func (h *Host) NewSession() *Session { return &Session{h: h, id: newSessionID(), lazy: true} }
+
+// CreateSession stores a new session with state st (its discovery state
+// usually empty) under a fresh random id, for a front end that hands the
+// id to a client (the gateway's Mcp-Session-Id).
+func (h *Host) CreateSession(ctx context.Context, st SessionState) (*Session, error) {
+	s := &Session{h: h, id: newSessionID()}
+	if st.Created.IsZero() {
+		st.Created = time.Now()
+	}
+	if st.Listed == 0 { // the client starts from the list as it is now
+		st.Listed = h.view().Fingerprint(st.Discovery)
+	}
+	if err := h.sessions.Create(ctx, s.id, st); err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	return s, nil
+}
+
+// OpenSession returns the session with id and its current state, or an
+// error wrapping ErrSessionNotFound when it ended or expired.
+func (h *Host) OpenSession(ctx context.Context, id string) (*Session, SessionState, error) {
+	st, err := h.sessions.Load(ctx, id)
+	if err != nil {
+		return nil, SessionState{}, err
+	}
+	return &Session{h: h, id: id}, st, nil
+}
+
+// Session returns a handle on the session with id without reading the
+// store; its methods fail with ErrSessionNotFound if the session does not
+// exist (see OpenSession).
+func (h *Host) Session(id string) *Session { return &Session{h: h, id: id} }
+
+// Sessions returns the host's session store.
+func (h *Host) Sessions() SessionStore { return h.sessions }
+
+// ID returns the session's id.
+func (s *Session) ID() string { return s.id }
+
+// newSessionID returns 128 random bits, URL-safe: unguessable, and valid
+// as an Mcp-Session-Id (visible ASCII).
+func newSessionID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand never fails on supported platforms
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// State returns the session's current state.
+func (s *Session) State(ctx context.Context) (SessionState, error) {
+	st, err := s.h.sessions.Load(ctx, s.id)
+	if s.lazy && errors.Is(err, ErrSessionNotFound) {
+		return SessionState{Format: SessionStateFormat}, nil
+	}
+	return st, err
+}
+
+// update changes the session's state atomically (see SessionStore.Update);
+// a lazy session is created on its first change.
+func (s *Session) update(ctx context.Context, fn func(*SessionState) error) (SessionState, error) {
+	st, err := s.h.sessions.Update(ctx, s.id, fn)
+	if !s.lazy || !errors.Is(err, ErrSessionNotFound) {
+		return st, err
+	}
+	fresh := SessionState{Created: time.Now()}
+	if err := fn(&fresh); err != nil {
+		if errors.Is(err, ErrSessionUnchanged) {
+			return fresh, nil
+		}
+		return SessionState{}, err
+	}
+	if err := s.h.sessions.Create(ctx, s.id, fresh); errors.Is(err, ErrSessionExists) {
+		return s.h.sessions.Update(ctx, s.id, fn) // created concurrently: apply on top
+	} else if err != nil {
+		return SessionState{}, err
+	}
+	return fresh, nil
+}
 
 // Tools returns the tools this session's model sees now, sorted by name so
-// the list is stable across turns (prompt caches survive).
-func (s *Session) Tools() []registry.Tool {
-	out := s.d.Visible(s.h.registry.Snapshot().Tools())
-	for _, st := range s.h.rules.SearchTools() {
-		out = append(out, registry.Tool{Name: st.Name, Description: st.Description, InputSchema: st.InputSchema})
-	}
-	out = append(out, pagingTools()...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+// the list is stable across turns (prompt caches survive). The session's
+// client is taken to know this list (see TakeListChange).
+func (s *Session) Tools(ctx context.Context) ([]registry.Tool, error) {
+	tools, err := s.Visible(ctx)
+	return append([]registry.Tool(nil), tools...), err
+}
+
+// Visible is Tools without the copy: the slice may be shared with other
+// sessions and must not be modified. It costs O(what the session sees).
+func (s *Session) Visible(ctx context.Context) ([]registry.Tool, error) {
+	v := s.h.view()
+	var tools []registry.Tool
+	_, err := s.update(ctx, func(st *SessionState) error {
+		tools = v.Visible(st.Discovery)
+		fp := v.Fingerprint(st.Discovery)
+		if st.Listed == fp {
+			return ErrSessionUnchanged
+		}
+		st.Listed = fp
+		return nil
+	})
+	return tools, err
+}
+
+// TakeListChange reports whether the tools this session sees differ from
+// the list its client last learned of (through Tools, Visible or an earlier
+// TakeListChange), and records the current list as learned: a front end
+// calls it to send notifications/tools/list_changed exactly when a
+// session's list changed. It costs O(what the session unlocked).
+func (s *Session) TakeListChange(ctx context.Context) (bool, error) {
+	v := s.h.view()
+	changed := false
+	_, err := s.update(ctx, func(st *SessionState) error {
+		fp := v.Fingerprint(st.Discovery)
+		if changed = st.Listed != fp; !changed {
+			return ErrSessionUnchanged
+		}
+		st.Listed = fp
+		return nil
+	})
+	return changed, err
 }
 
 // EndTurn marks the end of one conversational turn: tools unlocked by a
 // search stay visible for tools.mcp.discovery.ttl turns, counted here.
-func (s *Session) EndTurn() { s.d.EndTurn() }
+// Unlocks of tools that no longer exist are dropped.
+func (s *Session) EndTurn(ctx context.Context) error {
+	v := s.h.view()
+	_, err := s.update(ctx, func(st *SessionState) error {
+		next := v.EndTurn(st.Discovery)
+		if next.Equal(st.Discovery) {
+			return ErrSessionUnchanged
+		}
+		st.Discovery = next
+		return nil
+	})
+	return err
+}
 
-// Close ends the session.
-func (s *Session) Close() error { return nil }
+// Close ends the session and forgets its state.
+func (s *Session) Close(ctx context.Context) error { return s.h.sessions.Delete(ctx, s.id) }
 
-// UnknownToolError is returned for a tool name that no server provides; it
-// lists the closest names (and the search tools, with discovery on).
-type UnknownToolError = discovery.UnknownToolError
+// IsSearchTool reports whether name is one of the discovery search tools
+// (a call of one searches and unlocks; it does not end a turn).
+func (s *Session) IsSearchTool(name string) bool { return s.h.st().rules.IsSearchTool(name) }
 
 // Call runs the tool with agent-facing name with args (a JSON object; empty
 // means {}). A search tool searches and unlocks; a hidden tool called by its
 // exact name is unlocked and run; read_file and search_files page saved
 // results. MCP results go through the shaping chain: oversized text is
-// bounded and its full payload saved in the workspace. A tool's own failure is a result with
-// IsError set; an error means the call could not be made: unknown tool,
-// server down, crash or timeout.
+// bounded and its full payload saved in the workspace. A tool's own failure
+// is a result with IsError set; an error means the call could not be made:
+// an unknown tool (*UnknownToolError), a server that is down
+// (*ServerUnavailableError), a crash or a timeout. The cost does not depend
+// on the catalog's size.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	args = bytes.TrimSpace(args)
-	if len(args) == 0 {
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = json.RawMessage("{}")
 	}
 	if args[0] != '{' || !json.Valid(args) {
@@ -68,47 +201,78 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if artifacts.IsTool(name) {
 		return s.h.callPaging(ctx, name, args), nil
 	}
-	snap := s.h.registry.Snapshot()
-	if s.h.rules.IsSearchTool(name) {
-		text, isError := s.d.HandleSearch(name, args, snap.Tools())
-		res := mcp.NewToolResultText(text)
-		res.IsError = isError
-		return res, nil
+	v := s.h.view()
+	if v.Rules().IsSearchTool(name) {
+		return s.search(ctx, v, name, args)
 	}
-	if _, err := s.d.CallAllowed(name, snap.Tools()); err != nil {
+	tool, ok := v.Lookup(name)
+	if !ok {
+		return nil, s.h.unknownTool(v, name)
+	}
+	if err := s.use(ctx, v, tool); err != nil {
 		return nil, err
 	}
-	tool, ok := snap.Lookup(name)
-	if !ok {
-		return nil, &UnknownToolError{Name: name, Closest: snap.Closest(name, 3)}
+	size := 0
+	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: name, Args: args, OutputSchema: tool.OutputSchema}
+	res, err := s.h.call(context.WithValue(ctx, resultSizeKey{}, &size), call)
+	if size >= largeResultBytes {
+		s.h.afterLargeCall()
 	}
-	return s.h.call(ctx, shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: name, Args: args})
+	if err != nil {
+		return nil, s.h.explainCallError(tool.Name, tool.Server, err)
+	}
+	return res, nil
 }
 
-// IsSearchTool reports whether name is one of the discovery search tools of
-// this session (a call of one searches and unlocks; it does not end a turn).
-func (s *Session) IsSearchTool(name string) bool { return s.h.rules.IsSearchTool(name) }
-
-// Callable reports whether Call would accept the tool name now — a tool of
-// Tools(), a search tool, or a hidden tool called by its exact name — and
-// otherwise returns an *UnknownToolError naming the closest tools. Nothing
-// is unlocked or run.
-func (s *Session) Callable(name string) error {
-	if s.h.rules.IsSearchTool(name) {
-		return nil
-	}
-	snap := s.h.registry.Snapshot()
-	if _, ok := snap.Lookup(name); ok {
-		return nil
-	}
-	for _, t := range s.Tools() {
-		if t.Name == name {
+// search runs a search tool and unlocks what it found.
+func (s *Session) search(ctx context.Context, v *discovery.View, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	text, isError, found := v.Search(name, args)
+	if len(found) > 0 {
+		newly := 0
+		_, err := s.update(ctx, func(st *SessionState) error {
+			next := v.Unlock(st.Discovery, found)
+			if next.Equal(st.Discovery) {
+				return ErrSessionUnchanged
+			}
+			newly = 0
+			for _, n := range found {
+				if !st.Discovery.IsUnlocked(n) {
+					newly++
+				}
+			}
+			st.Discovery = next
 			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		s.h.unlocks.Add(int64(newly))
 	}
-	e := &UnknownToolError{Name: name, Closest: snap.Closest(name, 3)}
-	for _, st := range s.h.rules.SearchTools() {
-		e.SearchTools = append(e.SearchTools, st.Name)
+	res := mcp.NewToolResultText(text)
+	res.IsError = isError
+	return res, nil
+}
+
+// use records that the model called tool by name: a hidden tool is
+// unlocked, an unlocked one renewed.
+func (s *Session) use(ctx context.Context, v *discovery.View, tool registry.Tool) error {
+	if !v.Rules().Hidden(tool) {
+		return nil
 	}
-	return e
+	unlocked := false
+	_, err := s.update(ctx, func(st *SessionState) error {
+		next, now := v.Use(st.Discovery, tool)
+		if next.Equal(st.Discovery) {
+			return ErrSessionUnchanged
+		}
+		st.Discovery, unlocked = next, now
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", tool.Name, err)
+	}
+	if unlocked {
+		s.h.unlocks.Add(1)
+	}
+	return nil
 }

@@ -113,8 +113,8 @@ func TestLargeResultThroughPlugin(t *testing.T) {
 		t.Errorf("escape not refused: %+v", refused)
 	}
 	names := map[string]bool{}
-	for _, tool := range s.Tools() {
-		names[tool.Name] = true
+	for _, n := range toolNames(t, s) {
+		names[n] = true
 	}
 	if !names["read_file"] || !names["search_files"] {
 		t.Errorf("session does not offer the paging tools: %v", names)

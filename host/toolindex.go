@@ -12,39 +12,22 @@ import (
 	"github.com/plughost/plughost/search"
 )
 
-// newRules builds the discovery rules of the host and, with discovery on,
-// the tool index. The rules read the current config and index at each
-// decision, so a reload changes them for every session at once.
-func (h *Host) newRules(cfg *config.Config) error {
+// newRules builds the discovery rules of cfg, and the tool index when its
+// discovery needs one. The rules are part of a config's state: a reload
+// that changes discovery makes new rules, and every session's next call
+// or turn follows them.
+func (h *Host) newRules(cfg *config.Config) (*discovery.Rules, error) {
 	settings, err := discovery.FromConfig(cfg.MCP.Discovery)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := h.ensureIndex(cfg.MCP.Discovery); err != nil {
-		return err
+		return nil, err
 	}
-	h.rules, err = discovery.New(settings, discovery.Deps{
+	return discovery.New(settings, discovery.Deps{
 		Searcher: searcher{h},
-		Deferred: func(server string) bool {
-			mcp := h.st().cfg.MCP
-			return mcp.Servers[server].Deferred(mcp.Discovery.Enabled)
-		},
-		Closest: func(name string, n int) []string { return h.registry.Snapshot().Closest(name, n) },
+		Deferred: discovery.DeferredFunc(cfg.MCP.Servers, settings.Enabled),
 	})
-	return err
-}
-
-// applyDiscovery makes d the discovery settings of every session from its
-// next call or turn on, creating the tool index if discovery needs it now.
-func (h *Host) applyDiscovery(d config.Discovery) error {
-	settings, err := discovery.FromConfig(d)
-	if err != nil {
-		return err
-	}
-	if err := h.ensureIndex(d); err != nil {
-		return err
-	}
-	return h.rules.SetSettings(settings)
 }
 
 // ensureIndex makes the tool index discovery d needs, filled with every

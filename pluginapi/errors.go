@@ -27,6 +27,9 @@ const (
 	// handshake). The host may retry with another transport when the user
 	// did not choose one.
 	KindProtocolMismatch Kind = "protocol_mismatch"
+	// KindMessageTooLarge: the server sent a message over the size limit
+	// (OpenRequest.MaxMessageBytes); the connection is given up.
+	KindMessageTooLarge Kind = "message_too_large"
 	// KindUnauthorized: the server refused the request's credentials and the
 	// host has none better (the user must log in, or log in again with more
 	// scopes); retrying will not help until that happens.

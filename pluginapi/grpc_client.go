@@ -8,8 +8,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc"
+
 	"github.com/plughost/plughost/pluginapi/internal/pb"
 )
+
+// frameSlack is what a relayed message's frame may add to the message.
+const frameSlack = 64 << 10
 
 // grpcClient is the host side of a plugin: it implements Transport by calling
 // the plugin over gRPC.
@@ -43,13 +48,18 @@ func (c *grpcClient) Diagnostics(ctx context.Context) (Diagnostics, error) {
 // the opening, and its deadline travels to the plugin in the Open frame.
 func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 	streamCtx, cancel := context.WithCancel(context.Background())
-	stream, err := c.client.Connect(streamCtx)
+	limit := req.MessageLimit()
+	// The plugin enforces the limit as it reads; the receive limit refuses
+	// what a plugin that does not know the limit relays past it (frame
+	// overhead allowed), and the codec gathers large messages sent in parts.
+	codec := &frameCodec{limit: limit}
+	stream, err := c.client.Connect(streamCtx, grpc.MaxCallRecvMsgSize(limit+frameSlack), grpc.ForceCodecV2(codec))
 	if err != nil {
 		cancel()
 		return nil, fromStatus("open", err)
 	}
 	open := &pb.Open{ServerName: req.ServerName, Config: req.Config, WantDirectPipes: req.WantDirectPipes,
-		Credentials: req.Credentials != nil}
+		Credentials: req.Credentials != nil, MaxMessageBytes: int64(limit), AcceptParts: true}
 	if d, ok := ctx.Deadline(); ok {
 		open.DeadlineUnixNano = d.UnixNano()
 	}
@@ -58,7 +68,7 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 		return nil, fromStatus("open", err)
 	}
 	// The pump starts now: the plugin may ask for credentials while opening.
-	conn := newGRPCConn(streamCtx, stream, cancel, req.Credentials)
+	conn := newGRPCConn(streamCtx, stream, cancel, req.Credentials, codec)
 	// A cancelled open ends the stream, which the plugin sees as cancellation.
 	stop := context.AfterFunc(ctx, cancel)
 	opened, err := conn.waitOpened()
@@ -81,7 +91,7 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 			conn.Close()
 			return nil, &Error{Op: "open", Kind: KindConnect, Err: err}
 		}
-		return newPipeConn(conn, stdin, stdout), nil
+		return newPipeConn(conn, stdin, stdout, limit), nil
 	}
 	return conn, nil
 }
@@ -103,10 +113,12 @@ type grpcConn struct {
 	closing   chan struct{} // closed by Close: the pump stops delivering
 	closeOnce sync.Once
 	creds     *credentialAnswerer
+	codec     *frameCodec // decodes what stream receives, in the pump
 }
 
-func newGRPCConn(ctx context.Context, stream pb.Transport_ConnectClient, cancel context.CancelFunc, creds Credentials) *grpcConn {
+func newGRPCConn(ctx context.Context, stream pb.Transport_ConnectClient, cancel context.CancelFunc, creds Credentials, codec *frameCodec) *grpcConn {
 	c := &grpcConn{
+		codec:   codec,
 		stream:  stream,
 		cancel:  cancel,
 		opened:  make(chan *pb.Opened, 1),
@@ -127,6 +139,9 @@ func (c *grpcConn) pump() {
 		f, err := c.stream.Recv()
 		if err != nil {
 			c.endErr, c.openErr = fromStatus("recv", err), fromStatus("open", err)
+			if c.codec != nil && c.codec.err != nil {
+				c.endErr = c.codec.err // the frame could not be decoded: say why
+			}
 			return
 		}
 		switch fr := f.GetFrame().(type) {

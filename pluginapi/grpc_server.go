@@ -85,7 +85,7 @@ func (s *grpcServer) Connect(stream pb.Transport_ConnectServer) error {
 	}
 	in.conn = conn
 	close(in.ready)
-	return toStatus("relay", s.relay(stream.Context(), out, conn, fromHost))
+	return toStatus("relay", s.relay(stream.Context(), out, conn, fromHost, open.GetAcceptParts()))
 }
 
 // frameSender serialises the frames sent to the host.
@@ -130,6 +130,7 @@ func (s *grpcServer) open(ctx context.Context, open *pb.Open, creds *streamCrede
 		ServerName:      open.GetServerName(),
 		Config:          open.GetConfig(),
 		WantDirectPipes: open.GetWantDirectPipes(),
+		MaxMessageBytes: int(min(open.GetMaxMessageBytes(), maxMessageBytes)),
 	}
 	if creds != nil {
 		req.Credentials = creds
@@ -139,10 +140,11 @@ func (s *grpcServer) open(ctx context.Context, open *pb.Open, creds *streamCrede
 
 // relay moves messages until the host closes its side (nil), the server ends
 // (its error) or the stream breaks. fromHost reports the end of the host
-// reader, which is already running.
-func (s *grpcServer) relay(ctx context.Context, out *frameSender, conn Conn, fromHost <-chan error) error {
+// reader, which is already running. parts says the host takes large
+// messages in parts.
+func (s *grpcServer) relay(ctx context.Context, out *frameSender, conn Conn, fromHost <-chan error, parts bool) error {
 	fromServer := make(chan error, 1)
-	go func() { fromServer <- s.serverToHost(ctx, out, conn) }()
+	go func() { fromServer <- s.serverToHost(ctx, out, conn, parts) }()
 	select {
 	case err := <-fromServer:
 		return err
@@ -161,7 +163,9 @@ func (s *grpcServer) relay(ctx context.Context, out *frameSender, conn Conn, fro
 	}
 }
 
-func (s *grpcServer) serverToHost(ctx context.Context, out *frameSender, conn Conn) error {
+// serverToHost relays the server's messages; with parts, one larger than
+// partBytes goes as several frames (see sendParts).
+func (s *grpcServer) serverToHost(ctx context.Context, out *frameSender, conn Conn, parts bool) error {
 	sid := conn.SessionID()
 	for {
 		msg, err := conn.Recv(ctx)
@@ -174,10 +178,37 @@ func (s *grpcServer) serverToHost(ctx context.Context, out *frameSender, conn Co
 				return err
 			}
 		}
-		if err := out.send(&pb.PluginFrame{Frame: &pb.PluginFrame_Message{Message: &pb.Message{Json: msg}}}); err != nil {
+		if parts && len(msg) > partBytes {
+			err = sendParts(out, msg)
+		} else {
+			err = out.send(&pb.PluginFrame{Frame: &pb.PluginFrame_Message{Message: &pb.Message{Json: msg}}})
+		}
+		if err != nil {
 			return err
 		}
 	}
+}
+
+// partBytes is the largest piece of a message one frame carries, for a host
+// that accepts parts: gRPC then holds one part at a time on either side
+// instead of the whole message.
+const partBytes = 1 << 20
+
+// sendParts sends msg as frames of at most partBytes (Message.part). Other
+// frames (credential requests) may come between them; messages cannot, as
+// only serverToHost sends them.
+func sendParts(out *frameSender, msg []byte) error {
+	for off := 0; off < len(msg); off += partBytes {
+		end := min(off+partBytes, len(msg))
+		m := &pb.Message{Part: msg[off:end], More: end < len(msg)}
+		if off == 0 {
+			m.TotalBytes = int64(len(msg))
+		}
+		if err := out.send(&pb.PluginFrame{Frame: &pb.PluginFrame_Message{Message: m}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // hostReader reads the host's frames from the moment the connection is

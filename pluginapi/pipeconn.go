@@ -1,7 +1,6 @@
 package pluginapi
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -21,7 +20,7 @@ type pipeConn struct {
 	stream *grpcConn
 	stdin  *os.File
 	stdout *os.File
-	reader *bufio.Reader
+	reader *LineReader
 
 	writeMu sync.Mutex
 	buf     []byte // reused write buffer, guarded by writeMu
@@ -31,12 +30,12 @@ type pipeConn struct {
 	endErr  error         // why, set before ended is closed
 }
 
-func newPipeConn(stream *grpcConn, stdin, stdout *os.File) *pipeConn {
+func newPipeConn(stream *grpcConn, stdin, stdout *os.File, limit int) *pipeConn {
 	c := &pipeConn{
 		stream: stream,
 		stdin:  stdin,
 		stdout: stdout,
-		reader: bufio.NewReaderSize(stdout, 64<<10),
+		reader: NewLineReader(stdout, limit),
 		ended:  make(chan struct{}),
 	}
 	go c.watchStream()
@@ -73,18 +72,23 @@ func (c *pipeConn) Send(ctx context.Context, msg json.RawMessage) error {
 }
 
 // Recv reads the next JSON line from the server's stdout, skipping blank
-// lines and lines that are not JSON (servers that print junk on stdout).
+// lines and lines that are not JSON (servers that print junk on stdout). A
+// line over the message limit ends the connection with KindMessageTooLarge:
+// the stream cannot be trusted past it, and the host restarts the server.
 func (c *pipeConn) Recv(ctx context.Context) (json.RawMessage, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, &Error{Op: "recv", Kind: kindOfPlain(err), Err: err}
 		}
-		line, err := c.reader.ReadBytes('\n')
+		line, err := c.reader.ReadLine()
+		if KindOf(err) == KindMessageTooLarge {
+			return nil, err
+		}
 		if err != nil {
 			return nil, c.endReason(err)
 		}
 		line = bytes.TrimSpace(line)
-		if len(line) > 0 && json.Valid(line) {
+		if len(line) > 0 && (line[0] == '{' || line[0] == '[') && json.Valid(line) {
 			return line, nil
 		}
 	}

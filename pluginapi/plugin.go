@@ -10,9 +10,11 @@ import (
 	"github.com/plughost/plughost/pluginapi/internal/pb"
 )
 
-// maxMessageBytes bounds one JSON-RPC message on the wire. Tool results of
+// maxMessageBytes bounds one JSON-RPC message on the wire, whatever the
+// configured limit (which the host passes in OpenRequest.MaxMessageBytes and
+// enforces per connection; config allows at most 1 GiB). Tool results of
 // tens of megabytes are normal (logs, page dumps); the host bounds them later.
-const maxMessageBytes = 256 << 20
+const maxMessageBytes = 1 << 30
 
 // windowBytes is the static HTTP/2 flow-control window on both sides; a fixed
 // 1 MB window beats BDP probing for a local relay of small messages.

@@ -69,6 +69,8 @@ func codeOf(k Kind) codes.Code {
 		return codes.Canceled
 	case KindUnsupported:
 		return codes.Unimplemented
+	case KindMessageTooLarge:
+		return codes.ResourceExhausted
 	case KindUnauthorized:
 		return codes.Unauthenticated
 	}
@@ -100,6 +102,10 @@ func fromStatus(op string, err error) error {
 		return &Error{Op: op, Kind: KindCanceled, Err: remoteError{msg: st.Message(), base: context.Canceled}}
 	case codes.Unimplemented:
 		return &Error{Op: op, Kind: KindUnsupported, Err: remoteError{msg: st.Message()}}
+	case codes.ResourceExhausted:
+		// gRPC's own receive limit (MaxCallRecvMsgSize): a plugin that does
+		// not enforce the message limit itself sent a larger message.
+		return &Error{Op: op, Kind: KindMessageTooLarge, Err: remoteError{msg: "the plugin relayed a message over the size limit: " + st.Message()}}
 	}
 	return &Error{Op: op, Kind: KindPluginExited, Err: remoteError{msg: "plugin unreachable: " + st.Message()}}
 }

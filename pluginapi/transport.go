@@ -47,11 +47,26 @@ type OpenRequest struct {
 	// WantDirectPipes asks a transport advertising FeatureDirectPipes to hand the
 	// server's pipes to the host instead of relaying messages.
 	WantDirectPipes bool
+	// MaxMessageBytes is the largest JSON-RPC message the host accepts from
+	// the server; 0 means DefaultMaxMessageBytes. A transport that reads the
+	// server's messages itself fails the connection with a *Error of
+	// KindMessageTooLarge past it, without buffering more of the message
+	// (see LineReader); the host also refuses relayed messages over it.
+	MaxMessageBytes int
 	// Credentials, when set, supplies the Authorization header of every
 	// request to the server (the host holds the server's OAuth tokens). Only
 	// transports advertising FeatureCredentials use it; nil means the server
 	// has no OAuth.
 	Credentials Credentials
+}
+
+// MessageLimit returns r.MaxMessageBytes, or DefaultMaxMessageBytes when it
+// is not set.
+func (r OpenRequest) MessageLimit() int {
+	if r.MaxMessageBytes <= 0 {
+		return DefaultMaxMessageBytes
+	}
+	return r.MaxMessageBytes
 }
 
 // Description identifies a transport plugin.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -31,11 +32,15 @@ every session offers for paging saved results, are counted in both.`,
 			if err != nil {
 				return err
 			}
-			catalog := map[string][]mcp.Tool{}
+			catalog := map[string][]json.RawMessage{}
 			for _, t := range tools {
-				catalog[t.Server] = append(catalog[t.Server], mcp.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema))
+				def, err := json.Marshal(mcp.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema))
+				if err != nil {
+					return fmt.Errorf("tool %q of %s: %w", t.Name, t.Server, err)
+				}
+				catalog[t.Server] = append(catalog[t.Server], def)
 			}
-			rows, err := host.CatalogContextCosts(catalog)
+			rows, err := host.CatalogContextCosts(cmd.Context(), catalog)
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 
 func newDemoServerCommand(g *globals) *cobra.Command {
 	var listen string
+	var extraTools int
 	cmd := &cobra.Command{
 		Use:   "demo-server",
 		Short: "Run the built-in demo MCP server (stdio, or streamable HTTP with --listen)",
@@ -24,7 +25,7 @@ prints "listening <url>" (try it as a remote server: "type": "http", "url": <url
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if listen == "" {
-				return demoserver.ServeStdio(cmd.Context(), os.Stdin, os.Stdout, version)
+				return demoserver.ServeStdio(cmd.Context(), os.Stdin, os.Stdout, version, demoserver.WithExtraTools(extraTools))
 			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
@@ -38,5 +39,7 @@ prints "listening <url>" (try it as a remote server: "type": "http", "url": <url
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio")
+	cmd.Flags().IntVar(&extraTools, "tools", 0, "also offer this many no-op tools extra_0 … (for scale benchmarks)")
+	_ = cmd.Flags().MarkHidden("tools")
 	return cmd
 }

@@ -73,8 +73,8 @@ func (l localState) Server(ctx context.Context, name string) (host.ServerDetail,
 	return l.h.ServerDetail(ctx, name)
 }
 
-func (l localState) Tools(context.Context) ([]registry.Tool, error) {
-	return l.h.NewSession().Tools(), nil
+func (l localState) Tools(ctx context.Context) ([]registry.Tool, error) {
+	return l.h.NewSession().Tools(ctx)
 }
 
 func (l localState) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {

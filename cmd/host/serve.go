@@ -8,12 +8,14 @@ import (
 	"os/signal"
 	"reflect"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/api"
+	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
@@ -40,7 +42,8 @@ The config file is watched: a change is validated and applied without a restart 
 servers whose settings changed restart; an invalid config is refused and the previous one
 keeps running, with the reason in the log). SIGHUP reloads too. Changes of
 tools.mcp.gateway take effect at the next start. State changes are logged on stderr until
-SIGINT or SIGTERM; then every plugin and server is stopped.`,
+SIGINT or SIGTERM; then calls in flight finish (up to tools.mcp.gateway.shutdown_seconds)
+and every plugin and server is stopped.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -67,32 +70,44 @@ SIGINT or SIGTERM; then every plugin and server is stopped.`,
 			if err != nil {
 				return err
 			}
-			ln, err := gateway.Listen(gc.Listen, gc.Auth)
+			ln, err := frontdoor.Listen(gc.Listen, gc.Auth)
 			if err != nil {
 				return err
 			}
+			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version,
+				MaxMessageBytes: gc.MaxRequestBytes(), ShutdownTimeout: gc.ShutdownTimeout()})
+			door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: tok, TokenHint: gc.TokenFile,
+				Limits: frontdoor.LimitsFromConfig(gc), Logger: h.Logger().Named("http"), Collectors: gw.Collectors()})
+			if err != nil {
+				ln.Close()
+				return err
+			}
+			door.Mount(gateway.MCPPath, gw.HTTPHandler())
+			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api")}))
+			door.OnShutdown(gw.Shutdown)
 			exe, _ := os.Executable()
 			url := gateway.URL(ln.Addr())
 			fmt.Fprint(g.stdout, gateway.ClientSnippet(url, tok, exe))
 			h.Start(ctx)
 			fmt.Fprintf(g.stderr, "plughost: serving %d configured server(s) at %s; stop with Ctrl-C\n", len(h.ServerNames()), url)
-			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version})
-			gw.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api")}))
 			if unpublish := g.publish(m, url, gc); unpublish != nil {
 				defer unpublish()
 			}
+			runCtx, stopRun := context.WithCancel(ctx)
+			var background sync.WaitGroup
+			background.Go(func() { gw.Run(runCtx) })
+			background.Go(func() { watchStates(runCtx, h, g) })
+			background.Go(func() { g.reloads(runCtx, m, h, configured, hup, !noWatch) })
 			served := make(chan error, 1)
-			go func() {
-				served <- gw.ServeHTTP(ctx, gateway.HTTPOptions{Listener: ln, Token: tok, TokenHint: gc.TokenFile})
-			}()
-			go watchStates(ctx, h, g)
-			go g.reloads(ctx, m, h, configured, hup, !noWatch)
+			go func() { served <- door.Serve(ctx) }()
 			select {
 			case err = <-served: // failed on its own
 			case <-ctx.Done():
+				fmt.Fprintln(g.stderr, "plughost: shutting down: finishing the calls in flight")
 				err = <-served
 			}
-			fmt.Fprintln(g.stderr, "plughost: shutting down")
+			stopRun()
+			background.Wait()
 			if cerr := h.Close(); err == nil {
 				err = cerr
 			}
@@ -110,7 +125,7 @@ func (g *globals) gatewayToken(gc config.Gateway) (secret.String, error) {
 	if !gc.Auth {
 		return "", nil
 	}
-	tok, created, err := gateway.LoadOrCreateToken(gc.TokenFile)
+	tok, created, err := frontdoor.LoadOrCreateToken(gc.TokenFile)
 	if err != nil {
 		return "", err
 	}
@@ -150,11 +165,15 @@ func (g *globals) reloads(ctx context.Context, m *manage.Manager, h *host.Host, 
 		if err != nil {
 			fmt.Fprintf(g.stderr, "plughost: warning: %v; reload with SIGHUP instead\n", err)
 		} else {
-			go w.Run(ctx, func() {
-				select {
-				case changed <- struct{}{}:
-				default:
-				}
+			var watching sync.WaitGroup
+			defer watching.Wait()
+			watching.Go(func() {
+				w.Run(ctx, func() {
+					select {
+					case changed <- struct{}{}:
+					default:
+					}
+				})
 			})
 		}
 	}

@@ -45,8 +45,10 @@ connect later are announced with notifications/tools/list_changed.`,
 			wctx, cancel := context.WithTimeout(ctx, wait)
 			_ = h.WaitSettled(wctx) // late servers are announced with list_changed
 			cancel()
-			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version})
-			err = gw.ServeStdio(ctx, cmd.InOrStdin(), g.stdout, g.stderr)
+			gc := h.Config().MCP.Gateway
+			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version,
+				MaxMessageBytes: gc.MaxRequestBytes(), ShutdownTimeout: gc.ShutdownTimeout()})
+			err = gw.ServeStdio(ctx, cmd.InOrStdin(), g.stdout)
 			if cerr := h.Close(); err == nil {
 				err = cerr
 			}

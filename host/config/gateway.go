@@ -15,6 +15,23 @@ func checkGateway(p *Problems, g Gateway) {
 	if g.Auth && strings.TrimSpace(g.TokenFile) == "" {
 		p.fatal("tools.mcp.gateway.token_file", `must not be empty while auth is on; set a file for the bearer token (default "~/.plughost/gateway.token")`)
 	}
+	for _, lim := range []struct {
+		key     string
+		value   float64
+		example string
+	}{
+		{"session_idle_minutes", g.SessionIdleMinutes, "30"},
+		{"max_request_mb", g.MaxRequestMB, "8"},
+		{"read_timeout_seconds", g.ReadTimeoutSeconds, "30"},
+		{"idle_timeout_seconds", g.IdleTimeoutSeconds, "120"},
+	} {
+		if lim.value <= 0 {
+			p.fatal("tools.mcp.gateway."+lim.key, fmt.Sprintf("must be greater than 0, got %v; the default is %s", lim.value, lim.example))
+		}
+	}
+	if g.ShutdownSeconds < 0 {
+		p.fatal("tools.mcp.gateway.shutdown_seconds", fmt.Sprintf("must not be negative, got %v; the default is 10", g.ShutdownSeconds))
+	}
 }
 
 // CheckListen checks a gateway listen address: host:port with a port from 0

@@ -106,6 +106,25 @@ func (s Server) Timeouts(global Timeouts) Timeouts {
 	return t
 }
 
+// MaxMessageBytes returns the largest message accepted from this server, in
+// bytes: its max_message_mb, else the global one.
+func (s Server) MaxMessageBytes(globalMB int) int {
+	mb := globalMB
+	if s.MaxMessageMBOverride != nil {
+		mb = *s.MaxMessageMBOverride
+	}
+	return mb << 20
+}
+
+// MaxMessageSetting names the setting behind s's message limit, for
+// messages that tell the user what to raise.
+func (s Server) MaxMessageSetting(name string) string {
+	if s.MaxMessageMBOverride != nil {
+		return ServerPath(name, "max_message_mb")
+	}
+	return "tools.mcp.max_message_mb (or " + ServerPath(name, "max_message_mb") + " for this server alone)"
+}
+
 // stdioConfig is what a stdio transport plugin receives.
 type stdioConfig struct {
 	Command    string            `json:"command,omitempty"`

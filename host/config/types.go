@@ -52,6 +52,10 @@ type MCP struct {
 	Discovery Discovery `json:"discovery"`
 	// MaxInlineTextChars is the head+tail character budget of a text result.
 	MaxInlineTextChars int `json:"max_inline_text_chars"`
+	// MaxMessageMB is the largest JSON-RPC message accepted from a server, in
+	// MiB; a larger one fails that server, which is restarted. A server's
+	// max_message_mb overrides it.
+	MaxMessageMB int `json:"max_message_mb"`
 	// Workspace is the directory holding result artifacts (~ expanded by Load).
 	Workspace string `json:"workspace"`
 	// Artifacts says how long saved results are kept.
@@ -81,7 +85,38 @@ type Gateway struct {
 	// TokenFile holds the bearer token; it is created (mode 0600, random)
 	// on first use (~ expanded by Load).
 	TokenFile string `json:"token_file"`
+	// SessionIdleMinutes ends a session no request touched for that long:
+	// its unlocks are forgotten and an HTTP client must initialize again.
+	SessionIdleMinutes float64 `json:"session_idle_minutes"`
+	// MaxRequestMB caps the body of one HTTP request; a larger one is
+	// refused with 413 and a JSON-RPC error.
+	MaxRequestMB float64 `json:"max_request_mb"`
+	// ReadTimeoutSeconds bounds reading one request, headers and body (a
+	// slow sender is cut off); it does not bound the call the request makes.
+	ReadTimeoutSeconds float64 `json:"read_timeout_seconds"`
+	// IdleTimeoutSeconds closes a keep-alive connection idle that long.
+	IdleTimeoutSeconds float64 `json:"idle_timeout_seconds"`
+	// ShutdownSeconds is how long a stopping gateway waits for calls in
+	// flight to finish before it closes the servers.
+	ShutdownSeconds float64 `json:"shutdown_seconds"`
 }
+
+// SessionIdle returns SessionIdleMinutes as a duration.
+func (g Gateway) SessionIdle() time.Duration { return minutes(g.SessionIdleMinutes) }
+
+// MaxRequestBytes returns MaxRequestMB in bytes.
+func (g Gateway) MaxRequestBytes() int64 { return int64(g.MaxRequestMB * (1 << 20)) }
+
+// ReadTimeout returns ReadTimeoutSeconds as a duration.
+func (g Gateway) ReadTimeout() time.Duration { return seconds(g.ReadTimeoutSeconds) }
+
+// IdleTimeout returns IdleTimeoutSeconds as a duration.
+func (g Gateway) IdleTimeout() time.Duration { return seconds(g.IdleTimeoutSeconds) }
+
+// ShutdownTimeout returns ShutdownSeconds as a duration.
+func (g Gateway) ShutdownTimeout() time.Duration { return seconds(g.ShutdownSeconds) }
+
+func minutes(m float64) time.Duration { return time.Duration(m * float64(time.Minute)) }
 
 // Discovery is tools.mcp.discovery.
 type Discovery struct {
@@ -272,6 +307,9 @@ type Server struct {
 	// TimeoutOverrides replaces global timeouts for this server. Use the
 	// Timeouts method for the effective values.
 	TimeoutOverrides TimeoutOverrides `json:"timeouts,omitzero"`
+	// MaxMessageMBOverride replaces tools.mcp.max_message_mb for this
+	// server; nil when omitted. Use the MaxMessageBytes method.
+	MaxMessageMBOverride *int `json:"max_message_mb,omitempty"`
 	// Extra holds the keys this schema does not know, each with its raw JSON
 	// value (a secret, since it may hold one). They are kept for servers of
 	// third-party transport types, whose plugin receives (and validates) them;

@@ -45,6 +45,9 @@ func checkGlobal(p *Problems, m MCP) {
 	if m.MaxInlineTextChars < 256 {
 		p.fatal("tools.mcp.max_inline_text_chars", fmt.Sprintf("must be at least 256, got %d; set a larger budget (default 16384)", m.MaxInlineTextChars))
 	}
+	if msg := messageMBProblem(m.MaxMessageMB); msg != "" {
+		p.fatal("tools.mcp.max_message_mb", msg+" (default 64)")
+	}
 	if strings.TrimSpace(m.Workspace) == "" {
 		p.fatal("tools.mcp.workspace", `must not be empty; set it to a directory for result artifacts (default "~/.plughost/workspace")`)
 	}
@@ -83,6 +86,18 @@ func checkDiscovery(p *Problems, d Discovery) {
 	if d.MaxSearchResults < 1 || d.MaxSearchResults > MaxSearchResultsLimit {
 		p.fatal("tools.mcp.discovery.max_search_results", fmt.Sprintf("must be between 1 and %d, got %d; set a value in that range (default 5)", MaxSearchResultsLimit, d.MaxSearchResults))
 	}
+}
+
+// MaxMessageMBLimit is the largest max_message_mb accepted (1 GiB: the
+// transport protocol's ceiling).
+const MaxMessageMBLimit = 1024
+
+// messageMBProblem says what is wrong with a max_message_mb value, or "".
+func messageMBProblem(mb int) string {
+	if mb < 1 || mb > MaxMessageMBLimit {
+		return fmt.Sprintf("must be between 1 and %d (MiB), got %d; set the largest message a server may send", MaxMessageMBLimit, mb)
+	}
+	return ""
 }
 
 func checkSemantic(p *Problems, s Semantic) {

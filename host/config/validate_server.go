@@ -28,6 +28,11 @@ func (v serverValidator) fail(key, msg string) {
 func (v serverValidator) check(reportExtra bool) {
 	v.checkName()
 	v.checkTimeouts()
+	if mb := v.s.MaxMessageMBOverride; mb != nil {
+		if msg := messageMBProblem(*mb); msg != "" {
+			v.fail("max_message_mb", msg+", or remove it to use tools.mcp.max_message_mb")
+		}
+	}
 	t := v.s.Transport()
 	if reportExtra && (t == "" || IsBuiltin(t)) {
 		v.checkExtra()

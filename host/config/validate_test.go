@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -167,6 +168,11 @@ func TestValidateServerTransport(t *testing.T) {
 			want: []string{srv + `.timeouts.call_seconds: must be greater than 0, got 0; set a number of seconds, or remove it to use tools.mcp.timeouts.call_seconds`},
 		},
 		{
+			name: "server message limit", server: `{"enabled":true,"command":"c","max_message_mb":0}`,
+			want: []string{srv + `.max_message_mb: must be between 1 and 1024 (MiB), got 0; set the largest message a server may send, or remove it to use tools.mcp.max_message_mb`},
+		},
+		{name: "server message limit ok", server: `{"enabled":true,"command":"c","max_message_mb":1024}`},
+		{
 			name: "unknown key with suggestion", server: `{"enabled":true,"comand":"npx"}`,
 			want: []string{
 				srv + `.comand: unknown key "comand" (did you mean "command"?) in /home/u/.plughost/config.json`,
@@ -244,6 +250,10 @@ func TestValidateGlobal(t *testing.T) {
 		{name: "limits unused with discovery off", mcp: `{"discovery":{"ttl":0,"max_search_results":51}}`},
 		{name: "range edges ok", mcp: `{"discovery":{"ttl":1,"max_search_results":50},"max_inline_text_chars":256}`},
 		{name: "integral float accepted", mcp: `{"discovery":{"ttl":2.0}}`},
+		{
+			name: "message limit", mcp: `{"max_message_mb":2048}`,
+			want: []string{"tools.mcp.max_message_mb: must be between 1 and 1024 (MiB), got 2048; set the largest message a server may send (default 64)"},
+		},
 		{
 			name: "timeouts and restart", mcp: `{"timeouts":{"start_seconds":0,"call_seconds":-1},"restart":{"initial_backoff_seconds":5,"max_backoff_seconds":2}}`,
 			want: []string{
@@ -453,17 +463,27 @@ func TestValidateGateway(t *testing.T) {
 		{"bad port", Gateway{Listen: "127.0.0.1:http", Auth: true, TokenFile: "/t"}, []string{"tools.mcp.gateway.listen"}},
 		{"port too large", Gateway{Listen: "127.0.0.1:70000", Auth: true, TokenFile: "/t"}, []string{"tools.mcp.gateway.listen"}},
 		{"auth without token file", Gateway{Listen: "127.0.0.1:1", Auth: true}, []string{"tools.mcp.gateway.token_file"}},
+		{"limits must be positive", Gateway{Listen: "127.0.0.1:1", SessionIdleMinutes: -1, MaxRequestMB: -1, ReadTimeoutSeconds: -1, IdleTimeoutSeconds: -1, ShutdownSeconds: -1},
+			[]string{"tools.mcp.gateway.idle_timeout_seconds", "tools.mcp.gateway.max_request_mb", "tools.mcp.gateway.read_timeout_seconds",
+				"tools.mcp.gateway.session_idle_minutes", "tools.mcp.gateway.shutdown_seconds"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, err := Defaults()
 			if err != nil {
 				t.Fatal(err)
 			}
+			def := cfg.MCP.Gateway
 			cfg.MCP.Gateway = c.g
+			if c.g.SessionIdleMinutes == 0 { // the case is about listen, auth and token: default limits
+				g := &cfg.MCP.Gateway
+				g.SessionIdleMinutes, g.MaxRequestMB, g.ReadTimeoutSeconds = def.SessionIdleMinutes, def.MaxRequestMB, def.ReadTimeoutSeconds
+				g.IdleTimeoutSeconds, g.ShutdownSeconds = def.IdleTimeoutSeconds, def.ShutdownSeconds
+			}
 			var got []string
 			for _, pr := range Validate(cfg, ValidateOptions{}).All() {
 				got = append(got, pr.Path)
 			}
+			sort.Strings(got)
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Errorf("problem paths (-want +got):\n%s", diff)
 			}

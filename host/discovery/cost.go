@@ -39,9 +39,17 @@ func EstimateTokens(bytes int) int { return (bytes + 3) / 4 }
 // SearchToolsFor returns the search tools settings offer, as registry tools,
 // to measure or list them alongside server tools.
 func SearchToolsFor(settings Settings) []registry.Tool {
+	return asTools(searchTools(settings))
+}
+
+// SearchToolDefs returns the search tools of the rules as registry tools,
+// definitions included, BM25 first.
+func (r *Rules) SearchToolDefs() []registry.Tool { return asTools(r.search) }
+
+func asTools(search []SearchTool) []registry.Tool {
 	var out []registry.Tool
-	for _, st := range searchTools(settings) {
-		out = append(out, registry.Tool{Name: st.Name, Description: st.Description, InputSchema: st.InputSchema})
+	for _, st := range search {
+		out = append(out, registry.NewTool(st.Name, st.Description, st.InputSchema))
 	}
 	return out
 }

@@ -103,14 +103,22 @@ func (f *fixture) rules(t *testing.T, s Settings) *Rules {
 	r, err := New(s, Deps{
 		Searcher: f.searcher,
 		Deferred: func(server string) bool { return server != "fs" },
-		Closest: func(name string, n int) []string {
-			return []string{"mcp_github_create_issue", "mcp_github_list_issues", "mcp_fs_read_file"}[:n]
-		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// view applies rules with settings s to the fixture's tools.
+func (f *fixture) view(t *testing.T, s Settings) *View {
+	t.Helper()
+	return f.rules(t, s).NewView(registry.NewSnapshot(f.all), nil)
+}
+
+// viewOf applies r to tools.
+func viewOf(r *Rules, tools []registry.Tool) *View {
+	return r.NewView(registry.NewSnapshot(tools), nil)
 }
 
 func on() Settings {

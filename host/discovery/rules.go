@@ -2,9 +2,6 @@ package discovery
 
 import (
 	"errors"
-	"fmt"
-	"strings"
-	"sync/atomic"
 
 	"github.com/plughost/plughost/host/registry"
 )
@@ -34,54 +31,47 @@ type Deps struct {
 	// DeferredFunc). Nil means every server follows the global default. It
 	// is consulted only when discovery is on.
 	Deferred func(server string) bool
-	// Closest returns up to n known tool names nearest to name, for the
-	// error on an unknown tool. Nil means no suggestions.
-	Closest func(name string, n int) []string
 }
 
-// Rules are the discovery rules shared by every session of a host. Their
-// settings can be replaced while sessions use them (a config reload): each
-// decision reads the settings current at that moment. Rules are safe for
-// concurrent use.
+// Rules are the discovery rules shared by every session of a host. Rules
+// are immutable and safe for concurrent use.
 type Rules struct {
+	settings Settings
 	deps     Deps
-	settings atomic.Pointer[Settings]
+	search   []SearchTool
 }
 
 // New validates settings and returns the rules.
 func New(settings Settings, deps Deps) (*Rules, error) {
-	r := &Rules{deps: deps}
-	if err := r.SetSettings(settings); err != nil {
+	if err := settings.Validate(); err != nil {
 		return nil, err
 	}
-	return r, nil
+	if settings.Enabled && deps.Searcher == nil {
+		return nil, errors.New("discovery: enabled without a searcher")
+	}
+	return &Rules{settings: settings, deps: deps, search: searchTools(settings)}, nil
 }
 
-// SetSettings validates settings and makes them the rules' settings from the
-// next decision on; invalid settings leave the rules as they were. Sessions
-// keep their unlocks.
-func (r *Rules) SetSettings(settings Settings) error {
-	if err := settings.Validate(); err != nil {
-		return err
-	}
-	if settings.Enabled && r.deps.Searcher == nil {
-		return errors.New("discovery: enabled without a searcher")
-	}
-	r.settings.Store(&settings)
-	return nil
-}
-
-// Settings returns the current settings.
-func (r *Rules) Settings() Settings { return *r.settings.Load() }
+// Settings returns the settings the rules were built with.
+func (r *Rules) Settings() Settings { return r.settings }
 
 // SearchTools returns the definitions of the search tools the model gets:
 // none with discovery off, otherwise those of the enabled engines (BM25
 // first).
-func (r *Rules) SearchTools() []SearchTool { return searchTools(r.Settings()) }
+func (r *Rules) SearchTools() []SearchTool { return append([]SearchTool(nil), r.search...) }
+
+// SearchToolNames returns the names of the search tools, BM25 first.
+func (r *Rules) SearchToolNames() []string {
+	out := make([]string, len(r.search))
+	for i, t := range r.search {
+		out[i] = t.Name
+	}
+	return out
+}
 
 // IsSearchTool reports whether name is a search tool this host offers.
 func (r *Rules) IsSearchTool(name string) bool {
-	for _, t := range r.SearchTools() {
+	for _, t := range r.search {
 		if t.Name == name {
 			return true
 		}
@@ -89,53 +79,14 @@ func (r *Rules) IsSearchTool(name string) bool {
 	return false
 }
 
-// deferred reports whether t is hidden unless unlocked.
-func (r *Rules) deferred(t registry.Tool) bool {
-	if !r.Settings().Enabled {
+// Hidden reports whether t is hidden unless a session unlocked it: with
+// discovery on, the tools of deferred servers.
+func (r *Rules) Hidden(t registry.Tool) bool {
+	if !r.settings.Enabled {
 		return false
 	}
 	if r.deps.Deferred == nil {
 		return true
 	}
 	return r.deps.Deferred(t.Server)
-}
-
-// closest returns the suggestions for an unknown tool name.
-func (r *Rules) closest(name string) []string {
-	if r.deps.Closest == nil {
-		return nil
-	}
-	return r.deps.Closest(name, 3)
-}
-
-// UnknownToolError is returned for a tool name that no server provides.
-type UnknownToolError struct {
-	// Name is the name the model called.
-	Name string
-	// Closest are the nearest known tool names, best first.
-	Closest []string
-	// SearchTools are the search tools the model may use to find the tool
-	// it meant; empty with discovery off.
-	SearchTools []string
-}
-
-// Error implements error.
-func (e *UnknownToolError) Error() string {
-	msg := fmt.Sprintf("unknown tool %q: no tool of that name exists", e.Name)
-	if len(e.Closest) > 0 {
-		msg = fmt.Sprintf("unknown tool %q; closest names: %s", e.Name, strings.Join(e.Closest, ", "))
-	}
-	if len(e.SearchTools) > 0 {
-		msg += "; or find the tool you need with " + strings.Join(e.SearchTools, " or ")
-	}
-	return msg
-}
-
-// unknownTool builds the error for a call of name.
-func (r *Rules) unknownTool(name string) *UnknownToolError {
-	e := &UnknownToolError{Name: name, Closest: r.closest(name)}
-	for _, t := range r.SearchTools() {
-		e.SearchTools = append(e.SearchTools, t.Name)
-	}
-	return e
 }

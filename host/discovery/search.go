@@ -4,51 +4,45 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/plughost/plughost/host/registry"
 )
 
-// HandleSearch answers the model's call of the search tool toolName with
-// args, over the tools all. It searches every tool of a deferred server,
-// whether hidden or already unlocked (finding an unlocked tool again renews
-// its TTL); tools of servers that are not deferred are always in the model's
-// list and never returned. It returns at most MaxResults tools with their
-// names, descriptions and input schemas, as JSON text for the model, and
-// unlocks them for TTL turns in this session. No match gets advice on what
-// is searchable and how to rephrase, never an empty list. Bad arguments, a
-// bad pattern, an unknown or disabled search tool and a searcher failure
-// are tool errors: isError is true and text explains the problem.
-func (s *Session) HandleSearch(toolName string, args json.RawMessage, all []registry.Tool) (text string, isError bool) {
-	r := s.rules
-	searchable := r.searchable(all)
-	k := r.Settings().MaxResults*2 + len(all) - len(searchable) // room for the hits filtered out
+// Search answers the model's call of the search tool toolName with args.
+// It searches every tool of a deferred server, whether hidden or already
+// unlocked (finding an unlocked tool again renews its TTL); tools of
+// servers that are not deferred are always in the model's list and never
+// returned. It returns at most MaxResults tools with their names,
+// descriptions and input schemas, as JSON text for the model, and found:
+// their names, which the caller unlocks in the session (Unlock). No match
+// gets advice on what is searchable and how to rephrase, never an empty
+// list. Bad arguments, a bad pattern, an unknown or disabled search tool
+// and a searcher failure are tool errors: isError is true and text explains
+// the problem. It reads no session state, and costs O(results) whatever the
+// catalog's size.
+func (v *View) Search(toolName string, args json.RawMessage) (text string, isError bool, found []string) {
+	r := v.rules
+	k := r.settings.MaxResults*2 + v.snap.Len() - v.hidden // room for the hits filtered out
 	hits, query, err := r.run(toolName, args, k)
 	if err != nil {
-		return err.Error(), true
+		return err.Error(), true, nil
 	}
-	found := pick(hits, searchable, r.Settings().MaxResults)
-	if len(found) == 0 {
-		return r.noMatch(toolName, query, searchable), false
+	tools := v.pick(hits, r.settings.MaxResults)
+	if len(tools) == 0 {
+		return v.noMatch(toolName, query), false, nil
 	}
-	names := make([]string, len(found))
-	for i, t := range found {
-		names[i] = t.Name
+	found = make([]string, len(tools))
+	for i, t := range tools {
+		found[i] = t.Name
 	}
-	s.unlock(names)
-	return r.formatFound(toolName, query, found), false
+	return r.formatFound(toolName, query, tools), false, found
 }
 
-// searchable returns the tools of all that search may return, by name.
-func (r *Rules) searchable(all []registry.Tool) map[string]registry.Tool {
-	out := map[string]registry.Tool{}
-	for _, t := range all {
-		if r.deferred(t) {
-			out[t.Name] = t
-		}
-	}
-	return out
+// Unlock returns st with the tools found by a search unlocked (or renewed)
+// for TTL turns.
+func (v *View) Unlock(st State, found []string) State {
+	return st.Unlock(v.rules.settings.TTL, found...)
 }
 
 // run parses args for the search tool toolName and runs its engine; query
@@ -87,13 +81,13 @@ func (r *Rules) notSearchTool(name string) error {
 	return fmt.Errorf("%s is not available; use %s", name, strings.Join(offered, " or "))
 }
 
-// pick keeps the first limit hits that name searchable tools, in hit order.
-func pick(hits []Hit, searchable map[string]registry.Tool, limit int) []registry.Tool {
+// pick keeps the first limit hits that name hidden tools, in hit order.
+func (v *View) pick(hits []Hit, limit int) []registry.Tool {
 	var out []registry.Tool
 	seen := map[string]bool{}
 	for _, h := range hits {
-		t, ok := searchable[h.ID]
-		if !ok || seen[h.ID] {
+		t, ok := v.snap.Lookup(h.ID)
+		if !ok || !v.rules.Hidden(t) || seen[h.ID] {
 			continue
 		}
 		seen[h.ID] = true
@@ -119,7 +113,7 @@ func (r *Rules) formatFound(toolName, query string, tools []registry.Tool) strin
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "Found %d tool%s for %s %q. They are unlocked now: call them by name "+
 		"(they stay available for %d turn%s; each use renews that).\n[\n",
-		len(tools), plural(len(tools)), argName(toolName), query, r.Settings().TTL, plural(r.Settings().TTL))
+		len(tools), plural(len(tools)), argName(toolName), query, r.settings.TTL, plural(r.settings.TTL))
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	for i, t := range tools {
@@ -139,41 +133,33 @@ func (r *Rules) formatFound(toolName, query string, tools []registry.Tool) strin
 }
 
 // noMatch tells the model what it can search and how to try again.
-func (r *Rules) noMatch(toolName, query string, searchable map[string]registry.Tool) string {
-	if len(searchable) == 0 {
+func (v *View) noMatch(toolName, query string) string {
+	r := v.rules
+	if v.hidden == 0 {
 		return "No tools are hidden: every available tool is already in your tool list, so there is nothing to search."
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "No hidden tool matches %s %q. The search covers %d tool%s of the servers %s "+
 		"(tool and server names, descriptions and parameters); tools already in your tool list are not searched.\n",
-		argName(toolName), query, len(searchable), plural(len(searchable)), serverList(searchable))
+		argName(toolName), query, v.hidden, plural(v.hidden), serverList(v.servers))
 	if toolName == RegexToolName {
 		b.WriteString("Try a simpler or broader pattern: it is case-insensitive and matches anywhere in the text, " +
 			"so \"issue\" finds more than \"^create_issue$\", and alternatives such as \"issue|ticket|bug\" widen it.")
-		if r.Settings().UseBM25 {
+		if r.settings.UseBM25 {
 			fmt.Fprintf(&b, " Or describe what you need in words with %s.", BM25ToolName)
 		}
 		return b.String()
 	}
 	b.WriteString("Try again with other words: fewer or more general keywords, a synonym, the action and its " +
 		"object (for example \"create issue\" or \"list files\"), or a server name.")
-	if r.Settings().UseRegex {
+	if r.settings.UseRegex {
 		fmt.Fprintf(&b, " Or match names and descriptions with a pattern using %s, for example \"issue|ticket\".", RegexToolName)
 	}
 	return b.String()
 }
 
-// serverList names the servers of tools, sorted, at most 20.
-func serverList(tools map[string]registry.Tool) string {
-	set := map[string]bool{}
-	for _, t := range tools {
-		set[t.Server] = true
-	}
-	names := make([]string, 0, len(set))
-	for n := range set {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+// serverList names servers (sorted), at most 20.
+func serverList(names []string) string {
 	const most = 20
 	if len(names) > most {
 		return strings.Join(names[:most], ", ") + fmt.Sprintf(" and %d more", len(names)-most)

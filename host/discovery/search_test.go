@@ -23,7 +23,7 @@ func parseFound(t *testing.T, text string) []result {
 	return out
 }
 
-func TestHandleSearch(t *testing.T) {
+func TestSearch(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		settings  Settings
@@ -79,8 +79,9 @@ func TestHandleSearch(t *testing.T) {
 			f.searcher.byQ["issue"] = []string{"mcp_github_list_issues", "mcp_github_create_issue"}
 			f.searcher.byQ["github"] = []string{"mcp_github_get_file", "mcp_github_create_issue", "mcp_github_list_issues"}
 			f.searcher.byQ["file"] = []string{"mcp_fs_read_file", "mcp_gone_file", "mcp_github_get_file", "mcp_fs_write_file"}
-			s := f.rules(t, c.settings).NewSession()
-			text, isErr := s.HandleSearch(c.tool, c.args, f.all)
+			v := f.view(t, c.settings)
+			text, isErr, found := v.Search(c.tool, c.args)
+			st := v.Unlock(State{}, found)
 			if isErr != (c.wantErr != "") || !strings.Contains(text, c.wantErr) {
 				t.Fatalf("got (%q, isError %v); want error %q", text, isErr, c.wantErr)
 			}
@@ -101,7 +102,7 @@ func TestHandleSearch(t *testing.T) {
 			if diff := cmp.Diff(c.wantFound, got); diff != "" {
 				t.Errorf("found (-want +got):\n%s", diff)
 			}
-			visible := names(s.Visible(f.all))
+			visible := names(v.Visible(st))
 			for _, n := range c.wantFound {
 				if !contains(visible, n) {
 					t.Errorf("%s found but not unlocked", n)
@@ -120,7 +121,7 @@ func TestSearchResultShape(t *testing.T) {
 	f.all[0].InputSchema = json.RawMessage(`{"type": "object",  "required": ["title"]}`)
 	f.all[1].InputSchema = nil
 	f.searcher.byQ["issue"] = []string{f.all[0].Name, f.all[1].Name}
-	text, isErr := f.rules(t, on()).NewSession().HandleSearch(BM25ToolName, args("query", "issue"), f.all)
+	text, isErr, _ := f.view(t, on()).Search(BM25ToolName, args("query", "issue"))
 	if isErr {
 		t.Fatal(text)
 	}
@@ -136,8 +137,8 @@ func TestSearchResultShape(t *testing.T) {
 
 func TestSearchAsksForRoomToFilter(t *testing.T) {
 	f := newFixture()
-	s := f.rules(t, on()).NewSession() // max 3; 2 of the 7 tools are pinned
-	s.HandleSearch(BM25ToolName, args("query", "x"), f.all)
+	v := f.view(t, on()) // max 3; 2 of the 7 tools are pinned
+	v.Search(BM25ToolName, args("query", "x"))
 	if f.searcher.lastK < 3+2 {
 		t.Errorf("asked the searcher for %d hits; want at least max results + pinned tools = 5", f.searcher.lastK)
 	}
@@ -146,7 +147,7 @@ func TestSearchAsksForRoomToFilter(t *testing.T) {
 func TestSearcherFailure(t *testing.T) {
 	f := newFixture()
 	f.searcher.err = errors.New("index closed")
-	text, isErr := f.rules(t, on()).NewSession().HandleSearch(RegexToolName, args("pattern", "x"), f.all)
+	text, isErr, _ := f.view(t, on()).Search(RegexToolName, args("pattern", "x"))
 	if want := "tool_search_tool_regex: search failed: index closed"; !isErr || text != want {
 		t.Errorf("got (%q, %v); want (%q, true)", text, isErr, want)
 	}
@@ -158,7 +159,7 @@ func TestNothingHidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, isErr := r.NewSession().HandleSearch(BM25ToolName, args("query", "issue"), f.all)
+	text, isErr, _ := viewOf(r, f.all).Search(BM25ToolName, args("query", "issue"))
 	if isErr || !strings.Contains(text, "No tools are hidden") {
 		t.Errorf("got (%q, %v)", text, isErr)
 	}

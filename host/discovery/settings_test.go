@@ -64,28 +64,6 @@ func TestLimitsAreTheConfigs(t *testing.T) {
 	}
 }
 
-func TestSetSettings(t *testing.T) {
-	r, err := New(Settings{}, Deps{Searcher: &fakeSearcher{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.SearchTools()) != 0 {
-		t.Fatal("discovery off offers search tools")
-	}
-	if err := r.SetSettings(on()); err != nil {
-		t.Fatal(err)
-	}
-	if got := len(r.SearchTools()); got != 2 {
-		t.Errorf("after SetSettings(on): %d search tools, want 2", got)
-	}
-	if err := r.SetSettings(Settings{Enabled: true, TTL: 0, MaxResults: 1, UseBM25: true}); err == nil {
-		t.Error("SetSettings accepted ttl 0")
-	}
-	if got := r.Settings(); got != on() {
-		t.Errorf("invalid settings replaced the rules' settings: %+v", got)
-	}
-}
-
 func TestNewNeedsSearcherWhenEnabled(t *testing.T) {
 	if _, err := New(on(), Deps{}); err == nil {
 		t.Fatal("New without a searcher: want an error")

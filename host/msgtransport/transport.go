@@ -12,11 +12,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/rawjson"
 )
 
 // Conn moves whole JSON-RPC messages; pluginapi.Conn satisfies it.
@@ -41,7 +46,8 @@ type Transport struct {
 
 	startOnce sync.Once
 	ctx       context.Context
-	cancel    context.CancelFunc
+	stop      context.CancelFunc
+	lastID    atomic.Uint64 // of the requests Call sends
 
 	mu             sync.Mutex
 	pending        map[string]chan *transport.JSONRPCResponse
@@ -60,12 +66,12 @@ func New(conn Conn, logger hclog.Logger) *Transport {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, stop := context.WithCancel(context.Background())
 	return &Transport{
 		conn:          conn,
 		logger:        logger,
 		ctx:           ctx,
-		cancel:        cancel,
+		stop:          stop,
 		pending:       make(map[string]chan *transport.JSONRPCResponse),
 		ended:         make(chan struct{}),
 		notifications: make(chan mcp.JSONRPCNotification, notificationQueue),
@@ -117,6 +123,49 @@ func (t *Transport) SendRequest(ctx context.Context, request transport.JSONRPCRe
 		return nil, ctx.Err()
 	case <-t.ended:
 		return nil, t.Err()
+	}
+}
+
+// Call sends a request for method with params under an id of its own
+// ("plughost-<n>"; mcp-go's client numbers its requests, so the two never
+// clash) and returns the raw "result" of the response. The result shares the
+// response message's bytes, which nothing else reads: the caller owns it and
+// may decode it in place. A JSON-RPC error response is returned as the error
+// mcp-go's client would return for it. When ctx ends before the response,
+// the server is sent notifications/cancelled for the request, as mcp-go's
+// client does for its own.
+func (t *Transport) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	id := mcp.NewRequestId("plughost-" + strconv.FormatUint(t.lastID.Add(1), 10))
+	resp, err := t.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params})
+	if err != nil {
+		if ctx.Err() != nil {
+			t.cancel(id, ctx.Err())
+		}
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, resp.Error.AsError()
+	}
+	return resp.Result, nil
+}
+
+// cancelGrace bounds the send of a notifications/cancelled.
+const cancelGrace = time.Second
+
+// cancel tells the server to stop working on request id.
+func (t *Transport) cancel(id mcp.RequestId, why error) {
+	msg, err := json.Marshal(map[string]any{
+		"jsonrpc": mcp.JSONRPC_VERSION,
+		"method":  string(mcp.MethodNotificationCancelled),
+		"params":  map[string]any{"requestId": id, "reason": why.Error()},
+	})
+	if err != nil {
+		return
+	}
+	ctx, stop := context.WithTimeout(t.ctx, cancelGrace)
+	defer stop()
+	if err := t.conn.Send(ctx, msg); err != nil {
+		t.logger.Debug("cannot send notifications/cancelled", "id", id, "error", err)
 	}
 }
 
@@ -188,7 +237,7 @@ func (t *Transport) SetConnectionLostHandler(h func(error)) {
 func (t *Transport) Close() error {
 	t.finish(ErrClosed)
 	err := t.conn.Close()
-	t.cancel()
+	t.stop()
 	return err
 }
 
@@ -208,12 +257,41 @@ func (t *Transport) finish(reason error) bool {
 	return true
 }
 
-// envelope is enough of a JSON-RPC message to route it.
+// envelope is enough of a JSON-RPC message to route it. ID and Result share
+// the message's bytes (a result of megabytes is never copied here).
 type envelope struct {
-	ID     json.RawMessage          `json:"id,omitempty"`
-	Method string                   `json:"method,omitempty"`
-	Result json.RawMessage          `json:"result,omitempty"`
-	Error  *mcp.JSONRPCErrorDetails `json:"error,omitempty"`
+	ID     json.RawMessage
+	Method string
+	Result json.RawMessage
+	Error  *mcp.JSONRPCErrorDetails
+}
+
+// parseEnvelope reads the routing members of msg in one pass over it,
+// checking that msg is a valid JSON object.
+func parseEnvelope(msg json.RawMessage) (envelope, error) {
+	var env envelope
+	var err error
+	view := rawjson.View(msg)
+	ok := rawjson.ScanMembers(view, func(key string, start, end int) bool {
+		v := msg[start:end:end]
+		switch key {
+		case "id":
+			env.ID = v
+		case "method":
+			err = json.Unmarshal(v, &env.Method)
+		case "result":
+			env.Result = v
+		case "error":
+			if string(v) != "null" {
+				err = json.Unmarshal(v, &env.Error)
+			}
+		}
+		return err == nil
+	})
+	if err == nil && !ok {
+		err = errors.New("not a valid JSON object")
+	}
+	return env, err
 }
 
 func (t *Transport) readLoop() {
@@ -236,8 +314,8 @@ func (t *Transport) readLoop() {
 }
 
 func (t *Transport) route(msg json.RawMessage) {
-	var env envelope
-	if err := json.Unmarshal(msg, &env); err != nil {
+	env, err := parseEnvelope(msg)
+	if err != nil {
 		t.logger.Warn("dropping malformed message from server", "error", err, "bytes", len(msg))
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -239,5 +240,80 @@ func TestCloseFailsPending(t *testing.T) {
 	tr.Close()
 	if err := <-errc; !errors.Is(err, ErrClosed) {
 		t.Fatalf("got %v, want ErrClosed", err)
+	}
+}
+
+// serverAnswer reads the request Call sent and answers it with body
+// (the members after "id").
+func serverAnswer(t *testing.T, conn *fakeConn, body string) map[string]any {
+	t.Helper()
+	var req map[string]any
+	if err := json.Unmarshal(<-conn.toServer, &req); err != nil {
+		t.Fatal(err)
+	}
+	id, _ := json.Marshal(req["id"])
+	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":` + string(id) + `,` + body + `}`)
+	return req
+}
+
+func TestCallReturnsTheRawResult(t *testing.T) {
+	tr, conn := started(t)
+	type out struct {
+		res json.RawMessage
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		res, err := tr.Call(context.Background(), "tools/call", map[string]any{"name": "x"})
+		done <- out{res, err}
+	}()
+	req := serverAnswer(t, conn, `"result": {"content":[{"type":"text","text":"a\nb"}]} `)
+	if id, _ := req["id"].(string); !strings.HasPrefix(id, "plughost-") || req["method"] != "tools/call" {
+		t.Errorf("request %v; want method tools/call and a plughost-<n> id", req)
+	}
+	got := <-done
+	if got.err != nil || string(got.res) != `{"content":[{"type":"text","text":"a\nb"}]}` {
+		t.Errorf("Call = %s, %v; want the result exactly as sent", got.res, got.err)
+	}
+}
+
+func TestCallReturnsTheServerError(t *testing.T) {
+	tr, conn := started(t)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := tr.Call(context.Background(), "tools/call", nil)
+		errc <- err
+	}()
+	serverAnswer(t, conn, `"error":{"code":-32602,"message":"unknown tool: x"}`)
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "unknown tool: x") {
+		t.Errorf("Call error = %v; want the server's error message", err)
+	}
+}
+
+func TestCancelledCallTellsTheServer(t *testing.T) {
+	tr, conn := started(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := tr.Call(ctx, "tools/call", nil)
+		errc <- err
+	}()
+	var req map[string]any
+	if err := json.Unmarshal(<-conn.toServer, &req); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	var note struct {
+		Method string
+		Params struct{ RequestID any }
+	}
+	if err := json.Unmarshal(<-conn.toServer, &note); err != nil {
+		t.Fatal(err)
+	}
+	if note.Method != "notifications/cancelled" || note.Params.RequestID != req["id"] {
+		t.Errorf("after cancel the server got %+v; want notifications/cancelled for %v", note, req["id"])
 	}
 }

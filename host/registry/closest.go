@@ -5,16 +5,20 @@ import (
 	"strings"
 )
 
-// Closest returns up to n tool names nearest to name (by edit distance over
-// lower-cased names, ties broken by name), for "did you mean" messages.
-func (s *Snapshot) Closest(name string, n int) []string {
+// Closest returns up to n names of server's tools nearest to name (by edit
+// distance over lower-cased names, ties broken by name), for "did you mean"
+// messages. It never looks at other servers' tools: a model that mistyped a
+// tool of one server must not be steered to another server.
+func (s *Snapshot) Closest(server, name string, n int) []string {
 	type scored struct {
 		name string
 		dist int
 	}
 	want := strings.ToLower(name)
-	all := make([]scored, 0, len(s.sorted))
-	for _, t := range s.sorted {
+	idx := s.byServer[server]
+	all := make([]scored, 0, len(idx))
+	for _, i := range idx {
+		t := s.sorted[i]
 		lower := strings.ToLower(t.Name)
 		d := editDistance(want, lower)
 		if strings.Contains(lower, want) || strings.Contains(want, strings.ToLower(t.ServerTool)) {

@@ -1,7 +1,12 @@
 // Package registry holds the agent-facing tool set: every connected server's
 // tools under their final `mcp_<server>_<tool>` names. Names are assigned over
 // the whole set at once (host/naming), so they do not depend on the order in
-// which servers connected; each change publishes a new immutable Snapshot.
+// which servers connected; each change publishes a new immutable Snapshot,
+// which every session shares (a session never copies the catalog).
+//
+// Definitions are kept as the servers listed them, byte for byte, except the
+// name (Tool.Definition), so a client of the gateway sees exactly what the
+// server declared: schema keywords, output schema, annotations, execution.
 package registry
 
 import (
@@ -9,12 +14,11 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/host/naming"
 )
 
-// Tool is one server tool as the agent sees it.
+// Tool is one server tool as the agent sees it. Tools of a Snapshot are
+// shared by every session: treat their byte slices as read-only.
 type Tool struct {
 	// Name is the agent-facing name, `mcp_<server>_<tool>` after naming rules.
 	Name string `json:"name"`
@@ -23,21 +27,36 @@ type Tool struct {
 	ServerTool string `json:"server_tool"`
 	// Description is the server's description of the tool.
 	Description string `json:"description,omitempty"`
-	// InputSchema is the tool's JSON schema for its arguments.
+	// InputSchema is the tool's JSON schema for its arguments, as listed
+	// (nil when the server gave none).
 	InputSchema json.RawMessage `json:"input_schema"`
-	// Def is the full definition as the server listed it.
-	Def mcp.Tool `json:"-"`
+	// OutputSchema is the tool's outputSchema as listed, nil when it
+	// declares none.
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	// Definition is the tool's definition as a client receives it: the
+	// server's own JSON object, byte for byte, with only "name" replaced by
+	// Name.
+	Definition json.RawMessage `json:"-"`
+	// Hash identifies Definition: tools with equal definitions have equal
+	// hashes, so a change of a tool list can be detected without comparing
+	// lists.
+	Hash uint64 `json:"-"`
 }
 
 // Snapshot is an immutable view of the registry; safe for concurrent use.
 type Snapshot struct {
-	sorted []Tool
-	byName map[string]int
+	sorted   []Tool
+	byName   map[string]int
+	byServer map[string][]int // indexes into sorted, in name order
 }
 
-// Tools returns every tool, sorted by Name (stable across calls, so prompt
-// caches built on the list survive).
+// Tools returns a copy of every tool, sorted by Name (stable across calls,
+// so prompt caches built on the list survive).
 func (s *Snapshot) Tools() []Tool { return append([]Tool(nil), s.sorted...) }
+
+// Sorted returns every tool sorted by Name without copying: the slice is
+// shared by every reader and must not be modified.
+func (s *Snapshot) Sorted() []Tool { return s.sorted }
 
 // Lookup finds a tool by its agent-facing name.
 func (s *Snapshot) Lookup(name string) (Tool, bool) {
@@ -48,19 +67,62 @@ func (s *Snapshot) Lookup(name string) (Tool, bool) {
 	return s.sorted[i], true
 }
 
+// Server returns the tools of one server, sorted by name.
+func (s *Snapshot) Server(name string) []Tool {
+	idx := s.byServer[name]
+	out := make([]Tool, len(idx))
+	for i, j := range idx {
+		out[i] = s.sorted[j]
+	}
+	return out
+}
+
 // Len returns the number of tools.
 func (s *Snapshot) Len() int { return len(s.sorted) }
+
+// NewSnapshot indexes tools that already carry their agent-facing names (for
+// tests and for tool sets built outside a Registry). Tools without a
+// Definition get one from their name, description and schema.
+func NewSnapshot(tools []Tool) *Snapshot {
+	out := make([]Tool, len(tools))
+	for i, t := range tools {
+		if len(t.Definition) == 0 {
+			built := NewTool(t.Name, t.Description, t.InputSchema)
+			t.Definition, t.Hash = built.Definition, built.Hash
+		}
+		out[i] = t
+	}
+	return index(out)
+}
+
+func index(tools []Tool) *Snapshot {
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	s := &Snapshot{sorted: tools, byName: make(map[string]int, len(tools)), byServer: map[string][]int{}}
+	for i, t := range tools {
+		s.byName[t.Name] = i
+		s.byServer[t.Server] = append(s.byServer[t.Server], i)
+	}
+	return s
+}
 
 // Registry collects the tools of every server. Safe for concurrent use.
 type Registry struct {
 	mu      sync.Mutex
-	servers map[string][]mcp.Tool
+	servers map[string]*serverTools
 	snap    *Snapshot
+}
+
+// serverTools is one server's listed definitions, parsed once, and the
+// tools last built from them (reused while their names stay the same).
+type serverTools struct {
+	listed []json.RawMessage // as SetServer got them, to skip a repeated call
+	defs   []definition
+	built  map[string]Tool // by the server's tool name
 }
 
 // New returns an empty registry.
 func New() *Registry {
-	return &Registry{servers: map[string][]mcp.Tool{}, snap: &Snapshot{byName: map[string]int{}}}
+	return &Registry{servers: map[string]*serverTools{}, snap: index(nil)}
 }
 
 // Snapshot returns the current view.
@@ -70,59 +132,75 @@ func (r *Registry) Snapshot() *Snapshot {
 	return r.snap
 }
 
-// SetServer replaces one server's tools (nil or empty removes the server)
-// and republishes the names of the whole set.
-func (r *Registry) SetServer(server string, tools []mcp.Tool) {
+// SetServer replaces one server's tools with the definitions it listed (raw
+// JSON objects; nil or empty removes the server) and republishes the names
+// of the whole set. Definitions that are not objects with a name are
+// skipped; a tool listed twice is kept once. Calling it again with the very
+// same slice changes nothing.
+func (r *Registry) SetServer(server string, defs []json.RawMessage) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(tools) == 0 {
+	if len(defs) == 0 {
+		if _, ok := r.servers[server]; !ok {
+			return
+		}
 		delete(r.servers, server)
 	} else {
-		r.servers[server] = tools
+		if prev, ok := r.servers[server]; ok && sameSlice(prev.listed, defs) {
+			return
+		}
+		r.servers[server] = parseServer(defs)
 	}
-	r.snap = build(r.servers)
+	r.snap = r.build()
 }
 
-func build(servers map[string][]mcp.Tool) *Snapshot {
+func sameSlice(a, b []json.RawMessage) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
+}
+
+func parseServer(listed []json.RawMessage) *serverTools {
+	st := &serverTools{listed: listed, built: map[string]Tool{}}
+	seen := make(map[string]bool, len(listed))
+	for _, raw := range listed {
+		d, err := parseDefinition(raw)
+		if err != nil || seen[d.name] {
+			continue // not a usable definition, or a server listing a tool twice: kept once
+		}
+		seen[d.name] = true
+		st.defs = append(st.defs, d)
+	}
+	return st
+}
+
+// build assigns names over every server and builds the snapshot. A tool
+// whose name did not change is reused as is. Callers hold r.mu.
+func (r *Registry) build() *Snapshot {
 	var pairs []naming.Pair
-	for srv, tools := range servers {
-		for _, t := range tools {
-			pairs = append(pairs, naming.Pair{Server: srv, Tool: t.Name})
+	for srv, st := range r.servers {
+		for _, d := range st.defs {
+			pairs = append(pairs, naming.Pair{Server: srv, Tool: d.name})
 		}
 	}
 	names := naming.Assign(pairs)
-	snap := &Snapshot{byName: make(map[string]int, len(pairs))}
-	for srv, tools := range servers {
-		seen := make(map[string]bool, len(tools))
-		for _, t := range tools {
-			if seen[t.Name] {
-				continue // a server listing a tool twice gets it once
+	tools := make([]Tool, 0, len(pairs))
+	for srv, st := range r.servers {
+		for _, d := range st.defs {
+			name := names[naming.Pair{Server: srv, Tool: d.name}]
+			t, ok := st.built[d.name]
+			if !ok || t.Name != name {
+				t = toolOf(srv, name, d)
+				st.built[d.name] = t
 			}
-			seen[t.Name] = true
-			snap.sorted = append(snap.sorted, Tool{
-				Name:        names[naming.Pair{Server: srv, Tool: t.Name}],
-				Server:      srv,
-				ServerTool:  t.Name,
-				Description: t.Description,
-				InputSchema: schemaOf(t),
-				Def:         t,
-			})
+			tools = append(tools, t)
 		}
 	}
-	sort.Slice(snap.sorted, func(i, j int) bool { return snap.sorted[i].Name < snap.sorted[j].Name })
-	for i, t := range snap.sorted {
-		snap.byName[t.Name] = i
-	}
-	return snap
+	return index(tools)
 }
 
-func schemaOf(t mcp.Tool) json.RawMessage {
-	if len(t.RawInputSchema) > 0 {
-		return t.RawInputSchema
+func toolOf(server, name string, d definition) Tool {
+	def, _ := d.withName(name)
+	return Tool{
+		Name: name, Server: server, ServerTool: d.name, Description: d.description,
+		InputSchema: d.schema, OutputSchema: d.output, Definition: def, Hash: hashOf(def),
 	}
-	b, err := json.Marshal(t.InputSchema)
-	if err != nil {
-		return json.RawMessage(`{"type":"object"}`)
-	}
-	return b
 }

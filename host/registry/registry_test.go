@@ -1,10 +1,12 @@
 package registry
 
 import (
+	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 func names(s *Snapshot) []string {
@@ -15,19 +17,21 @@ func names(s *Snapshot) []string {
 	return out
 }
 
-func TestRegistryNamesAreOrderIndependent(t *testing.T) {
-	tools := func(n ...string) []mcp.Tool {
-		var out []mcp.Tool
-		for _, x := range n {
-			out = append(out, mcp.NewTool(x))
-		}
-		return out
+// defs returns minimal definitions of tools with the given names.
+func defs(names ...string) []json.RawMessage {
+	var out []json.RawMessage
+	for _, n := range names {
+		out = append(out, json.RawMessage(fmt.Sprintf(`{"name":%q,"inputSchema":{"type":"object"}}`, n)))
 	}
+	return out
+}
+
+func TestRegistryNamesAreOrderIndependent(t *testing.T) {
 	a, b := New(), New()
-	a.SetServer("a_b", tools("c", "read"))
-	a.SetServer("a", tools("b_c", "read"))
-	b.SetServer("a", tools("b_c", "read"))
-	b.SetServer("a_b", tools("c", "read"))
+	a.SetServer("a_b", defs("c", "read"))
+	a.SetServer("a", defs("b_c", "read"))
+	b.SetServer("a", defs("b_c", "read"))
+	b.SetServer("a_b", defs("c", "read"))
 	if diff := cmp.Diff(names(a.Snapshot()), names(b.Snapshot())); diff != "" {
 		t.Fatalf("names depend on connect order (-a +b):\n%s", diff)
 	}
@@ -43,11 +47,17 @@ func TestRegistryNamesAreOrderIndependent(t *testing.T) {
 			t.Errorf("colliding name %q was not disambiguated: %v", n, got)
 		}
 	}
+	for _, tl := range a.Snapshot().Sorted() {
+		var def struct{ Name string }
+		if err := json.Unmarshal(tl.Definition, &def); err != nil || def.Name != tl.Name {
+			t.Errorf("%s: definition %s names %q", tl.Name, tl.Definition, def.Name)
+		}
+	}
 }
 
 func TestRegistryRemoveAndDuplicates(t *testing.T) {
 	r := New()
-	r.SetServer("s", []mcp.Tool{mcp.NewTool("x"), mcp.NewTool("x"), mcp.NewTool("y")})
+	r.SetServer("s", append(defs("x", "x", "y"), json.RawMessage(`{"description":"no name"}`), json.RawMessage(`[1]`)))
 	if diff := cmp.Diff([]string{"mcp_s_x", "mcp_s_y"}, names(r.Snapshot())); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
@@ -57,16 +67,83 @@ func TestRegistryRemoveAndDuplicates(t *testing.T) {
 	}
 }
 
+// The same slice set twice publishes no new snapshot (a status change of a
+// server that did not re-list costs nothing).
+func TestRegistrySameListIsNoChange(t *testing.T) {
+	r := New()
+	list := defs("x", "y")
+	r.SetServer("s", list)
+	before := r.Snapshot()
+	r.SetServer("s", list)
+	if r.Snapshot() != before {
+		t.Error("setting the same list again built a new snapshot")
+	}
+	r.SetServer("s", defs("x", "y"))
+	if r.Snapshot() == before {
+		t.Error("a new list did not build a new snapshot")
+	}
+}
+
+// A definition reaches clients byte for byte but for its name: top-level
+// schema keywords, output schema, annotations and execution are kept,
+// nothing is added, and only whitespace changes when it spanned lines.
+func TestDefinitionFidelity(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"everything kept",
+			`{"name":"q","title":"Q","description":"d","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","anyOf":[{"required":["a"]},{"required":["b"]}],"patternProperties":{"^x":{}},"minProperties":1},"outputSchema":{"type":"object","title":"Out"},"execution":{"taskSupport":"required"},"_meta":{"k":1}}`,
+			`{"name":"mcp_s_q","title":"Q","description":"d","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","anyOf":[{"required":["a"]},{"required":["b"]}],"patternProperties":{"^x":{}},"minProperties":1},"outputSchema":{"type":"object","title":"Out"},"execution":{"taskSupport":"required"},"_meta":{"k":1}}`},
+		{"nothing added", `{"inputSchema":{"type":"object"},"name":"q"}`, `{"inputSchema":{"type":"object"},"name":"mcp_s_q"}`},
+		{"spaces kept", `{ "name" : "q" , "inputSchema": { "type" : "object" } }`, `{ "name" : "mcp_s_q" , "inputSchema": { "type" : "object" } }`},
+		{"lines compacted", "{\n  \"name\": \"q\",\n  \"description\": \"a\\nb\"\n}", `{"name":"mcp_s_q","description":"a\nb"}`},
+		{"escaped name", `{"name":"\u0071"}`, `{"name":"mcp_s_q"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := New()
+			r.SetServer("s", []json.RawMessage{json.RawMessage(c.in)})
+			tl, ok := r.Snapshot().Lookup("mcp_s_q")
+			if !ok {
+				t.Fatalf("no mcp_s_q in %v", names(r.Snapshot()))
+			}
+			if string(tl.Definition) != c.want {
+				t.Errorf("definition\n got %s\nwant %s", tl.Definition, c.want)
+			}
+			if strings.ContainsAny(string(tl.Definition), "\r\n") {
+				t.Error("a definition spans lines")
+			}
+		})
+	}
+}
+
+func TestHashFollowsTheDefinition(t *testing.T) {
+	r := New()
+	r.SetServer("s", []json.RawMessage{json.RawMessage(`{"name":"a","description":"one"}`)})
+	first, _ := r.Snapshot().Lookup("mcp_s_a")
+	r.SetServer("s", []json.RawMessage{json.RawMessage(`{"name":"a","description":"one"}`)})
+	same, _ := r.Snapshot().Lookup("mcp_s_a")
+	r.SetServer("s", []json.RawMessage{json.RawMessage(`{"name":"a","description":"two"}`)})
+	other, _ := r.Snapshot().Lookup("mcp_s_a")
+	if first.Hash != same.Hash || first.Hash == other.Hash {
+		t.Errorf("hashes %x %x %x: want equal for equal definitions, different otherwise", first.Hash, same.Hash, other.Hash)
+	}
+}
+
+// Suggestions come from the server the name points to, never another.
 func TestClosest(t *testing.T) {
 	r := New()
-	r.SetServer("github", []mcp.Tool{mcp.NewTool("create_issue"), mcp.NewTool("list_issues"), mcp.NewTool("get_file")})
-	r.SetServer("fs", []mcp.Tool{mcp.NewTool("read_file")})
-	got := r.Snapshot().Closest("mcp_github_create_isue", 2)
+	r.SetServer("github", defs("create_issue", "list_issues", "get_file"))
+	r.SetServer("fs", defs("read_file"))
+	got := r.Snapshot().Closest("github", "mcp_github_create_isue", 2)
 	if len(got) != 2 || got[0] != "mcp_github_create_issue" {
 		t.Fatalf("closest to a typo: got %v, want mcp_github_create_issue first of 2", got)
 	}
-	if got := r.Snapshot().Closest("read_file", 1); !cmp.Equal(got, []string{"mcp_fs_read_file"}) {
-		t.Fatalf("closest to a bare tool name: got %v", got)
+	if got := r.Snapshot().Closest("fs", "mcp_fs_read", 1); !cmp.Equal(got, []string{"mcp_fs_read_file"}) {
+		t.Fatalf("closest in fs: got %v", got)
+	}
+	if got := r.Snapshot().Closest("github", "mcp_github_read_file", 3); cmp.Equal(got[0], "mcp_fs_read_file") || len(got) != 3 {
+		t.Fatalf("closest in github suggests another server: %v", got)
+	}
+	if got := r.Snapshot().Closest("nowhere", "x", 3); len(got) != 0 {
+		t.Fatalf("unknown server: %v", got)
 	}
 }
 

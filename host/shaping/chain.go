@@ -19,6 +19,9 @@ type Call struct {
 	Name string
 	// Args are the call's JSON arguments.
 	Args json.RawMessage
+	// OutputSchema is the tool's outputSchema as the server listed it, nil
+	// when it declares none (Structured keeps results valid against it).
+	OutputSchema json.RawMessage
 }
 
 // Handler runs a tool call. A tool's own failure is a result with IsError;
@@ -111,6 +114,7 @@ func Standard(o Options) []Middleware {
 		Recover(o.Logger),
 		Timeout(o.CallTimeout),
 		LogMetrics(o.Logger, o.Metrics),
+		Structured(b, o.Saver),
 		Bound(b),
 		Spillover(o.Saver),
 		Artifact(b, o.Saver),

@@ -8,7 +8,7 @@
 // results, which travel from the innermost link outwards, so the order of
 // New's chain (outermost first) is
 //
-//	Recover, Timeout, LogMetrics, Bound, Spillover, Artifact, Sanitize, Unwrap
+//	Recover, Timeout, LogMetrics, Structured, Bound, Spillover, Artifact, Sanitize, Unwrap
 //
 // and a result from the server meets them in reverse:
 //
@@ -26,10 +26,14 @@
 //     "[MCP RESULT TRUNCATED - N chars omitted out of T total]" and ends the
 //     text with the [file:<path>] reference, or says why the payload could
 //     not be saved.
+//  6. Structured bounds an oversized structuredContent: saved whole as an
+//     artifact, then cut (long strings shortened, when the tool's
+//     outputSchema still accepts the copy) or taken out of the result, with
+//     a line in the text saying so.
 //
 // The links share one per-call record (the payload to save, the file it went
 // to, why saving failed), installed by Chain; each link still works alone.
 // No link mutates a result it did not create: a rewrite copies the
-// CallToolResult and its Content slice, and structuredContent and _meta are
-// passed through untouched.
+// CallToolResult and its Content slice; _meta is passed through untouched,
+// and structuredContent too unless it is over the budget (Structured).
 package shaping

@@ -101,18 +101,6 @@ func FuzzUnwrapText(f *testing.F) {
 	})
 }
 
-// FuzzUnquote compares the JSON string decoder with encoding/json on the
-// fuzzed text as the content of a string literal.
-func FuzzUnquote(f *testing.F) {
-	for _, s := range stringFragments {
-		f.Add(s)
-	}
-	f.Add(`a\ud83d\ude00\ud800\n` + "\xff\xc3(")
-	f.Fuzz(func(t *testing.T, content string) {
-		checkString(t, `"`+content+`"`)
-	})
-}
-
 // FuzzUnwrapTextMatchesReference compares UnwrapText with the decoder-based
 // implementation it replaced, on any text.
 func FuzzUnwrapTextMatchesReference(f *testing.F) {

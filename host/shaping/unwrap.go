@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/plughost/plughost/host/rawjson"
 )
 
 // KnownResultKeys returns the keys that may sit beside "result" in a text
@@ -70,20 +71,20 @@ func UnwrapText(text string) (string, bool) {
 		return "", false
 	}
 	quoted := result[1 : len(result)-1]
-	n := unquote(quoted, nil)
+	n := rawjson.Unquote(quoted, nil)
 	if n == 0 {
 		return "", false
 	}
 	if len(siblings) == 0 {
 		var b strings.Builder
 		b.Grow(n)
-		unquote(quoted, &b)
+		rawjson.Unquote(quoted, &b)
 		return b.String(), true
 	}
 	meta := metadataBlock(siblings)
 	var b strings.Builder
 	b.Grow(n + 1 + len(meta)) // 1 for the newline a result without one gets
-	unquote(quoted, &b)
+	rawjson.Unquote(quoted, &b)
 	if !strings.HasSuffix(b.String(), "\n") {
 		b.WriteByte('\n')
 	}
@@ -99,7 +100,7 @@ func wrappedMembers(text string) (result string, siblings []member, ok bool) {
 	if !strings.HasPrefix(trimmed, "{") {
 		return "", nil, false
 	}
-	ok = scanObject(trimmed, func(key, value string) bool {
+	ok = rawjson.ScanObject(trimmed, func(key, value string) bool {
 		switch {
 		case key == "result" && result != "", // a raw value is never ""
 			slices.ContainsFunc(siblings, func(m member) bool { return m.key == key }):

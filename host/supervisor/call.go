@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/pluginapi"
 )
 
@@ -31,10 +32,7 @@ func (s *Server) Call(ctx context.Context, tool string, args any) (*mcp.CallTool
 	}
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.Arguments = args
-	res, err := sess.client.CallTool(callCtx, req)
+	res, err := callTool(callCtx, sess, tool, args)
 	if err == nil {
 		return res, nil
 	}
@@ -46,10 +44,30 @@ func (s *Server) Call(ctx context.Context, tool string, args any) (*mcp.CallTool
 			s.spec.Name, tool, limit, callCtx.Err())
 	}
 	switch pluginapi.KindOf(err) {
+	case pluginapi.KindMessageTooLarge:
+		return nil, fmt.Errorf("server %q: tool %q: %w; the server is being restarted", s.spec.Name, tool, s.withLimitHint(err))
 	case pluginapi.KindServerExited, pluginapi.KindPluginExited:
 		return nil, fmt.Errorf("server %q crashed during tool %q and is being restarted: %w", s.spec.Name, tool, err)
 	}
 	return nil, fmt.Errorf("server %q: tool %q: %w", s.spec.Name, tool, err)
+}
+
+// callParams are the params of a tools/call request.
+type callParams struct {
+	Name      string `json:"name"`
+	Arguments any    `json:"arguments,omitempty"`
+}
+
+// callTool sends a raw tools/call and decodes its result leanly: the text of
+// a large result is decoded into the message's own buffer, never copied (see
+// callresult), where mcp-go's client would decode it through several
+// generic copies.
+func callTool(ctx context.Context, sess *session, tool string, args any) (*mcp.CallToolResult, error) {
+	raw, err := sess.transport.Call(ctx, string(mcp.MethodToolsCall), callParams{Name: tool, Arguments: args})
+	if err != nil {
+		return nil, err
+	}
+	return callresult.Decode(raw)
 }
 
 // deadlinePassed reports whether ctx's deadline is (all but) reached. The

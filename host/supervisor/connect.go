@@ -2,11 +2,13 @@ package supervisor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/loglimit"
@@ -54,16 +56,11 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 	return sess, nil
 }
 
-// open launches the plugin and opens the connection.
+// open launches the plugin (or takes the in-process transport) and opens
+// the connection.
 func (s *Server) open(ctx context.Context) (*session, error) {
-	t := s.limits().Timeouts
-	pc, err := pluginapi.NewClient(pluginapi.ClientConfig{
-		Path:         s.spec.PluginPath,
-		SHA256:       s.spec.PluginSHA256,
-		Env:          s.spec.PluginEnv,
-		Logger:       loglimit.Unlimited(s.logger).Named("plugin"), // the plugin's own log, relayed whole
-		StartTimeout: t.Start,
-	})
+	t := s.tuning().Timeouts
+	pc, err := s.launch(t.Start)
 	if err != nil {
 		if errors.Is(err, pluginapi.ErrPinMismatch) {
 			return nil, fmt.Errorf("start transport plugin: %s: %w (reinstall the pinned plugin or update the pin)", s.spec.PinSetting, err)
@@ -72,7 +69,7 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 	}
 	openCtx, cancel := context.WithTimeout(ctx, t.Initialize)
 	defer cancel()
-	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config}
+	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config, MaxMessageBytes: s.spec.Limits.MaxMessageBytes}
 	if s.spec.DirectPipes || s.spec.Auth != nil {
 		d, err := pc.Transport().Describe(openCtx)
 		req.WantDirectPipes = s.spec.DirectPipes && err == nil && d.HasFeature(pluginapi.FeatureDirectPipes)
@@ -118,8 +115,26 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 	return sess, nil
 }
 
+// launch starts the plugin process, or wraps the in-process transport.
+func (s *Server) launch(startTimeout time.Duration) (pluginProcess, error) {
+	if s.spec.InProcess != nil {
+		return inProcess{s.spec.InProcess}, nil
+	}
+	pc, err := pluginapi.NewClient(pluginapi.ClientConfig{
+		Path:         s.spec.PluginPath,
+		SHA256:       s.spec.PluginSHA256,
+		Env:          s.spec.PluginEnv,
+		Logger:       loglimit.Unlimited(s.logger).Named("plugin"), // the plugin's own log, relayed whole
+		StartTimeout: startTimeout,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pc, nil
+}
+
 func (s *Server) initialize(ctx context.Context, sess *session) (*mcp.InitializeResult, error) {
-	limit := s.limits().Timeouts.Initialize
+	limit := s.tuning().Timeouts.Initialize
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	req := mcp.InitializeRequest{}
@@ -135,19 +150,80 @@ func (s *Server) initialize(ctx context.Context, sess *session) (*mcp.Initialize
 // listTools lists every page of the server's tools and publishes them,
 // making sess the live session.
 func (s *Server) listTools(ctx context.Context, sess *session) error {
-	limit := s.limits().Timeouts.ListTools
+	limit := s.tuning().Timeouts.ListTools
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	res, err := sess.client.ListTools(ctx, mcp.ListToolsRequest{})
+	tools, err := s.listRaw(ctx, sess)
 	if err != nil {
 		return phaseError("list tools", limit, "list_tools_seconds", err)
 	}
 	s.mu.Lock()
-	s.tools = res.Tools
+	s.tools = tools
 	s.live = sess
 	s.mu.Unlock()
-	s.update(func(st *Status) { st.Tools = len(res.Tools) })
+	s.update(func(st *Status) { st.Tools = len(tools) })
 	return nil
+}
+
+// maxListPages bounds the pages of one tools/list, so a server answering
+// with a cursor forever cannot keep the host listing.
+const maxListPages = 1000
+
+// listRaw sends tools/list over the message transport itself, page by page,
+// and keeps each definition as the raw JSON the server sent: mcp-go's typed
+// tool drops schema keywords it does not model. Entries that are not
+// objects with a string name are dropped with a warning.
+func (s *Server) listRaw(ctx context.Context, sess *session) ([]json.RawMessage, error) {
+	all := []json.RawMessage{} // not nil: listed, possibly nothing
+	cursor := ""
+	for page := 1; ; page++ {
+		if page > maxListPages {
+			return nil, fmt.Errorf("more than %d pages of tools; the server keeps answering with a nextCursor", maxListPages)
+		}
+		req := transport.JSONRPCRequest{
+			JSONRPC: mcp.JSONRPC_VERSION,
+			ID:      mcp.NewRequestId(fmt.Sprintf("plughost-tools-list-%d", s.listID.Add(1))),
+			Method:  string(mcp.MethodToolsList),
+		}
+		if cursor != "" {
+			req.Params = map[string]string{"cursor": cursor}
+		}
+		resp, err := sess.transport.SendRequest(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.Error != nil {
+			return nil, fmt.Errorf("server answered tools/list with error %d: %s", resp.Error.Code, resp.Error.Message)
+		}
+		var res struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(resp.Result, &res); err != nil {
+			return nil, fmt.Errorf("tools/list result: %w", err)
+		}
+		for _, t := range res.Tools {
+			var head struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(t, &head); err != nil || head.Name == "" {
+				s.logger.Warn("dropping a tool definition without a name", "definition", truncate(t, 200))
+				continue
+			}
+			all = append(all, t)
+		}
+		if res.NextCursor == "" || res.NextCursor == cursor {
+			return all, nil
+		}
+		cursor = res.NextCursor
+	}
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
 }
 
 // switchTransport moves to the fallback transport when err says the server

@@ -2,9 +2,11 @@ package supervisor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -29,14 +31,15 @@ type Server struct {
 
 	mu       sync.RWMutex
 	status   Status
-	tools    []mcp.Tool
+	tools    []json.RawMessage // definitions as the server listed them
 	live     *session
 	lastDiag pluginapi.Diagnostics
+	listID   atomic.Int64 // numbers the tools/list requests
 }
 
 // session is one live connection: a plugin process and the MCP client on it.
 type session struct {
-	plugin    *pluginapi.Client
+	plugin    pluginProcess
 	transport *msgtransport.Transport
 	client    *client.Client
 	serverPID int
@@ -71,11 +74,15 @@ func (s *Server) Status() Status {
 	return s.status
 }
 
-// Tools returns the server's tools as it last listed them (nil when not connected).
-func (s *Server) Tools() []mcp.Tool {
+// Definitions returns the server's tool definitions as it last listed them,
+// each the raw JSON object the server sent: nil when not connected, empty
+// (not nil) when connected to a server that lists no tools. The
+// slice is replaced, never modified, on a re-list: callers must not modify
+// it, and may compare it by identity to see whether the list changed.
+func (s *Server) Definitions() []json.RawMessage {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return append([]mcp.Tool(nil), s.tools...)
+	return s.tools
 }
 
 // Run keeps the server connected until ctx ends, restarting it with backoff
@@ -112,7 +119,7 @@ func (s *Server) Run(ctx context.Context) {
 			s.update(func(st *Status) { st.State, st.LastError, st.NextRetry = StateInvalid, msg, time.Time{} })
 			return
 		}
-		delay = s.limits().Backoff.next(delay)
+		delay = s.tuning().Backoff.next(delay)
 		s.logger.Warn("server failed; restarting", "error", err, "in", delay)
 		s.update(func(st *Status) {
 			st.State, st.LastError, st.NextRetry = StateError, s.spec.Masker.Mask(err.Error()), time.Now().Add(delay)
@@ -151,12 +158,12 @@ func (s *Server) waitLogin(ctx context.Context, err error) bool {
 // ConnectOnce connects, lists tools and disconnects: a connectivity check that
 // does not restart anything. The returned Status has the tool count and the
 // start-up duration; on failure the error says which phase failed.
-func (s *Server) ConnectOnce(ctx context.Context) (Status, []mcp.Tool, error) {
+func (s *Server) ConnectOnce(ctx context.Context) (Status, []json.RawMessage, error) {
 	sess, err := s.connect(ctx)
 	if err != nil {
 		return s.Status(), nil, s.spec.Masker.Error(err)
 	}
-	st, tools := s.Status(), s.Tools()
+	st, tools := s.Status(), s.Definitions()
 	s.teardown(sess, false)
 	return st, tools, nil
 }
@@ -198,7 +205,7 @@ func (s *Server) serve(ctx context.Context, sess *session) error {
 	for {
 		select {
 		case <-sess.transport.Done():
-			err := sess.transport.Err()
+			err := s.withLimitHint(sess.transport.Err())
 			s.teardown(sess, true)
 			return fmt.Errorf("connection lost: %w", err)
 		case <-sess.relist:
@@ -254,6 +261,19 @@ func (s *Server) teardown(sess *session, crashed bool) {
 		_ = syscall.Kill(-sess.serverPID, syscall.SIGKILL)
 	}
 	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0 })
+}
+
+// withLimitHint adds to a message-too-large error which setting raises the
+// limit; other errors pass unchanged.
+func (s *Server) withLimitHint(err error) error {
+	if pluginapi.KindOf(err) != pluginapi.KindMessageTooLarge {
+		return err
+	}
+	setting := s.spec.Limits.MaxMessageSetting
+	if setting == "" {
+		setting = "the message limit"
+	}
+	return fmt.Errorf("%w; raise %s to accept larger messages", err, setting)
 }
 
 // phaseError names the phase that failed and, for a timeout, the setting

@@ -38,6 +38,13 @@ type Spec struct {
 	// pluginapi.KindProtocolMismatch: the transport was auto-detected and the
 	// server speaks another one. After a switch it is used for good.
 	Fallback *Fallback
+	// InProcess, when set, is the transport itself, running in the host
+	// process: no plugin executable is started (PluginPath, PluginSHA256
+	// and PluginEnv are unused). For tests and for embedders that bring
+	// their own transport.
+	InProcess pluginapi.Transport
+	// Limits bound what the server may send.
+	Limits Limits
 	// Relist paces re-lists after notifications/tools/list_changed.
 	Relist RelistPacing
 	// Masker masks configured secrets in what the supervisor reports: last
@@ -64,6 +71,17 @@ type Auth interface {
 	WaitLogin(ctx context.Context) error
 	// Status describes the login, for status output.
 	Status(ctx context.Context) tokens.Status
+}
+
+// Limits bound what a server may send.
+type Limits struct {
+	// MaxMessageBytes is the largest JSON-RPC message accepted from the
+	// server (0: pluginapi.DefaultMaxMessageBytes); a larger one fails the
+	// connection, and the server is restarted.
+	MaxMessageBytes int
+	// MaxMessageSetting names the setting that raises MaxMessageBytes, for
+	// the error.
+	MaxMessageSetting string
 }
 
 // Timeouts bound each phase of a server's life.

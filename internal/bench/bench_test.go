@@ -134,6 +134,30 @@ func BenchmarkGatewayLoad(b *testing.B) {
 		b.ReportMetric(float64(r.Latency.P99)/1e6, "p99-ms")
 		b.ReportMetric(r.RatioP50, "overhead-ratio-p50")
 		b.ReportMetric(r.Throughput/r.DirectLoad.Throughput, "throughput-vs-direct")
+		if r.DirectHTTPLoad != nil {
+			b.ReportMetric(r.Throughput/r.DirectHTTPLoad.Throughput, "throughput-vs-direct-http")
+		}
+	}
+}
+
+// A session holds what it unlocked, never a copy of the catalog: its heap
+// is the same with 100 tools as with 5,000, and small. (Before sessions
+// were data, one session on a 20,000-tool catalog held ≈ 25 MB.)
+func TestSessionMemoryIsIndependentOfCatalog(t *testing.T) {
+	const sessions = 300
+	per := map[int]int64{}
+	for _, catalog := range []int{100, 5000} {
+		m, err := SessionMemory(t.Context(), catalog, sessions, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Unlocked < 1 {
+			t.Fatalf("%d tools: sessions unlocked nothing: %+v", catalog, m)
+		}
+		per[catalog] = m.PerSession
+	}
+	if per[5000] > per[100]+4<<10 || per[5000] > 20<<10 {
+		t.Errorf("bytes per session: %d with 100 tools, %d with 5,000; want about the same and under 20 KB", per[100], per[5000])
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
+	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/secret"
 )
 
@@ -28,6 +30,8 @@ type GatewayOptions struct {
 	// EchoArg is the name of o.Tool's string argument that the tool returns
 	// verbatim; every response is checked against its request through it.
 	EchoArg string
+	// Rounds is how many times each load setup runs, alternating (0 = 1).
+	Rounds int
 }
 
 // GatewayResult is the outcome of GatewayLoad.
@@ -59,6 +63,18 @@ type GatewayResult struct {
 	// sent straight to the server over one mcp-go stdio client: the
 	// upstream's own capacity on this machine, for comparison.
 	DirectLoad LoadStats `json:"direct_load"`
+	// DirectHTTPLoad is the same load from the same kind of clients (one
+	// mcp-go streamable-HTTP client per session) sent straight to the
+	// server serving streamable HTTP itself (Options.HTTPServer): what the
+	// clients get without plughost. Absent without an HTTPServer.
+	DirectHTTPLoad *LoadStats `json:"direct_http_load,omitempty"`
+	// Rounds are the calls/s of every round; Lost and Mismatched above are
+	// the worst of the gateway's rounds.
+	Rounds []Round `json:"rounds"`
+	// VsStdio and VsHTTP are the medians over rounds of the gateway's
+	// calls/s over the direct stdio and direct HTTP loads' in that round.
+	VsStdio float64 `json:"gateway_vs_direct_stdio"`
+	VsHTTP  float64 `json:"gateway_vs_direct_http,omitempty"`
 }
 
 // LoadStats is the outcome of one load run.
@@ -73,55 +89,126 @@ type LoadStats struct {
 }
 
 // GatewayLoad serves one server (o.Command) through a gateway over real
-// HTTP with a bearer token, runs o.Sessions concurrent sessions of
-// o.CallsPerSession calls of o.Tool, checks every response against its
-// request, then measures the per-call overhead against a direct client.
+// HTTP with a bearer token and runs o.Sessions concurrent sessions of
+// o.CallsPerSession calls of o.Tool against it, every response checked
+// against its request; in alternation, round by round (o.Rounds), it runs
+// the same load straight to the server over one stdio client and, with
+// o.HTTPServer, from one HTTP client per session to the server serving HTTP
+// itself. Each figure is the median round. Then it measures one client's
+// per-call overhead against a direct client.
 func GatewayLoad(ctx context.Context, o GatewayOptions) (GatewayResult, error) {
+	r := GatewayResult{Sessions: o.Sessions, CallsPerSession: o.CallsPerSession}
 	h, err := startHost(ctx, o.Options, 1, false)
 	if err != nil {
-		return GatewayResult{}, err
+		return r, err
 	}
 	defer h.Close()
-	url, tok, stop, err := serveGateway(ctx, gateway.New(h, gateway.Options{Version: "bench"}))
+	url, tok, stop, err := serveGateway(ctx, h, gateway.New(h, gateway.Options{Version: "bench"}))
 	if err != nil {
-		return GatewayResult{}, err
+		return r, err
 	}
 	defer stop()
-	r, err := loadRun(ctx, o, url, tok)
-	if err != nil {
-		return r, err
-	}
-	if err := overhead(ctx, o, url, tok, &r); err != nil {
-		return r, err
+	viaGateway := make([]*client.Client, o.Sessions)
+	for i := range viaGateway {
+		c, err := gatewayClient(ctx, url, tok)
+		if err != nil {
+			return r, fmt.Errorf("session %d: %w", i, err)
+		}
+		defer c.Close()
+		viaGateway[i] = c
 	}
 	direct, err := directClient(ctx, o.Options)
 	if err != nil {
 		return r, err
 	}
 	defer direct.Close()
-	same := make([]*client.Client, o.Sessions)
-	for i := range same {
-		same[i] = direct
+	viaStdio := make([]*client.Client, o.Sessions)
+	for i := range viaStdio {
+		viaStdio[i] = direct
 	}
-	r.DirectLoad = runLoad(ctx, o, same, o.Tool)
+	var viaHTTP []*client.Client
+	if len(o.HTTPServer) > 0 {
+		httpURL, stopHTTP, err := startHTTPServer(ctx, o.HTTPServer)
+		if err != nil {
+			return r, fmt.Errorf("direct HTTP load: %w", err)
+		}
+		defer stopHTTP()
+		for i := range o.Sessions {
+			c, err := directHTTPClient(ctx, httpURL)
+			if err != nil {
+				return r, fmt.Errorf("direct HTTP session %d: %w", i, err)
+			}
+			defer c.Close()
+			viaHTTP = append(viaHTTP, c)
+		}
+	}
+	var gw, ds, dh []LoadStats
+	for range max(o.Rounds, 1) {
+		gw = append(gw, runLoad(ctx, o, viaGateway, "mcp_s0_"+o.Tool))
+		ds = append(ds, runLoad(ctx, o, viaStdio, o.Tool))
+		if viaHTTP != nil {
+			dh = append(dh, runLoad(ctx, o, viaHTTP, o.Tool))
+		}
+	}
+	st := median(gw)
+	r.Calls, r.OK, r.Lost, r.Mismatched = st.Calls, st.OK, st.Lost, st.Mismatched
+	r.Elapsed, r.Throughput, r.Latency = st.Elapsed, st.Throughput, st.Latency
+	for i := range gw {
+		r.Rounds = append(r.Rounds, Round{Gateway: gw[i].Throughput, DirectStdio: ds[i].Throughput})
+		if dh != nil {
+			r.Rounds[i].DirectHTTP = dh[i].Throughput
+		}
+		r.Lost, r.Mismatched = max(r.Lost, gw[i].Lost), max(r.Mismatched, gw[i].Mismatched)
+	}
+	r.DirectLoad = median(ds)
+	var g, sd, hd []float64
+	for _, rd := range r.Rounds {
+		g, sd, hd = append(g, rd.Gateway), append(sd, rd.DirectStdio), append(hd, rd.DirectHTTP)
+	}
+	r.VsStdio = medianRatio(g, sd)
+	if dh != nil {
+		m := median(dh)
+		r.DirectHTTPLoad = &m
+		r.VsHTTP = medianRatio(g, hd)
+	}
+	if err := overhead(ctx, o, url, tok, &r); err != nil {
+		return r, err
+	}
 	return r, nil
 }
 
-// serveGateway serves gw on a free loopback port with a fresh token.
-func serveGateway(ctx context.Context, gw *gateway.Gateway) (url string, tok secret.String, stop func(), err error) {
+// Round is one round of the alternating load runs: each setup's calls/s.
+type Round struct {
+	Gateway     float64 `json:"gateway"`
+	DirectStdio float64 `json:"direct_stdio"`
+	DirectHTTP  float64 `json:"direct_http,omitempty"`
+}
+
+// serveGateway serves gw behind a front door on a free loopback port with a
+// fresh token.
+func serveGateway(ctx context.Context, h *host.Host, gw *gateway.Gateway) (url string, tok secret.String, stop func(), err error) {
 	raw := make([]byte, 32)
 	if _, err := rand.Read(raw); err != nil {
 		return "", "", nil, err
 	}
 	tok = secret.String(base64.RawURLEncoding.EncodeToString(raw))
-	ln, err := gateway.Listen("127.0.0.1:0", true)
+	ln, err := frontdoor.Listen("127.0.0.1:0", true)
 	if err != nil {
 		return "", "", nil, err
 	}
+	limits := frontdoor.LimitsFromConfig(h.Config().MCP.Gateway)
+	door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: tok, Limits: limits, Collectors: gw.Collectors()})
+	if err != nil {
+		ln.Close()
+		return "", "", nil, err
+	}
+	door.Mount(gateway.MCPPath, gw.HTTPHandler())
+	door.OnShutdown(gw.Shutdown)
 	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- gw.ServeHTTP(ctx, gateway.HTTPOptions{Listener: ln, Token: tok}) }()
-	return gateway.URL(ln.Addr()), tok, func() { cancel(); <-done }, nil
+	var wg sync.WaitGroup
+	wg.Go(func() { gw.Run(ctx) })
+	wg.Go(func() { _ = door.Serve(ctx) })
+	return gateway.URL(ln.Addr()), tok, func() { cancel(); wg.Wait() }, nil
 }
 
 // gatewayClient opens one initialized session, with a connection of its own.
@@ -133,23 +220,6 @@ func gatewayClient(ctx context.Context, url string, tok secret.String) (*client.
 		return nil, err
 	}
 	return initializedClient(ctx, tr)
-}
-
-func loadRun(ctx context.Context, o GatewayOptions, url string, tok secret.String) (GatewayResult, error) {
-	r := GatewayResult{Sessions: o.Sessions, CallsPerSession: o.CallsPerSession}
-	clients := make([]*client.Client, o.Sessions)
-	for i := range clients {
-		c, err := gatewayClient(ctx, url, tok)
-		if err != nil {
-			return r, fmt.Errorf("session %d: %w", i, err)
-		}
-		defer c.Close()
-		clients[i] = c
-	}
-	st := runLoad(ctx, o, clients, "mcp_s0_"+o.Tool)
-	r.Calls, r.OK, r.Lost, r.Mismatched = st.Calls, st.OK, st.Lost, st.Mismatched
-	r.Elapsed, r.Throughput, r.Latency = st.Elapsed, st.Throughput, st.Latency
-	return r, nil
 }
 
 // runLoad runs one goroutine per client, each making o.CallsPerSession

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"strings"
 	"time"
@@ -120,8 +121,11 @@ func startHTTPServer(ctx context.Context, argv []string) (string, func(), error)
 	}
 }
 
+// directHTTPClient opens an initialized streamable-HTTP session to url with
+// a connection pool of its own, like a gateway client's (see gatewayClient).
 func directHTTPClient(ctx context.Context, url string) (*client.Client, error) {
-	tr, err := transport.NewStreamableHTTP(url)
+	tr, err := transport.NewStreamableHTTP(url,
+		transport.WithHTTPBasicClient(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}))
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package demoserver
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -17,10 +18,27 @@ const Name = "plughost-demo"
 // of 5 would let a few slow sleep calls hold up every other tool.
 const stdioWorkers = 16
 
+// Option adjusts the demo server.
+type Option func(*server.MCPServer)
+
+// WithExtraTools adds n no-op tools, extra_0 … extra_{n-1}, for scale
+// benchmarks (a catalog of many tools).
+func WithExtraTools(n int) Option {
+	return func(s *server.MCPServer) {
+		for i := range n {
+			s.AddTool(mcp.NewTool(fmt.Sprintf("extra_%d", i),
+				mcp.WithDescription(fmt.Sprintf("Synthetic no-op tool number %d for scale benchmarks; returns \"ok\".", i))),
+				func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return mcp.NewToolResultText("ok"), nil
+				})
+		}
+	}
+}
+
 // New returns the demo MCP server with all its tools registered. Arguments are
 // validated against each tool's input schema (unknown properties rejected), and
 // a panicking handler becomes an error result instead of ending the process.
-func New(version string) *server.MCPServer {
+func New(version string, opts ...Option) *server.MCPServer {
 	s := server.NewMCPServer(Name, version,
 		server.WithToolCapabilities(false),
 		server.WithInputSchemaValidation(),
@@ -39,6 +57,9 @@ func New(version string) *server.MCPServer {
 		sleepTool(),
 		hashTool(),
 	)
+	for _, o := range opts {
+		o(s)
+	}
 	return s
 }
 
@@ -46,8 +67,8 @@ func New(version string) *server.MCPServer {
 // out until in reaches end of file (it then returns nil) or ctx ends (it then
 // returns ctx's error). mcp-go keeps one process-wide stdio session, so run at
 // most one ServeStdio at a time per process.
-func ServeStdio(ctx context.Context, in io.Reader, out io.Writer, version string) error {
-	stdio := server.NewStdioServer(New(version))
+func ServeStdio(ctx context.Context, in io.Reader, out io.Writer, version string, opts ...Option) error {
+	stdio := server.NewStdioServer(New(version, opts...))
 	server.WithWorkerPoolSize(stdioWorkers)(stdio)
 	return stdio.Listen(ctx, in, out)
 }

@@ -211,7 +211,13 @@ type Open struct {
 	WantDirectPipes  bool  `protobuf:"varint,4,opt,name=want_direct_pipes,json=wantDirectPipes,proto3" json:"want_direct_pipes,omitempty"`
 	// The host answers CredentialRequest frames on this connection: it holds
 	// the server's OAuth tokens (the transport asks, never stores them).
-	Credentials   bool `protobuf:"varint,5,opt,name=credentials,proto3" json:"credentials,omitempty"`
+	Credentials bool `protobuf:"varint,5,opt,name=credentials,proto3" json:"credentials,omitempty"`
+	// The largest JSON-RPC message the host accepts from the server, in bytes;
+	// 0 = the plugin's default. A transport that reads the server's messages
+	// itself fails the connection with kind "message_too_large" past it.
+	MaxMessageBytes int64 `protobuf:"varint,6,opt,name=max_message_bytes,json=maxMessageBytes,proto3" json:"max_message_bytes,omitempty"`
+	// The host takes messages split into parts (see Message).
+	AcceptParts   bool `protobuf:"varint,7,opt,name=accept_parts,json=acceptParts,proto3" json:"accept_parts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -281,6 +287,20 @@ func (x *Open) GetCredentials() bool {
 	return false
 }
 
+func (x *Open) GetMaxMessageBytes() int64 {
+	if x != nil {
+		return x.MaxMessageBytes
+	}
+	return 0
+}
+
+func (x *Open) GetAcceptParts() bool {
+	if x != nil {
+		return x.AcceptParts
+	}
+	return false
+}
+
 type Opened struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
@@ -335,12 +355,20 @@ func (x *Opened) GetPipeSocket() string {
 	return ""
 }
 
-// Message is one JSON-RPC message.
+// Message is one JSON-RPC message, or one part of it. A plugin may split a
+// large message into several frames, but only for a host that set
+// Open.accept_parts: each frame carries a piece in `part` (never in `json`),
+// `more` is set on every frame but the last, and the first one also carries
+// the whole message's size in `total_bytes`, so the host can gather the
+// message in one buffer of its final size while gRPC holds only one part.
 type Message struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Json  []byte                 `protobuf:"bytes,1,opt,name=json,proto3" json:"json,omitempty"`
 	// Unix time in nanoseconds by which delivery must complete; 0 = none.
-	DeadlineUnixNano int64 `protobuf:"varint,2,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
+	DeadlineUnixNano int64  `protobuf:"varint,2,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
+	More             bool   `protobuf:"varint,3,opt,name=more,proto3" json:"more,omitempty"`
+	TotalBytes       int64  `protobuf:"varint,4,opt,name=total_bytes,json=totalBytes,proto3" json:"total_bytes,omitempty"`
+	Part             []byte `protobuf:"bytes,5,opt,name=part,proto3" json:"part,omitempty"`
 	unknownFields    protoimpl.UnknownFields
 	sizeCache        protoimpl.SizeCache
 }
@@ -387,6 +415,27 @@ func (x *Message) GetDeadlineUnixNano() int64 {
 		return x.DeadlineUnixNano
 	}
 	return 0
+}
+
+func (x *Message) GetMore() bool {
+	if x != nil {
+		return x.More
+	}
+	return false
+}
+
+func (x *Message) GetTotalBytes() int64 {
+	if x != nil {
+		return x.TotalBytes
+	}
+	return 0
+}
+
+func (x *Message) GetPart() []byte {
+	if x != nil {
+		return x.Part
+	}
+	return nil
 }
 
 // CredentialRequest asks the host for the Authorization header value of
@@ -934,22 +983,28 @@ const file_pluginapi_proto_transport_proto_rawDesc = "" +
 	"\bfeatures\x18\x03 \x03(\tR\bfeatures\")\n" +
 	"\x0fValidateRequest\x12\x16\n" +
 	"\x06config\x18\x01 \x01(\fR\x06config\"\x12\n" +
-	"\x10ValidateResponse\"\xbb\x01\n" +
+	"\x10ValidateResponse\"\x8a\x02\n" +
 	"\x04Open\x12\x1f\n" +
 	"\vserver_name\x18\x01 \x01(\tR\n" +
 	"serverName\x12\x16\n" +
 	"\x06config\x18\x02 \x01(\fR\x06config\x12,\n" +
 	"\x12deadline_unix_nano\x18\x03 \x01(\x03R\x10deadlineUnixNano\x12*\n" +
 	"\x11want_direct_pipes\x18\x04 \x01(\bR\x0fwantDirectPipes\x12 \n" +
-	"\vcredentials\x18\x05 \x01(\bR\vcredentials\"H\n" +
+	"\vcredentials\x18\x05 \x01(\bR\vcredentials\x12*\n" +
+	"\x11max_message_bytes\x18\x06 \x01(\x03R\x0fmaxMessageBytes\x12!\n" +
+	"\faccept_parts\x18\a \x01(\bR\vacceptParts\"H\n" +
 	"\x06Opened\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1f\n" +
 	"\vpipe_socket\x18\x02 \x01(\tR\n" +
-	"pipeSocket\"K\n" +
+	"pipeSocket\"\x94\x01\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04json\x18\x01 \x01(\fR\x04json\x12,\n" +
-	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\"z\n" +
+	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\x12\x12\n" +
+	"\x04more\x18\x03 \x01(\bR\x04more\x12\x1f\n" +
+	"\vtotal_bytes\x18\x04 \x01(\x03R\n" +
+	"totalBytes\x12\x12\n" +
+	"\x04part\x18\x05 \x01(\fR\x04part\"z\n" +
 	"\x11CredentialRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x04R\x02id\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\x05R\x06status\x12)\n" +

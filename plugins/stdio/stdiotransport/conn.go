@@ -1,7 +1,6 @@
 package stdiotransport
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -42,9 +41,10 @@ type Conn struct {
 	wbuf    []byte
 	partial bool // a timed-out write left part of a message in the pipe
 
-	stdout *os.File
-	stderr *os.File
-	tail   *tailbuf.Buffer
+	stdout     *os.File
+	stderr     *os.File
+	tail       *tailbuf.Buffer
+	maxMessage int // the longest stdout line accepted, in bytes
 
 	msgs       chan json.RawMessage
 	recvDone   chan struct{} // closed after recvErr is set: the reader has ended
@@ -75,8 +75,9 @@ var (
 
 // newConn wraps a started server and starts its goroutines. With lazyRead the
 // stdout reader waits for the first Recv, so the pipes can be handed off.
-func newConn(log hclog.Logger, tm timing, cmd *exec.Cmd, p pipes, lazyRead bool) *Conn {
+func newConn(log hclog.Logger, tm timing, cmd *exec.Cmd, p pipes, lazyRead bool, maxMessage int) *Conn {
 	c := &Conn{
+		maxMessage: maxMessage,
 		log:        log,
 		timing:     tm,
 		cmd:        cmd,
@@ -279,15 +280,18 @@ func (c *Conn) Recv(ctx context.Context) (json.RawMessage, error) {
 	}
 }
 
-// readLoop delivers stdout's messages until it ends, then records why.
+// readLoop delivers stdout's messages until it ends, then records why. A
+// line over the message limit ends the connection (KindMessageTooLarge): the
+// host restarts the server rather than guess where the next message starts.
 func (c *Conn) readLoop() {
 	defer c.readers.Done()
-	r := bufio.NewReaderSize(c.stdout, 64<<10)
+	r := pluginapi.NewLineReader(c.stdout, c.maxMessage)
 	for {
-		line, err := readLine(r, maxMessageSize)
-		if errors.Is(err, errLineTooLong) {
-			c.log.Warn("dropped a message larger than the limit", "limit_bytes", maxMessageSize)
-			continue
+		line, err := r.ReadLine()
+		if pluginapi.KindOf(err) == pluginapi.KindMessageTooLarge {
+			c.log.Error("the server sent a message over the limit; giving up the connection", "limit_bytes", r.Limit(), "error", err)
+			c.finishRecv(err)
+			return
 		}
 		if msg := c.message(line); msg != nil {
 			select {

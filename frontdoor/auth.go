@@ -1,4 +1,4 @@
-package gateway
+package frontdoor
 
 import (
 	"crypto/sha256"
@@ -26,16 +26,25 @@ func requireToken(tok secret.String, hint string, next http.Handler) http.Handle
 		got, ok := bearer(r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="plughost"`)
-			http.Error(w, fmt.Sprintf("plughost gateway: missing bearer token; send the header \"Authorization: Bearer <token>\" (the token is in %s)", hint), http.StatusUnauthorized)
+			http.Error(w, fmt.Sprintf("plughost: missing bearer token; send the header \"Authorization: Bearer <token>\" (the token is in %s)", hint), http.StatusUnauthorized)
 			return
 		}
 		digest := sha256.Sum256([]byte(got))
 		if subtle.ConstantTimeCompare(digest[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="plughost", error="invalid_token"`)
-			http.Error(w, fmt.Sprintf("plughost gateway: wrong bearer token; use the token in %s", hint), http.StatusUnauthorized)
+			http.Error(w, fmt.Sprintf("plughost: wrong bearer token; use the token in %s", hint), http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)
+	})
+}
+
+// refuseQueryTokens lets a request through unless its URL carries a token.
+func refuseQueryTokens(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !refuseQueryToken(w, r) {
+			next.ServeHTTP(w, r)
+		}
 	})
 }
 
@@ -44,7 +53,7 @@ func refuseQueryToken(w http.ResponseWriter, r *http.Request) bool {
 	q := r.URL.Query()
 	for _, k := range queryTokenKeys {
 		if q.Has(k) {
-			http.Error(w, fmt.Sprintf("plughost gateway: a token in the URL (?%s=) is refused because URLs end up in logs and history; "+
+			http.Error(w, fmt.Sprintf("plughost: a token in the URL (?%s=) is refused because URLs end up in logs and history; "+
 				"send the header \"Authorization: Bearer <token>\" instead", k), http.StatusBadRequest)
 			return true
 		}

@@ -1,4 +1,4 @@
-package shaping
+package rawjson
 
 import (
 	"strings"
@@ -27,12 +27,12 @@ var stringStop = func() (t [256]bool) {
 	return t
 }()
 
-// stringEnd returns the index just past the JSON string literal that starts
+// StringEnd returns the index just past the JSON string literal that starts
 // with the quote at s[i], and false when the literal is not valid JSON (a
 // control character, an unknown escape, a \u without four hex digits, no
 // closing quote). Bytes that are not valid UTF-8 are valid here, as they are
 // for encoding/json.
-func stringEnd(s string, i int) (int, bool) {
+func StringEnd(s string, i int) (int, bool) {
 	j := i + 1
 	for {
 		for j < len(s) && !stringStop[s[j]] {
@@ -73,11 +73,11 @@ func escapeLen(s string) int {
 	return 0
 }
 
-// unquote decodes the content of a valid JSON string literal (without its
+// Unquote decodes the content of a valid JSON string literal (without its
 // quotes), writing it to b unless b is nil, and returns the decoded length in
 // bytes — so a first call with nil sizes the buffer for the second. Plain
 // runs between escapes are copied whole.
-func unquote(s string, b *strings.Builder) int {
+func Unquote(s string, b *strings.Builder) int {
 	n := 0
 	for len(s) > 0 {
 		i := strings.IndexByte(s, '\\')
@@ -187,15 +187,15 @@ func hex4(s string) rune {
 	return r
 }
 
-// decodeKey returns the decoded text of a valid JSON string literal (with
+// DecodeString returns the decoded text of a valid JSON string literal (with
 // its quotes): a substring of it when there is nothing to decode.
-func decodeKey(lit string) string {
+func DecodeString(lit string) string {
 	s := lit[1 : len(lit)-1]
 	if strings.IndexByte(s, '\\') < 0 && utf8.ValidString(s) {
 		return s
 	}
 	var b strings.Builder
-	b.Grow(unquote(s, nil))
-	unquote(s, &b)
+	b.Grow(Unquote(s, nil))
+	Unquote(s, &b)
 	return b.String()
 }

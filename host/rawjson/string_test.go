@@ -1,10 +1,11 @@
-package shaping
+package rawjson
 
 import (
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // stringFragments are pieces of JSON string content that random tests put
@@ -33,14 +34,14 @@ func randomString(r *rand.Rand, n int, bad bool) string {
 	return b.String()
 }
 
-// checkString compares stringEnd, unquote and decodeKey with encoding/json
-// on the literal lit (quotes included).
+// checkString compares StringEnd, Unquote, DecodeString and DecodeInPlace
+// with encoding/json on the literal lit (quotes included).
 func checkString(t *testing.T, lit string) {
 	t.Helper()
 	wantValid := json.Valid([]byte(lit))
-	end, ok := stringEnd(lit, 0)
+	end, ok := StringEnd(lit, 0)
 	if gotValid := ok && end == len(lit); gotValid != wantValid {
-		t.Fatalf("stringEnd(%q) = %d, %v; json.Valid says %v", lit, end, ok, wantValid)
+		t.Fatalf("StringEnd(%q) = %d, %v; json.Valid says %v", lit, end, ok, wantValid)
 	}
 	if !wantValid {
 		return
@@ -51,15 +52,36 @@ func checkString(t *testing.T, lit string) {
 	}
 	content := lit[1 : len(lit)-1]
 	var b strings.Builder
-	n := unquote(content, nil)
-	if m := unquote(content, &b); m != n {
-		t.Fatalf("unquote(%q) counted %d bytes but wrote %d", lit, n, m)
+	n := Unquote(content, nil)
+	if m := Unquote(content, &b); m != n {
+		t.Fatalf("Unquote(%q) counted %d bytes but wrote %d", lit, n, m)
 	}
 	if b.String() != want || n != len(want) {
-		t.Fatalf("unquote(%q) = %q (%d bytes); json.Unmarshal = %q (%d)", lit, b.String(), n, want, len(want))
+		t.Fatalf("Unquote(%q) = %q (%d bytes); json.Unmarshal = %q (%d)", lit, b.String(), n, want, len(want))
 	}
-	if k := decodeKey(lit); k != want {
-		t.Fatalf("decodeKey(%q) = %q; want %q", lit, k, want)
+	if k := DecodeString(lit); k != want {
+		t.Fatalf("DecodeString(%q) = %q; want %q", lit, k, want)
+	}
+	if got := DecodeInPlace([]byte(lit)); got != want {
+		t.Fatalf("DecodeInPlace(%q) = %q; want %q", lit, got, want)
+	}
+}
+
+// DecodeInPlace shares the literal's bytes when they are UTF-8, and leaves
+// them alone (decoding into a new string) when they are not.
+func TestDecodeInPlaceSharesTheBuffer(t *testing.T) {
+	lit := []byte(`"line 1\nline 2 \u20ac\ud83d\ude00"`)
+	got := DecodeInPlace(lit)
+	if got != "line 1\nline 2 €😀" {
+		t.Fatalf("DecodeInPlace = %q", got)
+	}
+	if unsafe.StringData(got) != &lit[1] {
+		t.Error("the text does not share the literal's bytes")
+	}
+	bad := []byte("\"x\xff\\n\"")
+	before := string(bad)
+	if got := DecodeInPlace(bad); got != "x\uFFFD\n" || string(bad) != before {
+		t.Errorf("DecodeInPlace on non-UTF-8 = %q, literal now %q; want a new string and the literal unchanged", got, bad)
 	}
 }
 

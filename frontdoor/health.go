@@ -1,4 +1,4 @@
-package gateway
+package frontdoor
 
 import (
 	"encoding/json"
@@ -6,9 +6,9 @@ import (
 )
 
 // readyz answers 200 when every enabled server is up, else 503, with the
-// host's Readiness as JSON either way.
-func (g *Gateway) readyz(w http.ResponseWriter, _ *http.Request) {
-	r := g.h.Readiness()
+// host's Readiness (host.Readiness) as JSON either way.
+func (d *Door) readyz(w http.ResponseWriter, _ *http.Request) {
+	r := d.h.Readiness()
 	w.Header().Set("Content-Type", "application/json")
 	if !r.Ready {
 		w.WriteHeader(http.StatusServiceUnavailable)

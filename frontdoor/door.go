@@ -1,0 +1,170 @@
+package frontdoor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/secret"
+)
+
+// Options configure a Door.
+type Options struct {
+	// Listener accepts the connections (see Listen).
+	Listener net.Listener
+	// Token is required as "Authorization: Bearer <token>" on every route
+	// but /healthz and public mounts; empty means no auth, which only a
+	// loopback listener accepts.
+	Token secret.String
+	// TokenHint tells a client without the right token where it is kept
+	// (e.g. the token file's path).
+	TokenHint string
+	// Limits bound requests and shutdown.
+	Limits Limits
+	// Logger receives the server's own errors; nil discards them.
+	Logger hclog.Logger
+	// Collectors are exported on /metrics besides the servers' state and
+	// the Go runtime (e.g. the gateway's).
+	Collectors []prometheus.Collector
+}
+
+// Limits bound what one request may cost and how long shutdown waits.
+type Limits struct {
+	// MaxBodyBytes caps a request body (413 above it).
+	MaxBodyBytes int64
+	// ReadHeaderTimeout bounds reading the request headers.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading the whole request, headers and body. Once
+	// the body is read, the deadline is lifted: a handler may then run (or
+	// stream) as long as it needs.
+	ReadTimeout time.Duration
+	// IdleTimeout closes keep-alive connections idle that long.
+	IdleTimeout time.Duration
+	// ShutdownTimeout bounds how long Serve waits for requests in flight
+	// once its context ends.
+	ShutdownTimeout time.Duration
+}
+
+// LimitsFromConfig returns the limits of tools.mcp.gateway.
+func LimitsFromConfig(g config.Gateway) Limits {
+	return Limits{
+		MaxBodyBytes:      g.MaxRequestBytes(),
+		ReadHeaderTimeout: min(10*time.Second, g.ReadTimeout()),
+		ReadTimeout:       g.ReadTimeout(),
+		IdleTimeout:       g.IdleTimeout(),
+		ShutdownTimeout:   g.ShutdownTimeout(),
+	}
+}
+
+// Door is plughost's one HTTP front door: it owns the listener, the
+// loopback rule, the bearer token, body and time limits, /healthz, /readyz
+// and /metrics, and mounts the front ends (the MCP gateway at /mcp, and
+// room for /api, the dashboard and /oauth/callback) behind the same auth.
+// Mount everything before Serve.
+type Door struct {
+	h          *host.Host
+	opts       Options
+	mux        *http.ServeMux
+	guard      func(http.Handler) http.Handler
+	onShutdown []func()
+}
+
+// New prepares a door for h. It refuses to serve without a token on an
+// address that is not loopback.
+func New(h *host.Host, o Options) (*Door, error) {
+	if o.Listener == nil {
+		return nil, errors.New("front door: no listener")
+	}
+	if o.Token == "" && !isLoopbackAddr(o.Listener.Addr()) {
+		return nil, fmt.Errorf("front door: refusing to serve on %s without a token: it is not a loopback address; turn tools.mcp.gateway.auth on", o.Listener.Addr())
+	}
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	d := &Door{h: h, opts: o, mux: http.NewServeMux()}
+	d.guard = func(next http.Handler) http.Handler { return refuseQueryTokens(next) }
+	if o.Token != "" {
+		d.guard = func(next http.Handler) http.Handler { return requireToken(o.Token, o.TokenHint, next) }
+	}
+	reg := prometheus.NewRegistry()
+	cs := append([]prometheus.Collector{serverCollector{h},
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})}, o.Collectors...)
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("front door: metrics: %w", err)
+		}
+	}
+	d.mux.HandleFunc("GET /healthz", healthz)
+	d.Mount("GET /readyz", http.HandlerFunc(d.readyz))
+	d.Mount("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	return d, nil
+}
+
+// Mount serves handler at pattern (http.ServeMux syntax) behind the token.
+func (d *Door) Mount(pattern string, handler http.Handler) { d.mux.Handle(pattern, d.guard(handler)) }
+
+// MountPublic serves handler at pattern without the token (for what a
+// browser reaches by redirect, such as an OAuth callback). The limits and
+// the loopback rules still apply; query-string tokens are still refused.
+func (d *Door) MountPublic(pattern string, handler http.Handler) {
+	d.mux.Handle(pattern, refuseQueryTokens(handler))
+}
+
+// OnShutdown registers f to run when Serve starts shutting down, e.g. to
+// end long-lived event streams so the requests in flight can drain.
+func (d *Door) OnShutdown(f func()) { d.onShutdown = append(d.onShutdown, f) }
+
+// Handler returns every route with the door's checks in front: DNS
+// rebinding protection, then the body limit, then (per route) the token.
+func (d *Door) Handler() http.Handler {
+	return rejectRebinding(limitBody(d.opts.Limits.MaxBodyBytes, d.mux))
+}
+
+// Serve serves until ctx ends, then shuts down gracefully: it stops
+// accepting connections, runs the OnShutdown functions, waits for the
+// requests in flight up to Limits.ShutdownTimeout, and then cuts what is
+// left.
+func (d *Door) Serve(ctx context.Context) error {
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
+	l := d.opts.Limits
+	srv := &http.Server{
+		Handler:           d.Handler(),
+		ReadHeaderTimeout: l.ReadHeaderTimeout,
+		ReadTimeout:       l.ReadTimeout,
+		IdleTimeout:       l.IdleTimeout,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          d.opts.Logger.StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true, ForceLevel: hclog.Debug}),
+	}
+	for _, f := range d.onShutdown {
+		srv.RegisterOnShutdown(f)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(d.opts.Listener) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("front door: serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(base, l.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		d.opts.Logger.Warn("requests still running at the end of the shutdown grace; cutting them", "grace", l.ShutdownTimeout)
+		cancelBase()
+		srv.Close()
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("front door: serve: %w", err)
+	}
+	return nil
+}

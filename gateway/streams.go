@@ -1,0 +1,157 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+
+	"github.com/plughost/plughost/host"
+)
+
+// stream is a channel for server→client messages outside any request: the
+// GET event stream of an HTTP session, or stdout of the stdio session. Its
+// queue is bounded; a message that finds it full is dropped with a warning
+// (today only list_changed travels here, and one pending is enough).
+type stream struct {
+	session string
+	queue   chan []byte
+	done    chan struct{} // closed when the gateway ends the stream
+}
+
+// streamQueue is how many messages wait for a slow stream.
+const streamQueue = 64
+
+// attach registers a stream for a session; the newest stream of a session
+// carries its messages (a message goes out on one stream only).
+func (g *Gateway) attach(session string) *stream {
+	st := &stream{session: session, queue: make(chan []byte, streamQueue), done: make(chan struct{})}
+	g.mu.Lock()
+	g.streams[session] = append(g.streams[session], st)
+	g.mu.Unlock()
+	return st
+}
+
+// detach forgets a stream (its reader stopped).
+func (g *Gateway) detach(st *stream) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	list := g.streams[st.session]
+	for i, s := range list {
+		if s == st {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(g.streams, st.session)
+	} else {
+		g.streams[st.session] = list
+	}
+}
+
+// push queues msg on the session's newest stream; false when it has none.
+func (g *Gateway) push(session string, msg []byte) bool {
+	g.mu.Lock()
+	list := g.streams[session]
+	g.mu.Unlock()
+	if len(list) == 0 {
+		return false
+	}
+	select {
+	case list[len(list)-1].queue <- msg:
+	default:
+		g.logger.Warn("a session's event stream is full; dropping a message", "session", session)
+	}
+	return true
+}
+
+func (g *Gateway) hasStream(session string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.streams[session]) > 0
+}
+
+// endStreams closes every stream of a session (it ended), or of every
+// session when session is "".
+func (g *Gateway) endStreams(session string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for id, list := range g.streams {
+		if session != "" && id != session {
+			continue
+		}
+		for _, st := range list {
+			close(st.done)
+		}
+		delete(g.streams, id)
+	}
+}
+
+// Shutdown ends every server→client stream, so an HTTP server can drain:
+// requests in flight still finish and answer.
+func (g *Gateway) Shutdown() { g.endStreams("") }
+
+// announce tells the session's client, through out or else its stream,
+// that its tool list changed, if it did since the client last learned it.
+// Nothing is recorded when the client cannot be told now: the next chance
+// tells it.
+func (g *Gateway) announce(ctx context.Context, s *host.Session, out sink) {
+	if out == nil && !g.hasStream(s.ID()) {
+		return
+	}
+	changed, err := s.TakeListChange(ctx)
+	if err != nil {
+		if !errors.Is(err, host.ErrSessionNotFound) {
+			g.logger.Warn("checking a session's tool list", "session", s.ID(), "error", err)
+		}
+		return
+	}
+	if !changed {
+		return
+	}
+	if out != nil && out.notify(listChanged) {
+		return
+	}
+	g.push(s.ID(), listChanged)
+}
+
+// Run delivers notifications/tools/list_changed to the sessions with a
+// stream in this process whenever their lists change — the servers' tools
+// changed, or the session's state changed (here or in another process
+// sharing the store) — until ctx ends. ServeStdio runs it itself; run it
+// beside HTTPHandler.
+func (g *Gateway) Run(ctx context.Context) {
+	changes := g.h.Sessions().Watch(ctx)
+	hostChanged := g.h.Changed()
+	g.announceAll(ctx)
+	for {
+		select {
+		case <-hostChanged:
+			hostChanged = g.h.Changed()
+			g.announceAll(ctx)
+		case c, ok := <-changes:
+			if !ok {
+				return
+			}
+			if c.Ended {
+				g.endStreams(c.ID)
+			} else if g.hasStream(c.ID) {
+				g.announce(ctx, g.h.Session(c.ID), nil)
+			}
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// announceAll checks every session with a stream here.
+func (g *Gateway) announceAll(ctx context.Context) {
+	g.mu.Lock()
+	ids := make([]string, 0, len(g.streams))
+	for id := range g.streams {
+		ids = append(ids, id)
+	}
+	g.mu.Unlock()
+	for _, id := range ids {
+		g.announce(ctx, g.h.Session(id), nil)
+	}
+}

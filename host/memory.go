@@ -1,0 +1,61 @@
+package host
+
+import (
+	"context"
+	"runtime"
+	"runtime/debug"
+	"time"
+)
+
+// largeResultBytes is the result size from which a call hands its memory
+// back to the operating system once it is done. Below it the garbage
+// collector's own pace is fine; above it a process that served one large
+// result would otherwise keep its pages until the next collection, which
+// an idle gateway may not run for minutes (docs/benchmarks.md, Large
+// results).
+const largeResultBytes = 8 << 20
+
+// returnMemoryDelay gathers the ends of concurrent large calls into one
+// return: a forced collection costs a pause, so one is enough.
+const returnMemoryDelay = 100 * time.Millisecond
+
+// resultSizeKey carries a *int, set by the chain's last link to the size of
+// the result the server sent, so Session.Call knows the call was large.
+type resultSizeKey struct{}
+
+// noteResultSize records the size of a server's result for the call of ctx.
+func noteResultSize(ctx context.Context, n int) {
+	if p, ok := ctx.Value(resultSizeKey{}).(*int); ok {
+		*p = n
+	}
+}
+
+// afterLargeCall asks for the memory of a finished large call to be
+// returned; it never blocks.
+func (h *Host) afterLargeCall() {
+	select {
+	case h.largeDone <- struct{}{}:
+	default: // a return is already pending; it covers this call too
+	}
+}
+
+// returnMemory runs until ctx ends: after large calls it forces a
+// collection and returns freed pages to the operating system.
+func (h *Host) returnMemory(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.largeDone:
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(returnMemoryDelay):
+		}
+		// Two cycles: buffers pooled in sync.Pools (gRPC's, on the relay)
+		// survive the first one as its victims.
+		runtime.GC()
+		debug.FreeOSMemory()
+	}
+}

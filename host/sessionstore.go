@@ -1,0 +1,96 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"time"
+
+	"github.com/plughost/plughost/host/discovery"
+)
+
+// SessionStateFormat is the version of SessionState's JSON form. A store
+// holding state of another format treats it as absent rather than misread
+// it.
+const SessionStateFormat = 1
+
+// SessionState is everything the host keeps about one session, as a plain
+// value that encodes to JSON: any process that can read the store can serve
+// the session. It never holds a copy of the catalog, only what the session
+// unlocked and a few facts about its client.
+type SessionState struct {
+	// Format is SessionStateFormat when the state was written.
+	Format int `json:"v"`
+	// Rev is the store's revision of the state: every update that changes
+	// it raises Rev, so a store can refuse an update built on an older one
+	// (optimistic concurrency). Stores set it; callers only read it.
+	Rev uint64 `json:"rev"`
+	// Created is when the session began.
+	Created time.Time `json:"created"`
+	// Discovery is what the session unlocked, for how many turns.
+	Discovery discovery.State `json:"discovery"`
+	// Listed identifies the tool list the session's client last learned
+	// of (its tools/list, or a list_changed it was sent), so a front end
+	// tells the client exactly when its list changed (Session.TakeListChange).
+	Listed uint64 `json:"listed,omitempty"`
+	// Protocol is the MCP protocol version negotiated with the client.
+	Protocol string `json:"protocol,omitempty"`
+	// Client is what the client said about itself at initialize
+	// (clientInfo and capabilities), as JSON.
+	Client json.RawMessage `json:"client,omitempty"`
+}
+
+// clone returns a copy sharing nothing a transition could modify.
+func (st SessionState) clone() SessionState {
+	if st.Discovery.Unlocked != nil {
+		st.Discovery.Unlocked = maps.Clone(st.Discovery.Unlocked)
+	}
+	return st
+}
+
+// Errors of a SessionStore.
+var (
+	// ErrSessionNotFound: no session has that id, or it expired.
+	ErrSessionNotFound = errors.New("session not found (it ended or expired)")
+	// ErrSessionExists: Create was given an id already in use.
+	ErrSessionExists = errors.New("session id already in use")
+	// ErrSessionUnchanged is returned by an Update function that changed
+	// nothing: the store then writes nothing and Update returns the current
+	// state without error.
+	ErrSessionUnchanged = errors.New("session unchanged")
+)
+
+// SessionStore keeps the state of every session. The host declares it and
+// ships an in-memory one (NewMemorySessionStore); another store (Redis, …)
+// is one more implementation, which lets several processes serve the same
+// sessions. Implementations must be safe for concurrent use.
+type SessionStore interface {
+	// Create stores the state of a new session. It fails with
+	// ErrSessionExists when id is in use.
+	Create(ctx context.Context, id string, st SessionState) error
+	// Load returns a session's state, or ErrSessionNotFound. Loading counts
+	// as activity for idle expiry.
+	Load(ctx context.Context, id string) (SessionState, error)
+	// Update changes one session atomically: fn gets the current state and
+	// edits it; the result is stored with a higher Rev, unless fn returns
+	// an error (nothing is stored; ErrSessionUnchanged means "no change"
+	// and is not returned). fn may run more than once when another process
+	// changed the session meanwhile, so it must have no side effects.
+	// ErrSessionNotFound when the session does not exist.
+	Update(ctx context.Context, id string, fn func(*SessionState) error) (SessionState, error)
+	// Delete ends a session; deleting a missing one is no error.
+	Delete(ctx context.Context, id string) error
+	// Watch reports changed and ended sessions (by any process sharing the
+	// store) until ctx ends; the channel is then closed. Changes of one
+	// session may be coalesced into one report.
+	Watch(ctx context.Context) <-chan SessionChange
+}
+
+// SessionChange says that a session changed or ended.
+type SessionChange struct {
+	// ID is the session's id.
+	ID string
+	// Ended is true when the session was deleted or expired.
+	Ended bool
+}

@@ -1,0 +1,33 @@
+package supervisor
+
+import (
+	"context"
+
+	"github.com/plughost/plughost/pluginapi"
+)
+
+// pluginProcess is what a session needs of its transport plugin:
+// *pluginapi.Client for a plugin process, inProcess for a transport that
+// runs inside the host (Spec.InProcess).
+type pluginProcess interface {
+	Transport() pluginapi.Transport
+	Diagnostics(ctx context.Context) (pluginapi.Diagnostics, error)
+	Exited() bool
+	PID() int
+	Kill()
+}
+
+// inProcess serves a pluginapi.Transport implemented in the host process:
+// there is no process to start, watch or kill; closing the connection
+// (which the session does) ends everything.
+type inProcess struct{ t pluginapi.Transport }
+
+func (p inProcess) Transport() pluginapi.Transport { return p.t }
+
+func (p inProcess) Diagnostics(context.Context) (pluginapi.Diagnostics, error) {
+	return pluginapi.Diagnostics{}, nil
+}
+
+func (inProcess) Exited() bool { return false }
+func (inProcess) PID() int     { return 0 }
+func (inProcess) Kill()        {}

@@ -1,0 +1,150 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/plughost/plughost/host/discovery"
+	"github.com/plughost/plughost/host/naming"
+	"github.com/plughost/plughost/host/supervisor"
+)
+
+// UnknownToolError is returned for a tool name that no server provides. Its
+// suggestions only ever name tools of the server the name points to (by its
+// mcp_<server>_ prefix): a model that mistyped a tool of one server is never
+// steered to another server.
+type UnknownToolError struct {
+	// Name is the name the model called.
+	Name string
+	// Server is the configured server the name's prefix points to, "" when
+	// none.
+	Server string
+	// Down describes Server when it has no tools known because it never
+	// connected (e.g. "error; last error: …"), else "".
+	Down string
+	// Closest are the nearest names among Server's tools, best first.
+	Closest []string
+	// SearchTools are the search tools the model may use to find the tool
+	// it meant; empty with discovery off.
+	SearchTools []string
+}
+
+// Error implements error.
+func (e *UnknownToolError) Error() string {
+	msg := fmt.Sprintf("unknown tool %q", e.Name)
+	switch {
+	case e.Down != "":
+		msg += fmt.Sprintf(": server %q is %s, so its tools are not known", e.Server, e.Down)
+	case len(e.Closest) > 0:
+		msg += fmt.Sprintf("; closest names of server %q: %s", e.Server, strings.Join(e.Closest, ", "))
+	default:
+		msg += ": no tool of that name exists"
+	}
+	if len(e.SearchTools) > 0 {
+		msg += "; find the tool you need with " + strings.Join(e.SearchTools, " or ")
+	}
+	return msg
+}
+
+// unknownTool builds the error for a call of a name no tool has.
+func (h *Host) unknownTool(v *discovery.View, name string) *UnknownToolError {
+	e := &UnknownToolError{Name: name, SearchTools: v.Rules().SearchToolNames()}
+	e.Server = h.serverOfName(name)
+	if e.Server == "" {
+		return e
+	}
+	e.Closest = v.Snapshot().Closest(e.Server, name, 3)
+	if len(e.Closest) == 0 {
+		if st, ok := h.Status(e.Server); ok && st.State != supervisor.StateConnected {
+			e.Down = describeDown(st)
+		}
+	}
+	return e
+}
+
+// serverOfName returns the configured server whose agent-facing prefix
+// (mcp_<sanitized server>_) starts name — the longest one when several do —
+// or "".
+func (h *Host) serverOfName(name string) string {
+	best, bestLen := "", 0
+	for _, server := range h.st().order {
+		clean, _ := naming.Sanitize(server)
+		prefix := naming.Prefix + clean + "_"
+		if strings.HasPrefix(name, prefix) && len(prefix) > bestLen {
+			best, bestLen = server, len(prefix)
+		}
+	}
+	return best
+}
+
+// ServerUnavailableError is returned for a call of a known tool whose server
+// is not connected: down, restarting, failed or stopped. The tool stays
+// known (its last definition is kept) so the model learns why it fails
+// instead of being told it does not exist.
+type ServerUnavailableError struct {
+	// Tool is the agent-facing tool name called.
+	Tool string
+	// Server is the tool's server.
+	Server string
+	// State is the server's state when the call was made.
+	State supervisor.State
+	// LastError is the server's most recent failure.
+	LastError string
+	// NextRetry is when the next connection attempt starts (zero: none
+	// scheduled).
+	NextRetry time.Time
+	// Err is the underlying error.
+	Err error
+}
+
+// Error implements error.
+func (e *ServerUnavailableError) Error() string {
+	return fmt.Sprintf("tool %q is unavailable: server %q is %s", e.Tool, e.Server,
+		describeDown(supervisor.Status{State: e.State, LastError: e.LastError, NextRetry: e.NextRetry}))
+}
+
+// Unwrap returns the underlying error.
+func (e *ServerUnavailableError) Unwrap() error { return e.Err }
+
+// describeDown says what state a server is in and why, for messages.
+func describeDown(st supervisor.Status) string {
+	var s string
+	switch st.State {
+	case supervisor.StateConnecting:
+		s = "connecting (starting or restarting)"
+	case supervisor.StateError:
+		s = "down after a failure"
+		if !st.NextRetry.IsZero() {
+			s += fmt.Sprintf(", next restart attempt in %s", time.Until(st.NextRetry).Round(100*time.Millisecond).Abs())
+		}
+	case supervisor.StateInvalid:
+		s = "not running: its config is invalid"
+	case supervisor.StateDisabled:
+		s = "disabled"
+	case supervisor.StateStopped:
+		s = "stopped"
+	default:
+		s = string(st.State)
+	}
+	s += fmt.Sprintf(" (state %s)", st.State)
+	if st.LastError != "" {
+		s += "; last error: " + st.LastError
+	}
+	return s
+}
+
+// explainCallError turns a call's failure because its server is not
+// connected into a *ServerUnavailableError; other errors pass unchanged.
+func (h *Host) explainCallError(tool string, server string, err error) error {
+	if !errors.Is(err, supervisor.ErrNotConnected) && !errors.Is(err, errServerNotRunning) {
+		return err
+	}
+	st, _ := h.Status(server)
+	return &ServerUnavailableError{Tool: tool, Server: server, State: st.State, LastError: st.LastError, NextRetry: st.NextRetry, Err: err}
+}
+
+// errServerNotRunning: the tool's server has no supervisor (not configured
+// any more, or disabled).
+var errServerNotRunning = errors.New("server is not running")
