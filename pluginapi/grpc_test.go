@@ -1,11 +1,13 @@
 package pluginapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,6 +35,7 @@ type fakeTransport struct {
 	mu       sync.Mutex
 	validate json.RawMessage
 	opened   []OpenRequest
+	creds    Credentials // of the last Open
 	deadline time.Time // of the last Open's ctx
 	conns    chan *fakeConn
 }
@@ -48,7 +51,10 @@ func (f *fakeTransport) Validate(_ context.Context, config json.RawMessage) erro
 
 func (f *fakeTransport) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 	f.mu.Lock()
+	creds := req.Credentials
+	req.Credentials = nil // compared apart: the plugin side gets its own
 	f.opened = append(f.opened, req)
+	f.creds = creds
 	f.deadline, _ = ctx.Deadline()
 	f.mu.Unlock()
 	if f.openErr != nil {
@@ -174,7 +180,7 @@ func TestShimConnection(t *testing.T) {
 	c := shims(t, impl)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	want := OpenRequest{ServerName: "gh", Config: json.RawMessage(`{"command":"x"}`)}
+	want := OpenRequest{ServerName: "gh", Config: json.RawMessage(`{"command":"x"}`), MaxMessageBytes: 1 << 20}
 	conn, err := c.Open(ctx, want)
 	if err != nil {
 		t.Fatal(err)
@@ -267,5 +273,71 @@ func TestShimErrors(t *testing.T) {
 	sendCancel()
 	if err := conn.Send(sendCtx, json.RawMessage(`{}`)); KindOf(err) != KindCanceled {
 		t.Errorf("send with a cancelled context = %v; want KindCanceled", err)
+	}
+}
+
+// fakeCreds is the host's side of a server's OAuth login.
+type fakeCreds struct {
+	mu       sync.Mutex
+	rejected []Rejection
+}
+
+func (c *fakeCreds) Authorization(context.Context) (Authorization, error) {
+	return Authorization{Value: "Bearer first", CacheFor: time.Minute}, nil
+}
+
+func (c *fakeCreds) Rejected(_ context.Context, r Rejection) (Authorization, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rejected = append(c.rejected, r)
+	if len(c.rejected) > 1 {
+		return Authorization{}, &Error{Op: "auth", Kind: KindUnauthorized, Err: errors.New("log in again")}
+	}
+	return Authorization{Value: "Bearer second"}, nil
+}
+
+// A plugin asks the host for credentials over the stream and reports
+// refusals; a message over 1 MiB crosses in parts and arrives whole; one
+// over the host's limit fails the connection with an error naming it.
+func TestShimCredentialsAndLargeMessages(t *testing.T) {
+	impl := &fakeTransport{}
+	c := shims(t, impl)
+	hostCreds := &fakeCreds{}
+	conn, err := c.Open(t.Context(), OpenRequest{ServerName: "r", Credentials: hostCreds, MaxMessageBytes: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fc := <-impl.conns
+	plugin := impl.creds
+	if plugin == nil {
+		t.Fatal("the plugin's Open got no credentials")
+	}
+	a, err := plugin.Authorization(t.Context())
+	if err != nil || a.Value != "Bearer first" || a.CacheFor != time.Minute {
+		t.Errorf("Authorization through the stream = %+v, %v", a, err)
+	}
+	a, err = plugin.Rejected(t.Context(), Rejection{Status: 401, WWWAuthenticate: []string{`Bearer error="invalid_token"`}, Sent: "Bearer first"})
+	if err != nil || a.Value != "Bearer second" {
+		t.Errorf("Rejected through the stream = %+v, %v", a, err)
+	}
+	if _, err := plugin.Rejected(t.Context(), Rejection{Status: 403}); KindOf(err) != KindUnauthorized {
+		t.Errorf("a refusal the host cannot fix = %v; want KindUnauthorized", err)
+	}
+	hostCreds.mu.Lock()
+	if len(hostCreds.rejected) != 2 || hostCreds.rejected[0].Status != 401 || hostCreds.rejected[0].Sent != "Bearer first" {
+		t.Errorf("the host saw refusals %+v", hostCreds.rejected)
+	}
+	hostCreds.mu.Unlock()
+
+	big := json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{"text":"` + strings.Repeat("x", 3<<20) + `"}}`)
+	fc.toHost <- big
+	msg, err := conn.Recv(t.Context())
+	if err != nil || !bytes.Equal(msg, big) {
+		t.Fatalf("a %d-byte message arrived as %d bytes, %v", len(big), len(msg), err)
+	}
+	fc.toHost <- json.RawMessage(`"` + strings.Repeat("y", 5<<20) + `"`)
+	if _, err := conn.Recv(t.Context()); err == nil || !strings.Contains(err.Error(), "4 MiB") {
+		t.Errorf("a message over the 4 MiB limit: %v; want an error naming the limit", err)
 	}
 }
