@@ -36,7 +36,7 @@ type fakeTransport struct {
 	validate json.RawMessage
 	opened   []OpenRequest
 	creds    Credentials // of the last Open
-	deadline time.Time // of the last Open's ctx
+	deadline time.Time   // of the last Open's ctx
 	conns    chan *fakeConn
 }
 
