@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 const secretValue = "canary-s3cret-123"
 
 // fixture is a running host with one server, its config file and the API
-// served over HTTP (without the gateway's token guard, which is tested
+// served over HTTP (without the front door's token guard, which is tested
 // with the gateway).
 type fixture struct {
 	h    *host.Host

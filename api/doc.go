@@ -1,7 +1,7 @@
 // Package api is plughost's JSON API, served by `plughost serve` under
-// /api/ behind the gateway's bearer token, and its client, which the CLI
-// uses to show a running serve's live state instead of starting servers of
-// its own. It is a thin front end: every rule is the core's (package host
+// /api/ on the front door (package frontdoor), behind its bearer token, and
+// its client, which the CLI uses to show a running serve's live state
+// instead of starting servers of its own. It is a thin front end: every rule is the core's (package host
 // and its application layer, host/manage).
 //
 // Endpoints (all JSON; errors are {"error": {"code", "message",

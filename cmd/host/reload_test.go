@@ -47,6 +47,15 @@ func serverPIDs(serve int) map[int]bool {
 	return out
 }
 
+// waitConnected waits until serve logged each server connected.
+func waitConnected(t *testing.T, g servedGateway, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		re := regexp.MustCompile(`(?m)^\S+\s+` + regexp.QuoteMeta(name) + `\s+connected, `)
+		g.stderr.waitFor(t, 30*time.Second, name+" connected", re.MatchString)
+	}
+}
+
 // With a serve of the same config running, list, show, tools and call
 // answer from it: the servers listed are serve's own processes, and no
 // second set is started.
@@ -118,6 +127,7 @@ func TestServeReloadsOnEdit(t *testing.T) {
 	c := newCLI(t)
 	t.Parallel()
 	g := startServe(t, c, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"one": testserver(), "two": testserver()}}))
+	waitConnected(t, g, "one", "two")
 	before, _ := serveList(t, c, g.config)
 
 	r := c.run(t, "--config", g.config, "mcp", "add", "three", "--", filepath.Join(bins, "testserver"))
