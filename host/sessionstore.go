@@ -116,3 +116,34 @@ type RemoteSessionStore interface {
 	// "redis at redis://:****@redis:6379/0".
 	String() string
 }
+
+// StoreReadiness is the session store in Readiness.
+type StoreReadiness struct {
+	// Name names the store, its password masked ("redis at redis://…").
+	Name string `json:"name"`
+	// Up is true when it answered.
+	Up bool `json:"up"`
+	// Error says why it did not.
+	Error string `json:"error,omitempty"`
+}
+
+// storeCheckTimeout bounds the store check of one CheckReadiness.
+const storeCheckTimeout = 2 * time.Second
+
+// CheckReadiness is Readiness plus, for a session store kept outside the
+// process, whether it answers now: a replica whose store does not answer
+// cannot serve any session, so it is not ready (/readyz).
+func (h *Host) CheckReadiness(ctx context.Context) Readiness {
+	r := h.Readiness()
+	remote, ok := h.sessions.(RemoteSessionStore)
+	if !ok {
+		return r
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeCheckTimeout)
+	defer cancel()
+	r.Store = &StoreReadiness{Name: remote.String(), Up: true}
+	if err := remote.Ping(ctx); err != nil {
+		r.Ready, r.Store.Up, r.Store.Error = false, false, h.masker.Mask(err.Error())
+	}
+	return r
+}

@@ -21,7 +21,7 @@ var ErrNotConnected = errors.New("server is not connected")
 // timed out (then the server was told to cancel it).
 func (s *Server) Call(ctx context.Context, tool string, args any) (*mcp.CallToolResult, error) {
 	s.mu.RLock()
-	sess, st := s.live, s.status
+	sess, st, limit := s.live, s.status, s.spec.Timeouts.Call
 	s.mu.RUnlock()
 	if sess == nil {
 		reason := ""
@@ -30,7 +30,6 @@ func (s *Server) Call(ctx context.Context, tool string, args any) (*mcp.CallTool
 		}
 		return nil, fmt.Errorf("server %q (%s%s): %w", s.spec.Name, st.State, reason, ErrNotConnected)
 	}
-	limit := s.spec.Timeouts.Call
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	res, err := callTool(callCtx, sess, tool, args)

@@ -59,14 +59,15 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 // open launches the plugin (or takes the in-process transport) and opens
 // the connection.
 func (s *Server) open(ctx context.Context) (*session, error) {
-	pc, err := s.launch()
+	t := s.tuning().Timeouts
+	pc, err := s.launch(t.Start)
 	if err != nil {
 		if errors.Is(err, pluginapi.ErrPinMismatch) {
 			return nil, fmt.Errorf("start transport plugin: %s: %w (reinstall the pinned plugin or update the pin)", s.spec.PinSetting, err)
 		}
-		return nil, phaseError("start transport plugin", s.spec.Timeouts.Start, "start_seconds", err)
+		return nil, phaseError("start transport plugin", t.Start, "start_seconds", err)
 	}
-	openCtx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)
+	openCtx, cancel := context.WithTimeout(ctx, t.Initialize)
 	defer cancel()
 	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config, MaxMessageBytes: s.spec.Limits.MaxMessageBytes}
 	if s.spec.DirectPipes || s.spec.Auth != nil {
@@ -85,7 +86,7 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 	conn, err := pc.Transport().Open(openCtx, req)
 	if err != nil {
 		pc.Kill()
-		return nil, phaseError("connect", s.spec.Timeouts.Initialize, "initialize_seconds", err)
+		return nil, phaseError("connect", t.Initialize, "initialize_seconds", err)
 	}
 	tr := msgtransport.New(conn, s.logger)
 	path := "relay"
@@ -115,7 +116,7 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 }
 
 // launch starts the plugin process, or wraps the in-process transport.
-func (s *Server) launch() (pluginProcess, error) {
+func (s *Server) launch(startTimeout time.Duration) (pluginProcess, error) {
 	if s.spec.InProcess != nil {
 		return inProcess{s.spec.InProcess}, nil
 	}
@@ -124,7 +125,7 @@ func (s *Server) launch() (pluginProcess, error) {
 		SHA256:       s.spec.PluginSHA256,
 		Env:          s.spec.PluginEnv,
 		Logger:       loglimit.Unlimited(s.logger).Named("plugin"), // the plugin's own log, relayed whole
-		StartTimeout: s.spec.Timeouts.Start,
+		StartTimeout: startTimeout,
 	})
 	if err != nil {
 		return nil, err
@@ -133,14 +134,15 @@ func (s *Server) launch() (pluginProcess, error) {
 }
 
 func (s *Server) initialize(ctx context.Context, sess *session) (*mcp.InitializeResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)
+	limit := s.tuning().Timeouts.Initialize
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = protocolVersion
 	req.Params.ClientInfo = mcp.Implementation{Name: "plughost", Version: s.spec.ClientVersion}
 	res, err := sess.client.Initialize(ctx, req)
 	if err != nil {
-		return nil, phaseError("initialize", s.spec.Timeouts.Initialize, "initialize_seconds", err)
+		return nil, phaseError("initialize", limit, "initialize_seconds", err)
 	}
 	return res, nil
 }
@@ -148,11 +150,12 @@ func (s *Server) initialize(ctx context.Context, sess *session) (*mcp.Initialize
 // listTools lists every page of the server's tools and publishes them,
 // making sess the live session.
 func (s *Server) listTools(ctx context.Context, sess *session) error {
-	ctx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.ListTools)
+	limit := s.tuning().Timeouts.ListTools
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	tools, err := s.listRaw(ctx, sess)
 	if err != nil {
-		return phaseError("list tools", s.spec.Timeouts.ListTools, "list_tools_seconds", err)
+		return phaseError("list tools", limit, "list_tools_seconds", err)
 	}
 	s.mu.Lock()
 	s.tools = tools

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/artifacts"
+	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/shaping"
 )
@@ -25,33 +26,52 @@ const retentionInterval = 10 * time.Minute
 // a [file:...] reference just handed to the model stays valid.
 const retentionGrace = 10 * time.Minute
 
-// newShaping prepares the artifact store and builds the call chain once.
-func (h *Host) newShaping() error {
-	a := h.cfg.MCP.Artifacts
-	store, err := artifacts.NewStore(h.cfg.MCP.Workspace, artifacts.WithSearchLimits(artifacts.SearchLimits{
-		Timeout: a.SearchTimeout(), MaxBytes: a.SearchMaxBytes(),
-	}))
-	if err != nil {
-		return fmt.Errorf("tools.mcp.workspace: %w", err)
+// callChain is the path of every MCP tool call under one config: the
+// shaping middleware chain and the artifact store (the workspace) it saves
+// oversized results to.
+type callChain struct {
+	store    *artifacts.Store
+	handler  shaping.Handler
+	maxChars int
+	limits   artifacts.SearchLimits // of search_files over the store
+}
+
+// newCallChain builds the chain for cfg, keeping prev's store when the
+// workspace did not change (prev may be nil).
+func (h *Host) newCallChain(cfg *config.Config, prev *state) (*callChain, error) {
+	var store *artifacts.Store
+	a := cfg.MCP.Artifacts
+	limits := artifacts.SearchLimits{Timeout: a.SearchTimeout(), MaxBytes: a.SearchMaxBytes()}
+	if prev != nil && prev.cfg.MCP.Workspace == cfg.MCP.Workspace && prev.chain.limits == limits {
+		store = prev.chain.store
+	} else {
+		var err error
+		if store, err = artifacts.NewStore(cfg.MCP.Workspace, artifacts.WithSearchLimits(limits)); err != nil {
+			return nil, fmt.Errorf("tools.mcp.workspace: %w", err)
+		}
 	}
-	h.store = store
-	h.call = shaping.New(h.callServer, shaping.Options{
-		MaxInlineChars: h.cfg.MCP.MaxInlineTextChars,
+	handler := shaping.New(h.callServer, shaping.Options{
+		MaxInlineChars: cfg.MCP.MaxInlineTextChars,
 		Saver:          store,
 		Logger:         h.logger.Named("shaping"),
 		Metrics:        &h.metrics,
 		CallTimeout:    h.callTimeout,
 	})
-	return nil
+	return &callChain{store: store, handler: handler, maxChars: cfg.MCP.MaxInlineTextChars, limits: limits}, nil
+}
+
+// call runs an MCP tool call through the current config's chain.
+func (h *Host) call(ctx context.Context, c shaping.Call) (*mcp.CallToolResult, error) {
+	return h.st().chain.handler(ctx, c)
 }
 
 // callServer is the chain's last link: the call to the server's plugin.
 func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolResult, error) {
-	srv, ok := h.servers[c.Server]
+	srv, ok := h.st().servers[c.Server]
 	if !ok {
 		return nil, fmt.Errorf("tool %q: server %q: %w", c.Name, c.Server, errServerNotRunning)
 	}
-	res, err := srv.Call(ctx, c.Tool, c.Args)
+	res, err := srv.sup.Call(ctx, c.Tool, c.Args)
 	if err == nil {
 		noteResultSize(ctx, resultSize(res))
 	}
@@ -82,33 +102,46 @@ func resultSize(res *mcp.CallToolResult) int {
 }
 
 func (h *Host) callTimeout(c shaping.Call) time.Duration {
-	srv, ok := h.cfg.MCP.Servers[c.Server]
+	cfg := h.st().cfg
+	srv, ok := cfg.MCP.Servers[c.Server]
 	if !ok {
 		return 0
 	}
-	return srv.Timeouts(h.cfg.MCP.Timeouts.Durations()).Call + shapingGrace
+	return srv.Timeouts(cfg.MCP.Timeouts.Durations()).Call + shapingGrace
 }
 
-// runRetention removes old artifacts at start and periodically until ctx
-// ends.
-func (h *Host) runRetention(ctx context.Context) {
+// restartRetention (re)starts artifact retention for st: old saved results
+// are removed now and every retentionInterval. Callers hold applyMu.
+func (h *Host) restartRetention(st *state) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.retention != nil {
+		h.retention()
+	}
+	ctx, cancel := context.WithCancel(h.runCtx)
+	h.retention = cancel
 	r := artifacts.Retention{
-		MaxAge:        h.cfg.MCP.Artifacts.MaxAge(),
-		MaxTotalBytes: h.cfg.MCP.Artifacts.MaxTotalBytes(),
+		MaxAge:        st.cfg.MCP.Artifacts.MaxAge(),
+		MaxTotalBytes: st.cfg.MCP.Artifacts.MaxTotalBytes(),
 		Grace:         retentionGrace,
 	}
-	h.store.RunRetention(ctx, r, retentionInterval, func(res artifacts.SweepResult, err error) {
-		if err != nil {
-			h.logger.Warn("artifact retention", "error", err)
-		}
-		if res.Removed > 0 {
-			h.logger.Info("artifact retention removed old results", "files", res.Removed, "freed_bytes", res.FreedBytes, "kept_bytes", res.KeptBytes)
-		}
-	})
+	store := st.chain.store
+	h.running.Add(1)
+	go func() {
+		defer h.running.Done()
+		store.RunRetention(ctx, r, retentionInterval, func(res artifacts.SweepResult, err error) {
+			if err != nil {
+				h.logger.Warn("artifact retention", "error", err)
+			}
+			if res.Removed > 0 {
+				h.logger.Info("artifact retention removed old results", "files", res.Removed, "freed_bytes", res.FreedBytes, "kept_bytes", res.KeptBytes)
+			}
+		})
+	}()
 }
 
 // Artifacts returns the store of saved results (the workspace).
-func (h *Host) Artifacts() *artifacts.Store { return h.store }
+func (h *Host) Artifacts() *artifacts.Store { return h.st().chain.store }
 
 // ShapingMetrics returns what result shaping did so far.
 func (h *Host) ShapingMetrics() shaping.MetricsSnapshot { return h.metrics.Snapshot() }
@@ -125,7 +158,8 @@ func pagingTools() []registry.Tool {
 
 // callPaging runs read_file or search_files, bounded by the inline budget.
 func (h *Host) callPaging(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
-	text, isError := h.store.HandleTool(ctx, name, args, h.cfg.MCP.MaxInlineTextChars)
+	chain := h.st().chain
+	text, isError := chain.store.HandleTool(ctx, name, args, chain.maxChars)
 	res := mcp.NewToolResultText(text)
 	res.IsError = isError
 	return res
