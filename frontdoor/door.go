@@ -105,7 +105,7 @@ func New(h *host.Host, o Options) (*Door, error) {
 		}
 	}
 	d.mux.HandleFunc("GET /healthz", healthz)
-	d.Mount("GET /readyz", http.HandlerFunc(d.readyz))
+	d.mux.Handle("GET /readyz", d.readiness())
 	d.Mount("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	return d, nil
 }

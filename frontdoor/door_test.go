@@ -113,7 +113,9 @@ func TestMountsAndAuth(t *testing.T) {
 		{"/oauth/callback?code=x", nil, 200, "hello"},
 		{"/oauth/callback?access_token=x", nil, 400, "token in the URL"},
 		{"/healthz", nil, 200, `"ok"`},
-		{"/readyz", nil, 401, "missing bearer token"},
+		{"/readyz", nil, 200, `{"ready":true}`},
+		{"/readyz", map[string]string{"Authorization": "Bearer nope-0123456789"}, 401, "wrong bearer token"},
+		{"/readyz?token=x", nil, 400, "token in the URL"},
 		{"/readyz", auth, 200, `"ready":true`},
 		{"/metrics", auth, 200, `plughost_server_up{server="off",state="disabled"} 0`},
 	} {

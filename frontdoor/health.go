@@ -5,15 +5,38 @@ import (
 	"net/http"
 )
 
-// readyz answers 200 when every enabled server is up, else 503, with the
-// host's Readiness (host.Readiness) as JSON either way.
-func (d *Door) readyz(w http.ResponseWriter, _ *http.Request) {
-	r := d.h.Readiness()
+// readiness serves /readyz: 200 when every enabled server is up and the
+// session store answers, else 503. With the token (or without auth) the
+// body is the host's Readiness (host.CheckReadiness); a request without any
+// Authorization header — a Kubernetes or load-balancer probe, which cannot
+// carry a secret — gets the status and {"ready": bool} only, since server
+// names and errors are for the token's holders. A wrong token is 401.
+func (d *Door) readiness() http.Handler {
+	full := d.guard(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r := d.h.CheckReadiness(req.Context())
+		writeReadiness(w, r.Ready, r)
+	}))
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if d.opts.Token == "" || req.Header.Get("Authorization") != "" {
+			full.ServeHTTP(w, req)
+			return
+		}
+		if refuseQueryToken(w, req) {
+			return
+		}
+		r := d.h.CheckReadiness(req.Context())
+		writeReadiness(w, r.Ready, struct {
+			Ready bool `json:"ready"`
+		}{r.Ready})
+	})
+}
+
+func writeReadiness(w http.ResponseWriter, ready bool, body any) {
 	w.Header().Set("Content-Type", "application/json")
-	if !r.Ready {
+	if !ready {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
-	_ = json.NewEncoder(w).Encode(r) // the client went away: nothing to do
+	_ = json.NewEncoder(w).Encode(body) // the client went away: nothing to do
 }
 
 // healthz answers 200 while the process serves.

@@ -13,7 +13,8 @@ import (
 	"github.com/plughost/plughost/host"
 )
 
-// Through the front door, every route but /healthz needs the token: missing or wrong → 401, a
+// Through the front door, every route but /healthz needs the token (/readyz
+// without one says only whether it is ready, for probes): missing or wrong → 401, a
 // token in the query string → 400 even when it is right; the right one in
 // the header gets through, and an mcp-go client with it works.
 func TestAuth(t *testing.T) {
@@ -33,7 +34,8 @@ func TestAuth(t *testing.T) {
 		{"token in query", "POST", "/mcp?token=" + testToken.Reveal(), "", 400, "token in the URL"},
 		{"access_token in query with header", "POST", "/mcp?access_token=" + testToken.Reveal(), "Bearer " + testToken.Reveal(), 400, "token in the URL"},
 		{"right token", "POST", "/mcp", "Bearer " + testToken.Reveal(), 200, `"serverInfo"`},
-		{"readyz without token", "GET", "/readyz", "", 401, "missing bearer token"},
+		{"readyz without token: status only", "GET", "/readyz", "", 200, `{"ready":true}` + "\n"},
+		{"readyz with a wrong token", "GET", "/readyz", "Bearer wrong-token-0123456789abcdef", 401, "wrong bearer token"},
 		{"readyz", "GET", "/readyz", "Bearer " + testToken.Reveal(), 200, `"ready":true`},
 		{"metrics without token", "GET", "/metrics", "", 401, "missing bearer token"},
 		{"metrics", "GET", "/metrics", "Bearer " + testToken.Reveal(), 200, `plughost_server_up{server="s",state="connected"} 1`},

@@ -98,7 +98,7 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
 	var sess *host.Session
 	if k == kindRequest && msg.Method == "initialize" {
 		if sess, err = g.h.CreateSession(ctx, host.SessionState{}); err != nil {
-			httpError(w, http.StatusServiceUnavailable, &rpcError{Code: codeInternalError, Message: "cannot start a session: " + err.Error()})
+			storeError(w, err)
 			return
 		}
 		w.Header().Set(sessionHeader, sess.ID())
@@ -134,10 +134,17 @@ func (g *Gateway) sessionOf(w http.ResponseWriter, r *http.Request) *host.Sessio
 		return nil
 	}
 	if err != nil {
-		httpError(w, http.StatusServiceUnavailable, &rpcError{Code: codeInternalError, Message: "session store: " + err.Error()})
+		storeError(w, err)
 		return nil
 	}
 	return sess
+}
+
+// storeError answers 503 when the session store failed (down or slow, its
+// error names it): the client may retry the same request in a moment.
+func storeError(w http.ResponseWriter, err error) {
+	w.Header().Set("Retry-After", "1")
+	httpError(w, http.StatusServiceUnavailable, &rpcError{Code: codeInternalError, Message: err.Error()})
 }
 
 // checkVersionHeader refuses an MCP-Protocol-Version the gateway does not
@@ -218,7 +225,7 @@ func (g *Gateway) delete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := sess.Close(r.Context()); err != nil {
-		httpError(w, http.StatusServiceUnavailable, &rpcError{Code: codeInternalError, Message: "session store: " + err.Error()})
+		storeError(w, err)
 		return
 	}
 	g.endStreams(sess.ID())
@@ -238,6 +245,10 @@ type httpSink struct {
 func newHTTPSink(w http.ResponseWriter, canStream bool) *httpSink {
 	return &httpSink{w: w, rc: http.NewResponseController(w), canStream: canStream}
 }
+
+// canNotify reports whether the request's client takes messages ahead of
+// the response (it accepts an event stream).
+func (s *httpSink) canNotify() bool { return s.canStream }
 
 func (s *httpSink) notify(msg []byte) bool {
 	s.mu.Lock()

@@ -111,6 +111,9 @@ func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, 
 		g.metrics.refused()
 		return nil, &rpcError{Code: codeInvalidParams, Message: err.Error()}
 	}
+	if errors.Is(err, host.ErrStoreUnavailable) { // the call did not run: no result to speak of
+		return nil, err
+	}
 	search := x.sess.IsSearchTool(p.Name)
 	if !search {
 		if err := x.sess.EndTurn(ctx); err != nil && !errors.Is(err, host.ErrSessionNotFound) {

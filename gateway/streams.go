@@ -92,17 +92,23 @@ func (g *Gateway) Shutdown() { g.endStreams("") }
 
 // announce tells the session's client, through out or else its stream,
 // that its tool list changed, if it did since the client last learned it.
-// Nothing is recorded when the client cannot be told now: the next chance
-// tells it.
+// Nothing is recorded when the client cannot be told here and now: the
+// next chance tells it — maybe another replica, which holds the client's
+// stream and hears of the change from the store.
 func (g *Gateway) announce(ctx context.Context, s *host.Session, out sink) {
+	if n, ok := out.(interface{ canNotify() bool }); ok && !n.canNotify() {
+		out = nil
+	}
 	if out == nil && !g.hasStream(s.ID()) {
 		return
 	}
 	changed, err := s.TakeListChange(ctx)
+	if errors.Is(err, host.ErrSessionNotFound) {
+		g.endStreams(s.ID()) // it ended or expired, maybe while events were lost
+		return
+	}
 	if err != nil {
-		if !errors.Is(err, host.ErrSessionNotFound) {
-			g.logger.Warn("checking a session's tool list", "session", s.ID(), "error", err)
-		}
+		g.logger.Warn("checking a session's tool list", "session", s.ID(), "error", err)
 		return
 	}
 	if !changed {
@@ -117,24 +123,36 @@ func (g *Gateway) announce(ctx context.Context, s *host.Session, out sink) {
 // Run delivers notifications/tools/list_changed to the sessions with a
 // stream in this process whenever their lists change — the servers' tools
 // changed, or the session's state changed (here or in another process
-// sharing the store) — until ctx ends. ServeStdio runs it itself; run it
-// beside HTTPHandler.
+// sharing the store) — until ctx ends. With a store shared by replicas
+// (Peers), it also exchanges catalog changes with the other replicas.
+// ServeStdio runs it itself; run it beside HTTPHandler.
 func (g *Gateway) Run(ctx context.Context) {
 	changes := g.h.Sessions().Watch(ctx)
 	hostChanged := g.h.Changed()
+	var peerCatalogs <-chan uint64
+	cs := g.peers()
+	if cs != nil {
+		peerCatalogs = cs.peers.Catalogs(ctx)
+	}
 	g.announceAll(ctx)
+	g.publishCatalog(ctx, cs, false)
 	for {
 		select {
 		case <-hostChanged:
 			hostChanged = g.h.Changed()
 			g.announceAll(ctx)
+			g.publishCatalog(ctx, cs, false)
+		case fp := <-peerCatalogs:
+			g.peerCatalog(ctx, cs, fp)
 		case c, ok := <-changes:
-			if !ok {
+			switch {
+			case !ok:
 				return
-			}
-			if c.Ended {
+			case c.Resync: // changes were missed: check every session here
+				g.announceAll(ctx)
+			case c.Ended:
 				g.endStreams(c.ID)
-			} else if g.hasStream(c.ID) {
+			case g.hasStream(c.ID):
 				g.announce(ctx, g.h.Session(c.ID), nil)
 			}
 		case <-ctx.Done():
@@ -145,13 +163,18 @@ func (g *Gateway) Run(ctx context.Context) {
 
 // announceAll checks every session with a stream here.
 func (g *Gateway) announceAll(ctx context.Context) {
+	for _, id := range g.streamSessions() {
+		g.announce(ctx, g.h.Session(id), nil)
+	}
+}
+
+// streamSessions returns the sessions with a stream here.
+func (g *Gateway) streamSessions() []string {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	ids := make([]string, 0, len(g.streams))
 	for id := range g.streams {
 		ids = append(ids, id)
 	}
-	g.mu.Unlock()
-	for _, id := range ids {
-		g.announce(ctx, g.h.Session(id), nil)
-	}
+	return ids
 }

@@ -147,6 +147,9 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 	h.applied = ApplyStatus{At: time.Now(), OK: true, Result: res}
 	h.mu.Unlock()
 	h.logger.Debug("config applied", "result", res.String())
+	if prev.cfg.MCP.Gateway.Store != next.cfg.MCP.Gateway.Store {
+		h.logger.Warn("tools.mcp.gateway.store changed: the session store is chosen at start-up; restart plughost to use the new one")
+	}
 	h.notify()
 	return res, nil
 }

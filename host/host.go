@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -49,7 +50,10 @@ type Options struct {
 	// server under DefaultTokenDir of the user's home.
 	TokenStore tokens.Store
 	// SessionStore keeps the sessions' state; nil means an in-memory store
-	// whose sessions expire after tools.mcp.gateway.session_idle_minutes.
+	// whose sessions expire after tools.mcp.gateway.session_idle_minutes,
+	// which is an error when tools.mcp.gateway.store asks for Redis (pass
+	// the store redisstore.Open returns). Close closes it when it is an
+	// io.Closer: the host owns it.
 	SessionStore SessionStore
 	// Transports serves transport types in process: a server whose type is
 	// a key here talks through that pluginapi.Transport inside the host
@@ -180,6 +184,10 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 		sessions:  opts.SessionStore,
 	}
 	if h.sessions == nil {
+		if kind := cfg.MCP.Gateway.Store.Kind(); kind != config.StoreMemory {
+			return nil, fmt.Errorf("tools.mcp.gateway.store.type is %q, but no session store was given: "+
+				"open one (redisstore.Open) and pass it as host.Options.SessionStore", kind)
+		}
 		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
 	h.auth = newAuth(opts.TokenStore, h.logger)
@@ -443,12 +451,16 @@ func (h *Host) Close() error {
 	}
 	h.running.Wait()
 	loglimit.Flush(h.logger)
+	var errs []error
+	if c, ok := h.sessions.(io.Closer); ok {
+		errs = append(errs, c.Close())
+	}
 	h.indexMu.Lock()
 	defer h.indexMu.Unlock()
 	if h.index != nil {
-		return h.index.Close()
+		errs = append(errs, h.index.Close())
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // serverChanged publishes a server's tools and status. Changes of a

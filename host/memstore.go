@@ -28,7 +28,7 @@ type MemorySessionStore struct {
 	mu        sync.Mutex
 	sessions  map[string]*memSession
 	lastSweep time.Time
-	watchers  map[*memWatcher]struct{}
+	watchers  map[*ChangeBuffer]struct{}
 }
 
 type memSession struct {
@@ -41,7 +41,7 @@ func NewMemorySessionStore(opts MemorySessionStoreOptions) *MemorySessionStore {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &MemorySessionStore{opts: opts, sessions: map[string]*memSession{}, watchers: map[*memWatcher]struct{}{}}
+	return &MemorySessionStore{opts: opts, sessions: map[string]*memSession{}, watchers: map[*ChangeBuffer]struct{}{}}
 }
 
 // Create implements SessionStore.
@@ -57,7 +57,7 @@ func (m *MemorySessionStore) Create(_ context.Context, id string, st SessionStat
 	if st.Created.IsZero() {
 		st.Created = now
 	}
-	m.sessions[id] = &memSession{st: st.clone(), touched: now}
+	m.sessions[id] = &memSession{st: st.Clone(), touched: now}
 	return nil
 }
 
@@ -69,7 +69,7 @@ func (m *MemorySessionStore) Load(_ context.Context, id string) (SessionState, e
 	if err != nil {
 		return SessionState{}, err
 	}
-	return s.st.clone(), nil
+	return s.st.Clone(), nil
 }
 
 // Update implements SessionStore.
@@ -80,9 +80,9 @@ func (m *MemorySessionStore) Update(_ context.Context, id string, fn func(*Sessi
 		m.mu.Unlock()
 		return SessionState{}, err
 	}
-	next := s.st.clone()
+	next := s.st.Clone()
 	if err := fn(&next); err != nil {
-		cur := s.st.clone()
+		cur := s.st.Clone()
 		m.mu.Unlock()
 		if errors.Is(err, ErrSessionUnchanged) {
 			return cur, nil
@@ -90,7 +90,7 @@ func (m *MemorySessionStore) Update(_ context.Context, id string, fn func(*Sessi
 		return SessionState{}, err
 	}
 	next.Format, next.Rev = SessionStateFormat, s.st.Rev+1
-	s.st = next.clone()
+	s.st = next.Clone()
 	m.mu.Unlock()
 	m.notify(id, false)
 	return next, nil
@@ -157,7 +157,7 @@ func (m *MemorySessionStore) sweep(now time.Time) {
 func (m *MemorySessionStore) remove(id string) {
 	delete(m.sessions, id)
 	for w := range m.watchers {
-		w.add(id, true)
+		w.Add(SessionChange{ID: id, Ended: true})
 	}
 }
 
@@ -166,64 +166,25 @@ func (m *MemorySessionStore) notify(id string, ended bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for w := range m.watchers {
-		w.add(id, ended)
+		w.Add(SessionChange{ID: id, Ended: ended})
 	}
 }
 
 // Watch implements SessionStore. Reports are coalesced per session while
 // the reader is behind, so a slow reader never blocks an update.
 func (m *MemorySessionStore) Watch(ctx context.Context) <-chan SessionChange {
-	w := &memWatcher{pending: map[string]bool{}, wake: make(chan struct{}, 1)}
+	w := NewChangeBuffer()
 	m.mu.Lock()
 	m.watchers[w] = struct{}{}
 	m.mu.Unlock()
 	out := make(chan SessionChange)
 	go func() {
-		defer close(out)
 		defer func() {
 			m.mu.Lock()
 			delete(m.watchers, w)
 			m.mu.Unlock()
 		}()
-		for {
-			select {
-			case <-w.wake:
-			case <-ctx.Done():
-				return
-			}
-			for id, ended := range w.take() {
-				select {
-				case out <- SessionChange{ID: id, Ended: ended}:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
+		w.Deliver(ctx, out)
 	}()
 	return out
-}
-
-// memWatcher collects the sessions changed since its reader last looked.
-type memWatcher struct {
-	mu      sync.Mutex
-	pending map[string]bool // id → ended
-	wake    chan struct{}
-}
-
-func (w *memWatcher) add(id string, ended bool) {
-	w.mu.Lock()
-	w.pending[id] = w.pending[id] || ended
-	w.mu.Unlock()
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (w *memWatcher) take() map[string]bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	p := w.pending
-	w.pending = map[string]bool{}
-	return p
 }

@@ -15,6 +15,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/storetest"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/internal/inprocess"
 	"github.com/plughost/plughost/pluginapi"
@@ -252,4 +253,12 @@ func TestMemorySessionStore(t *testing.T) {
 	if n := m.Len(); n != 0 {
 		t.Errorf("%d sessions after every one idled out", n)
 	}
+}
+
+// The in-memory store passes the suite every store must pass.
+func TestMemorySessionStoreSuite(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, idle time.Duration) (host.SessionStore, host.SessionStore) {
+		m := host.NewMemorySessionStore(host.MemorySessionStoreOptions{IdleTimeout: idle})
+		return m, m
+	})
 }

@@ -41,8 +41,8 @@ type SessionState struct {
 	Client json.RawMessage `json:"client,omitempty"`
 }
 
-// clone returns a copy sharing nothing a transition could modify.
-func (st SessionState) clone() SessionState {
+// Clone returns a copy sharing nothing a transition could modify.
+func (st SessionState) Clone() SessionState {
 	if st.Discovery.Unlocked != nil {
 		st.Discovery.Unlocked = maps.Clone(st.Discovery.Unlocked)
 	}
@@ -59,6 +59,11 @@ var (
 	// nothing: the store then writes nothing and Update returns the current
 	// state without error.
 	ErrSessionUnchanged = errors.New("session unchanged")
+	// ErrStoreUnavailable: the store could not be reached or did not answer
+	// in time (a Redis that is down or slow). Nothing was changed by the
+	// failed operation; front ends answer "try again" (HTTP 503) and name
+	// the store.
+	ErrStoreUnavailable = errors.New("session store unavailable")
 )
 
 // SessionStore keeps the state of every session. The host declares it and
@@ -89,8 +94,56 @@ type SessionStore interface {
 
 // SessionChange says that a session changed or ended.
 type SessionChange struct {
-	// ID is the session's id.
+	// ID is the session's id ("" with Resync).
 	ID string
 	// Ended is true when the session was deleted or expired.
 	Ended bool
+	// Resync says that changes may have been missed (a shared store lost
+	// its link to the other processes for a while): every session the
+	// reader cares about should be checked again.
+	Resync bool
+}
+
+// RemoteSessionStore is a SessionStore kept outside the process (Redis),
+// which can be unreachable: front ends report its health (/readyz) and
+// name it in their errors.
+type RemoteSessionStore interface {
+	SessionStore
+	// Ping reports whether the store answers now (an error wrapping
+	// ErrStoreUnavailable when it does not).
+	Ping(ctx context.Context) error
+	// String names the store for people, secrets masked, e.g.
+	// "redis at redis://:****@redis:6379/0".
+	String() string
+}
+
+// StoreReadiness is the session store in Readiness.
+type StoreReadiness struct {
+	// Name names the store, its password masked ("redis at redis://…").
+	Name string `json:"name"`
+	// Up is true when it answered.
+	Up bool `json:"up"`
+	// Error says why it did not.
+	Error string `json:"error,omitempty"`
+}
+
+// storeCheckTimeout bounds the store check of one CheckReadiness.
+const storeCheckTimeout = 2 * time.Second
+
+// CheckReadiness is Readiness plus, for a session store kept outside the
+// process, whether it answers now: a replica whose store does not answer
+// cannot serve any session, so it is not ready (/readyz).
+func (h *Host) CheckReadiness(ctx context.Context) Readiness {
+	r := h.Readiness()
+	remote, ok := h.sessions.(RemoteSessionStore)
+	if !ok {
+		return r
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeCheckTimeout)
+	defer cancel()
+	r.Store = &StoreReadiness{Name: remote.String(), Up: true}
+	if err := remote.Ping(ctx); err != nil {
+		r.Ready, r.Store.Up, r.Store.Error = false, false, h.masker.Mask(err.Error())
+	}
+	return r
 }

@@ -219,8 +219,11 @@ func (h *Host) ServerDetail(ctx context.Context, name string) (ServerDetail, err
 // Readiness says which servers are up.
 type Readiness struct {
 	// Ready is true when every enabled server with a valid config is
-	// connected.
+	// connected (and, from CheckReadiness, the session store answers).
 	Ready bool `json:"ready"`
+	// Store is the session store kept outside the process (Redis), as
+	// CheckReadiness found it; absent otherwise.
+	Store *StoreReadiness `json:"store,omitempty"`
 	// Servers lists every configured server.
 	Servers []ServerReadiness `json:"servers"`
 }

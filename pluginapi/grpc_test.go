@@ -56,9 +56,10 @@ func (f *fakeTransport) Open(ctx context.Context, req OpenRequest) (Conn, error)
 	f.opened = append(f.opened, req)
 	f.creds = creds
 	f.deadline, _ = ctx.Deadline()
+	openErr := f.openErr // a test may change it while a cancelled Open still runs here
 	f.mu.Unlock()
-	if f.openErr != nil {
-		return nil, f.openErr
+	if openErr != nil {
+		return nil, openErr
 	}
 	c := &fakeConn{toHost: make(chan json.RawMessage, 8), sent: make(chan sentMsg, 8), end: make(chan error, 1),
 		closed: make(chan struct{}), session: "sess-1", diag: f.diag}
@@ -264,7 +265,9 @@ func TestShimErrors(t *testing.T) {
 		t.Errorf("open with a cancelled context = %v (kind %q); want KindCanceled", err, KindOf(err))
 	}
 	sendCtx, sendCancel := context.WithCancel(t.Context())
+	impl.mu.Lock()
 	impl.openErr = nil
+	impl.mu.Unlock()
 	conn, err = c.Open(t.Context(), OpenRequest{ServerName: "s"})
 	if err != nil {
 		t.Fatal(err)

@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/manage"
+	"github.com/plughost/plughost/redisstore"
 )
 
 // manager locates the configuration the way every command does: --config,
@@ -50,14 +53,39 @@ func (g *globals) newHost() (*host.Host, error) {
 	return g.hostFor(l)
 }
 
-// hostFor builds (but does not start) the host of a loaded config.
+// hostFor builds (but does not start) the host of a loaded config, with
+// the session store the config names.
 func (g *globals) hostFor(l *manage.Loaded) (*host.Host, error) {
-	return host.NewFromLoaded(l.Loaded, host.Options{
+	store, err := sessionStore(l.Config, g.logger())
+	if err != nil {
+		return nil, err
+	}
+	opts := host.Options{
 		ConfigDir: filepath.Dir(l.UserFile),
 		Environ:   os.Environ(),
 		Logger:    g.logger(),
 		Version:   version,
-	})
+	}
+	if store != nil { // a nil *Store is not a nil SessionStore
+		opts.SessionStore = store
+	}
+	h, err := host.NewFromLoaded(l.Loaded, opts)
+	if err != nil && store != nil {
+		store.Close()
+	}
+	return h, err
+}
+
+// sessionStore opens the session store tools.mcp.gateway.store names: nil
+// for the in-memory default (the host makes it), Redis otherwise. Opening
+// Redis does not connect (commands that never touch a session never do).
+func sessionStore(cfg *config.Config, logger hclog.Logger) (*redisstore.Store, error) {
+	g := cfg.MCP.Gateway
+	if g.Store.Kind() != config.StoreRedis {
+		return nil, nil
+	}
+	redisstore.RouteClientLogs(logger.Named("redis"))
+	return redisstore.Open(redisstore.FromConfig(g, logger.Named("sessions")))
 }
 
 // startHost builds and starts the host and waits (up to wait) until every

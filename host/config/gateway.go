@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/plughost/plughost/host/secret"
 )
 
 func checkGateway(p *Problems, g Gateway) {
@@ -32,6 +35,60 @@ func checkGateway(p *Problems, g Gateway) {
 	if g.ShutdownSeconds < 0 {
 		p.fatal("tools.mcp.gateway.shutdown_seconds", fmt.Sprintf("must not be negative, got %v; the default is 10", g.ShutdownSeconds))
 	}
+	checkStore(p, g.Store)
+}
+
+// redisURLExample shows the form of tools.mcp.gateway.store.url.
+const redisURLExample = `redis://[:password@]host:port/db, e.g. "redis://127.0.0.1:6379/0"`
+
+func checkStore(p *Problems, s SessionStore) {
+	const path = "tools.mcp.gateway.store"
+	switch s.Kind() {
+	case StoreMemory:
+		if s.URL != "" {
+			p.fatal(path+".url", `is set but the store type is "memory", which keeps sessions in this process; `+
+				`set tools.mcp.gateway.store.type to "redis" to share sessions through it, or remove the url`)
+		}
+	case StoreRedis:
+		if s.URL == "" {
+			p.fatal(path+".url", `is required when the store type is "redis"; set it to `+redisURLExample)
+		} else if err := CheckRedisURL(s.URL.Reveal()); err != nil {
+			p.fatal(path+".url", err.Error())
+		}
+		if strings.TrimSpace(s.Prefix) == "" {
+			p.fatal(path+".prefix", `must not be empty with Redis: it keeps plughost's keys apart from other data; the default is "plughost:"`)
+		}
+	default:
+		p.fatal(path+".type", fmt.Sprintf(`must be "memory" or "redis", got %q`, s.Type))
+	}
+}
+
+// CheckRedisURL checks a Redis URL: redis:// or rediss://, a host, an
+// optional numeric port and an optional database number as the path. The
+// error never shows the URL's password.
+func CheckRedisURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%s is not a URL; use %s", secret.MaskURL(raw), redisURLExample)
+	}
+	shown := secret.MaskURL(raw)
+	if u.Scheme != "redis" && u.Scheme != "rediss" {
+		return fmt.Errorf("%s: the scheme must be redis:// (or rediss:// for TLS); use %s", shown, redisURLExample)
+	}
+	if u.Hostname() == "" {
+		return fmt.Errorf("%s has no host; use %s", shown, redisURLExample)
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%s: port %q must be a number from 1 to 65535; use %s", shown, port, redisURLExample)
+		}
+	}
+	if db := strings.Trim(u.Path, "/"); db != "" {
+		if n, err := strconv.Atoi(db); err != nil || n < 0 {
+			return fmt.Errorf("%s: the path must be a database number such as /0, got %q; use %s", shown, u.Path, redisURLExample)
+		}
+	}
+	return nil
 }
 
 // CheckListen checks a gateway listen address: host:port with a port from 0

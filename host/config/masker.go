@@ -16,9 +16,10 @@ const maxEnvFileBytes = 1 << 20
 // NewMasker returns a masker that knows every secret value cfg configures:
 // each server's env values and env_file values, header values, the
 // password (or lone user name) and secret-named query parameters of its url
-// and oauth issuer, its oauth client secret, and the string values of keys kept for third-party
-// transports. env_file is read now (relative to configDir); a file that
-// cannot be read adds nothing (the server reports it when it starts).
+// and oauth issuer, its oauth client secret, the string values of keys kept
+// for third-party transports, and the password of the gateway's Redis store
+// URL. env_file is read now (relative to configDir); a file that cannot be
+// read adds nothing (the server reports it when it starts).
 // Disabled servers count too: their config is shown like any other.
 func NewMasker(cfg *Config, configDir string) *secret.Masker {
 	m := secret.NewMasker()
@@ -36,6 +37,7 @@ func AddSecrets(m *secret.Masker, cfg *Config, configDir string) {
 	for _, srv := range cfg.MCP.Servers {
 		srv.addSecrets(m, configDir)
 	}
+	m.AddURL(cfg.MCP.Gateway.Store.URL.Reveal())
 }
 
 func (s Server) addSecrets(m *secret.Masker, configDir string) {

@@ -99,6 +99,39 @@ type Gateway struct {
 	// ShutdownSeconds is how long a stopping gateway waits for calls in
 	// flight to finish before it closes the servers.
 	ShutdownSeconds float64 `json:"shutdown_seconds"`
+	// Store says where the sessions' state is kept: in this process (the
+	// default) or in Redis, shared by every replica that uses it.
+	Store SessionStore `json:"store"`
+}
+
+// Session store types of tools.mcp.gateway.store.type.
+const (
+	// StoreMemory keeps sessions in the process (the default).
+	StoreMemory = "memory"
+	// StoreRedis keeps sessions in Redis, shared by replicas.
+	StoreRedis = "redis"
+)
+
+// SessionStore is tools.mcp.gateway.store: where the gateway's sessions
+// (their unlocks, turns left and client facts) are kept.
+type SessionStore struct {
+	// Type is "memory" (or empty: sessions live as long as this process)
+	// or "redis" (any replica using the same Redis serves any session).
+	Type string `json:"type"`
+	// URL locates Redis: redis://[[user]:password@]host:port/db, or
+	// rediss:// for TLS. Its password is masked wherever it is shown.
+	URL secret.URL `json:"url,omitempty"`
+	// Prefix starts every Redis key and channel plughost uses, so several
+	// deployments can share one Redis.
+	Prefix string `json:"prefix,omitempty"`
+}
+
+// Kind returns the effective store type: StoreMemory when Type is empty.
+func (s SessionStore) Kind() string {
+	if s.Type == "" {
+		return StoreMemory
+	}
+	return s.Type
 }
 
 // SessionIdle returns SessionIdleMinutes as a duration.

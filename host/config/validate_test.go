@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -488,5 +489,80 @@ func TestValidateGateway(t *testing.T) {
 				t.Errorf("problem paths (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// tools.mcp.gateway.store: memory or redis, a Redis URL that parses, a
+// prefix; problems name the path and never show the URL's password.
+func TestValidateStore(t *testing.T) {
+	redis := func(url, prefix string) SessionStore {
+		return SessionStore{Type: StoreRedis, URL: secret.URL(url), Prefix: prefix}
+	}
+	for _, c := range []struct {
+		name  string
+		store SessionStore
+		want  string // problem path ("" for none)
+		msg   string
+	}{
+		{"default", SessionStore{}, "", ""},
+		{"memory", SessionStore{Type: "memory"}, "", ""},
+		{"redis", redis("redis://:s3cretpw@redis:6379/0", "plughost:"), "", ""},
+		{"rediss, user, no db", redis("rediss://plughost:s3cretpw@redis.example:6380", "p:"), "", ""},
+		{"unknown type", SessionStore{Type: "etcd"}, "tools.mcp.gateway.store.type", `must be "memory" or "redis", got "etcd"`},
+		{"redis without url", redis("", "p:"), "tools.mcp.gateway.store.url", "is required"},
+		{"memory with url", SessionStore{Type: "memory", URL: "redis://h:1/0"}, "tools.mcp.gateway.store.url", `the store type is "memory"`},
+		{"bad scheme", redis("http://:s3cretpw@redis:6379/0", "p:"), "tools.mcp.gateway.store.url", "the scheme must be redis://"},
+		{"bad port", redis("redis://:s3cretpw@redis:x/0", "p:"), "tools.mcp.gateway.store.url", "redis://:****@redis:x/0"},
+		{"port out of range", redis("redis://:s3cretpw@redis:70000/0", "p:"), "tools.mcp.gateway.store.url", "from 1 to 65535"},
+		{"bad db", redis("redis://:s3cretpw@redis:6379/zero", "p:"), "tools.mcp.gateway.store.url", "database number"},
+		{"no host", redis("redis://:s3cretpw@:6379/0", "p:"), "tools.mcp.gateway.store.url", "has no host"},
+		{"empty prefix", redis("redis://redis:6379/0", " "), "tools.mcp.gateway.store.prefix", "must not be empty"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Defaults()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.MCP.Gateway.TokenFile = "/t"
+			cfg.MCP.Gateway.Store = c.store
+			all := Validate(cfg, ValidateOptions{}).All()
+			switch {
+			case c.want == "" && len(all) > 0:
+				t.Errorf("problems: %v", all)
+			case c.want != "" && (len(all) != 1 || all[0].Path != c.want || !strings.Contains(all[0].Msg, c.msg)):
+				t.Errorf("problems: %v, want one at %s containing %q", all, c.want, c.msg)
+			}
+			for _, p := range all {
+				if strings.Contains(p.Error(), "s3cretpw") {
+					t.Errorf("a problem shows the password: %v", p)
+				}
+			}
+		})
+	}
+}
+
+// The store is set like any key: by environment variable and --set, and
+// the URL's password is masked when the config is shown and by the masker.
+func TestStoreFromEnvironmentAndSet(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Load(LoadOptions{UserFile: filepath.Join(dir, "c.json"), UserData: []byte(`{}`), SystemDir: filepath.Join(dir, "none"), Home: dir,
+		Environ: []string{"PLUGHOST_TOOLS__MCP__GATEWAY__STORE__TYPE=redis", "PLUGHOST_TOOLS__MCP__GATEWAY__STORE__URL=redis://:envpassword1@redis:6379/2"},
+		Sets:    []string{"tools.mcp.gateway.store.prefix=team-a:"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := l.Validate(ValidateOptions{}); !p.Empty() {
+		t.Fatalf("problems: %v", p.All())
+	}
+	s := l.Config.MCP.Gateway.Store
+	if s.Kind() != StoreRedis || s.URL.Reveal() != "redis://:envpassword1@redis:6379/2" || s.Prefix != "team-a:" {
+		t.Errorf("store from env and --set: %+v", s)
+	}
+	shown, _ := json.Marshal(l.Config)
+	if strings.Contains(string(shown), "envpassword1") || !strings.Contains(string(shown), `redis://:****@redis:6379/2`) {
+		t.Errorf("the shown config: %s", shown)
+	}
+	if m := NewMasker(l.Config, dir).Mask("dial redis with envpassword1 failed"); strings.Contains(m, "envpassword1") {
+		t.Errorf("the masker lets the store password through: %s", m)
 	}
 }

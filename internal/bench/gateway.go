@@ -225,19 +225,28 @@ func gatewayClient(ctx context.Context, url string, tok secret.String) (*client.
 // runLoad runs one goroutine per client, each making o.CallsPerSession
 // calls of tool one at a time and checking each answer against its request.
 func runLoad(ctx context.Context, o GatewayOptions, clients []*client.Client, tool string) LoadStats {
+	return measureLoad(len(clients), o.CallsPerSession, func(i int, text string) (string, error) {
+		return echoCall(ctx, clients[i], tool, o.EchoArg, text)
+	})
+}
+
+// measureLoad runs sessions goroutines, each making calls calls of echo
+// one at a time; echo(session, text) must answer text. An error counts
+// as lost, another answer as mismatched.
+func measureLoad(sessions, calls int, echo func(session int, text string) (string, error)) LoadStats {
 	var st LoadStats
 	var mu sync.Mutex
 	var samples []time.Duration
 	var wg sync.WaitGroup
 	began := time.Now()
-	for i, c := range clients {
+	for i := range sessions {
 		wg.Go(func() {
-			mine := make([]time.Duration, 0, o.CallsPerSession)
+			mine := make([]time.Duration, 0, calls)
 			ok, lost, wrong := 0, 0, 0
-			for j := 0; j < o.CallsPerSession; j++ {
+			for j := range calls {
 				want := fmt.Sprintf("session %d call %d", i, j)
 				t0 := time.Now()
-				res, err := echoCall(ctx, c, tool, o.EchoArg, want)
+				res, err := echo(i, want)
 				mine = append(mine, time.Since(t0))
 				switch {
 				case err != nil:

@@ -1,0 +1,11 @@
+// Package deploy holds no Go code: deploy/ is plughost's deployment files —
+// kubernetes/ (replicas sharing sessions in Redis, a Redis to try it with),
+// compose.yaml for one machine, the Dockerfile they run — and this
+// package's tests, which validate them offline: every Kubernetes object is
+// decoded strictly into the official API types (k8s.io/api: an unknown or
+// misspelled field, a wrong type or a duplicate key fails), the compose file
+// is loaded and checked against the Compose specification's schema by
+// compose-spec/compose-go, and the references between objects (selectors,
+// ports, volumes, Secrets, the plughost config and its Redis URL) are
+// checked to fit together.
+package deploy

@@ -1,0 +1,249 @@
+// Package storetest is the behaviour every host.SessionStore must have, as
+// a test suite a store's own tests run (the in-memory store's and Redis's).
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/discovery"
+)
+
+// Open returns two handles on one fresh store whose sessions expire after
+// idle: two processes sharing it (a store kept in the process returns the
+// same value twice).
+type Open func(t *testing.T, idle time.Duration) (a, b host.SessionStore)
+
+// Run runs the suite.
+func Run(t *testing.T, open Open) {
+	t.Run("CreateLoadUpdate", func(t *testing.T) { createLoadUpdate(t, open) })
+	t.Run("ConcurrentUpdatesLoseNothing", func(t *testing.T) { concurrent(t, open) })
+	t.Run("UpdatesSeeTheOtherHandlesWrites", func(t *testing.T) { otherWrites(t, open) })
+	t.Run("WatchAcrossHandles", func(t *testing.T) { watch(t, open) })
+	t.Run("IdleExpiry", func(t *testing.T) { expiry(t, open) })
+}
+
+func createLoadUpdate(t *testing.T, open Open) {
+	ctx := context.Background()
+	a, b := open(t, time.Minute)
+	if _, err := a.Load(ctx, "nope"); !errors.Is(err, host.ErrSessionNotFound) {
+		t.Errorf("load of a missing session: %v, want ErrSessionNotFound", err)
+	}
+	if _, err := a.Update(ctx, "nope", func(*host.SessionState) error { return nil }); !errors.Is(err, host.ErrSessionNotFound) {
+		t.Errorf("update of a missing session: %v, want ErrSessionNotFound", err)
+	}
+	if err := a.Create(ctx, "s", host.SessionState{Protocol: "2025-11-25"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Create(ctx, "s", host.SessionState{}); !errors.Is(err, host.ErrSessionExists) {
+		t.Errorf("second create of one id: %v, want ErrSessionExists", err)
+	}
+	st, err := b.Load(ctx, "s")
+	if err != nil || st.Rev != 1 || st.Format != host.SessionStateFormat || st.Protocol != "2025-11-25" || st.Created.IsZero() {
+		t.Fatalf("load after create: %+v %v", st, err)
+	}
+	st, err = b.Update(ctx, "s", func(st *host.SessionState) error {
+		st.Listed, st.Discovery = 7, st.Discovery.Unlock(3, "mcp_a_x")
+		return nil
+	})
+	if err != nil || st.Rev != 2 || st.Listed != 7 || !st.Discovery.IsUnlocked("mcp_a_x") || st.Protocol != "2025-11-25" {
+		t.Fatalf("update: %+v %v", st, err)
+	}
+	if got, _ := a.Load(ctx, "s"); got.Rev != 2 || got.Discovery.Unlocked["mcp_a_x"] != 3 {
+		t.Errorf("the other handle loads %+v after the update", got)
+	}
+	if st, err := a.Update(ctx, "s", func(*host.SessionState) error { return host.ErrSessionUnchanged }); err != nil || st.Rev != 2 || st.Listed != 7 {
+		t.Errorf("unchanged update: %+v %v", st, err)
+	}
+	boom := errors.New("boom")
+	if _, err := a.Update(ctx, "s", func(st *host.SessionState) error { st.Listed = 9; return boom }); !errors.Is(err, boom) {
+		t.Errorf("failing update: %v, want boom", err)
+	}
+	if st, _ := b.Load(ctx, "s"); st.Listed != 7 || st.Rev != 2 {
+		t.Errorf("a failed update was stored: %+v", st)
+	}
+	if err := a.Delete(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Load(ctx, "s"); !errors.Is(err, host.ErrSessionNotFound) {
+		t.Errorf("load after delete: %v", err)
+	}
+	if err := b.Delete(ctx, "s"); err != nil {
+		t.Errorf("deleting a missing session: %v", err)
+	}
+}
+
+// Many writers on both handles update one session at once, each adding an
+// unlock and ending turns: every unlock is kept and Rev counts every write.
+func concurrent(t *testing.T, open Open) {
+	ctx := context.Background()
+	a, b := open(t, time.Minute)
+	if err := a.Create(ctx, "s", host.SessionState{}); err != nil {
+		t.Fatal(err)
+	}
+	const writers, each = 8, 25
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		store := a
+		if w%2 == 1 {
+			store = b
+		}
+		wg.Go(func() {
+			for i := range each {
+				name := fmt.Sprintf("mcp_w%d_t%d", w, i)
+				_, err := store.Update(ctx, "s", func(st *host.SessionState) error {
+					st.Discovery = st.Discovery.Unlock(1000, name)
+					return nil
+				})
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("concurrent update: %v", err)
+	}
+	st, err := a.Load(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(st.Discovery.Unlocked); n != writers*each || st.Rev != writers*each+1 {
+		t.Errorf("after %d concurrent unlocks: %d unlocked, rev %d (want rev %d): updates were lost", writers*each, n, st.Rev, writers*each+1)
+	}
+	// Turns too: n concurrent NextTurns take n turns off.
+	var turns sync.WaitGroup
+	for w := range 10 {
+		store := a
+		if w%2 == 1 {
+			store = b
+		}
+		turns.Go(func() {
+			if _, err := store.Update(ctx, "s", func(st *host.SessionState) error { st.Discovery = st.Discovery.NextTurn(); return nil }); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	turns.Wait()
+	if st, _ := b.Load(ctx, "s"); st.Discovery.Unlocked["mcp_w0_t0"] != 990 {
+		t.Errorf("after 10 concurrent turns a 1000-turn unlock has %d left, want 990", st.Discovery.Unlocked["mcp_w0_t0"])
+	}
+}
+
+// An update applies its function to the current state, whatever the
+// handle read or wrote before: a change that is already there is not
+// written again, and a change the other handle undid is made again.
+func otherWrites(t *testing.T, open Open) {
+	ctx := context.Background()
+	a, b := open(t, time.Minute)
+	if err := a.Create(ctx, "s", host.SessionState{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Load(ctx, "s"); err != nil { // b has seen rev 1
+		t.Fatal(err)
+	}
+	setListed := func(v uint64) func(*host.SessionState) error {
+		return func(st *host.SessionState) error {
+			if st.Listed == v {
+				return host.ErrSessionUnchanged
+			}
+			st.Listed = v
+			return nil
+		}
+	}
+	if st, err := a.Update(ctx, "s", setListed(5)); err != nil || st.Rev != 2 {
+		t.Fatalf("a sets 5: %+v %v", st, err)
+	}
+	if st, err := b.Update(ctx, "s", setListed(5)); err != nil || st.Rev != 2 || st.Listed != 5 {
+		t.Errorf("b sets 5, which a already did: %+v %v, want rev 2 unchanged", st, err)
+	}
+	if st, err := a.Update(ctx, "s", setListed(0)); err != nil || st.Rev != 3 {
+		t.Fatalf("a sets 0: %+v %v", st, err)
+	}
+	if st, err := b.Update(ctx, "s", setListed(5)); err != nil || st.Rev != 4 || st.Listed != 5 {
+		t.Errorf("b sets 5 after a undid it: %+v %v, want rev 4 with 5", st, err)
+	}
+	if st, err := a.Load(ctx, "s"); err != nil || st.Listed != 5 {
+		t.Errorf("a loads %+v %v, want 5", st, err)
+	}
+}
+
+// Changes made through one handle are reported to a watcher of the other.
+func watch(t *testing.T, open Open) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, b := open(t, time.Minute)
+	changes := b.Watch(ctx)
+	if err := a.Create(ctx, "w", host.SessionState{}); err != nil {
+		t.Fatal(err)
+	}
+	// A watch may start listening after it returns: write until it reports.
+	deadline := time.After(10 * time.Second)
+	seen := false
+	for i := 0; !seen; i++ {
+		if _, err := a.Update(ctx, "w", func(st *host.SessionState) error { st.Listed = uint64(i + 1); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case c := <-changes:
+			if c != (host.SessionChange{ID: "w"}) {
+				t.Fatalf("change: %+v, want {ID: w}", c)
+			}
+			seen = true
+		case <-time.After(50 * time.Millisecond):
+		case <-deadline:
+			t.Fatal("no change reported within 10s")
+		}
+	}
+	if err := a.Delete(ctx, "w"); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case c := <-changes:
+			if c.ID == "w" && c.Ended {
+				cancel()
+				for range changes { // closed when ctx ends
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("no end reported within 10s")
+		}
+	}
+}
+
+// A session untouched for the idle time is gone; a read renews it.
+func expiry(t *testing.T, open Open) {
+	ctx := context.Background()
+	const idle = time.Second
+	a, b := open(t, idle)
+	if err := a.Create(ctx, "old", host.SessionState{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Create(ctx, "kept", host.SessionState{Discovery: discovery.State{Unlocked: map[string]int{"x": 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		time.Sleep(idle / 4)
+		if _, err := b.Load(ctx, "kept"); err != nil {
+			t.Fatalf("a session read every %v expired: %v", idle/4, err)
+		}
+	}
+	time.Sleep(idle / 2)
+	if _, err := b.Load(ctx, "old"); !errors.Is(err, host.ErrSessionNotFound) {
+		t.Errorf("a session untouched for %v: %v, want ErrSessionNotFound", 3*idle/2, err)
+	}
+	if st, err := a.Load(ctx, "kept"); err != nil || !st.Discovery.IsUnlocked("x") {
+		t.Errorf("the session read all along: %+v %v", st, err)
+	}
+}

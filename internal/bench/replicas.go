@@ -1,0 +1,281 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/plughost/plughost/internal/cluster"
+)
+
+// ReplicasOptions say what `plughost bench replicas` runs.
+type ReplicasOptions struct {
+	// Plughost is the plughost binary the replicas run.
+	Plughost string
+	// Server is the argv of the stdio server every replica serves twice:
+	// pinned (its echo is the load) and deferred (a search unlocks its echo
+	// in every session). It must offer echo(text).
+	Server []string
+	// Environ is the replicas' environment.
+	Environ []string
+	// Sessions, CallsPerSession and Rounds shape the load (as for bench
+	// gateway); Calls is the size of the per-call latency comparison and
+	// MemorySessions the number of sessions of the Redis memory figure.
+	Sessions, CallsPerSession, Rounds, Calls, MemorySessions int
+}
+
+// ReplicasResult is the outcome of Replicas.
+type ReplicasResult struct {
+	// Setups are the load figures: 1 replica with the in-memory store, 1
+	// and 3 replicas with Redis (each call to a replica at random), the
+	// median of alternating rounds each.
+	Setups []SetupStats `json:"setups"`
+	// Memory and Redis compare one client's sequential calls on one
+	// replica with each store, alternating: the Redis round trips' cost.
+	Memory Latency `json:"memory_store"`
+	Redis  Latency `json:"redis_store"`
+	// RoundTrip is one Redis round trip from this process — a read of a
+	// session's key (GETEX), as the store makes — measured alternating with
+	// the calls above: the unit the Redis store pays per read or write.
+	RoundTrip Latency `json:"redis_round_trip"`
+	// CommandsPerCall is how many Redis commands one tools/call costs.
+	CommandsPerCall float64 `json:"redis_commands_per_call"`
+	// BytesPerSession is Redis's used_memory growth per session (after an
+	// initialize and a search that unlocked one tool); ValueBytes is the
+	// size of one session's stored value and KeyBytes Redis's MEMORY USAGE
+	// of its key.
+	BytesPerSession float64 `json:"redis_bytes_per_session"`
+	ValueBytes      int64   `json:"redis_value_bytes"`
+	KeyBytes        int64   `json:"redis_key_bytes"`
+}
+
+// SetupStats are one setup's load figures.
+type SetupStats struct {
+	Name     string `json:"name"`
+	Replicas int    `json:"replicas"`
+	Store    string `json:"store"`
+	LoadStats
+	// Rounds are the calls/s of each round.
+	Rounds []float64 `json:"rounds"`
+}
+
+const (
+	pinnedEcho = "mcp_pinned_echo"
+	hiddenEcho = "mcp_hidden_echo"
+)
+
+// Replicas starts three clusters side by side — one replica with the
+// in-memory store, one replica with Redis, three replicas with Redis —
+// and runs the same load on each in alternating rounds; then it measures
+// the per-call cost of Redis, the Redis commands a call costs and Redis's
+// memory per session.
+func Replicas(ctx context.Context, o ReplicasOptions) (ReplicasResult, error) {
+	var r ReplicasResult
+	dir, err := os.MkdirTemp("", "plughost-bench-replicas-")
+	if err != nil {
+		return r, err
+	}
+	defer os.RemoveAll(dir)
+	type setup struct {
+		name    string
+		n       int
+		memory  bool
+		c       *cluster.Cluster
+		clients []*cluster.Client
+		runs    []LoadStats
+	}
+	setups := []*setup{{name: "1 replica, in-memory store", n: 1, memory: true},
+		{name: "1 replica, Redis store", n: 1}, {name: "3 replicas, Redis store", n: 3}}
+	for i, s := range setups {
+		sd := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.MkdirAll(sd, 0o700); err != nil {
+			return r, err
+		}
+		if s.c, err = startBenchCluster(ctx, o, sd, s.n, s.memory); err != nil {
+			return r, fmt.Errorf("%s: %w", s.name, err)
+		}
+		defer s.c.Close()
+		if s.clients, err = benchSessions(ctx, s.c, o.Sessions, uint64(i*1_000_000)); err != nil {
+			return r, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	for range max(o.Rounds, 1) {
+		for _, s := range setups {
+			s.runs = append(s.runs, clusterLoad(ctx, s.clients, o.CallsPerSession))
+		}
+	}
+	for _, s := range setups {
+		st := SetupStats{Name: s.name, Replicas: s.n, Store: "redis", LoadStats: median(s.runs)}
+		if s.memory {
+			st.Store = "memory"
+		}
+		for _, run := range s.runs {
+			st.Rounds = append(st.Rounds, run.Throughput)
+		}
+		r.Setups = append(r.Setups, st)
+	}
+	if err := redisCost(ctx, o, setups[0].c, setups[1].c, &r); err != nil {
+		return r, err
+	}
+	return r, redisMemory(ctx, o, setups[1].c, &r)
+}
+
+// startBenchCluster serves o.Server pinned and deferred, with discovery on.
+func startBenchCluster(ctx context.Context, o ReplicasOptions, dir string, n int, memory bool) (*cluster.Cluster, error) {
+	server := func(deferred bool) map[string]any {
+		return map[string]any{"enabled": true, "command": o.Server[0], "args": o.Server[1:], "deferred": deferred}
+	}
+	return cluster.Start(ctx, cluster.Options{
+		Plughost: o.Plughost, Replicas: n, Memory: memory, Dir: dir, Environ: o.Environ,
+		MCP: map[string]any{
+			"enabled":   true,
+			"servers":   map[string]any{"pinned": server(false), "hidden": server(true)},
+			"discovery": map[string]any{"enabled": true, "ttl": 1_000_000, "use_regex": true},
+		},
+	})
+}
+
+// benchSessions opens n sessions, each of which searches once (one unlock).
+func benchSessions(ctx context.Context, c *cluster.Cluster, n int, seed uint64) ([]*cluster.Client, error) {
+	out := make([]*cluster.Client, n)
+	for i := range out {
+		cl := c.NewClient(seed + uint64(i))
+		if err := cl.Initialize(ctx); err != nil {
+			return nil, fmt.Errorf("session %d: %w", i, err)
+		}
+		text, _, err := cl.CallTool(ctx, "tool_search_tool_regex", map[string]any{"pattern": "^" + hiddenEcho + "$"})
+		if err != nil || !strings.Contains(text, hiddenEcho) {
+			return nil, fmt.Errorf("session %d: search: %q %v", i, text, err)
+		}
+		out[i] = cl
+	}
+	return out, nil
+}
+
+// clusterLoad runs one goroutine per session, each making calls echo calls
+// one at a time, every answer checked against its request.
+func clusterLoad(ctx context.Context, clients []*cluster.Client, calls int) LoadStats {
+	return measureLoad(len(clients), calls, func(i int, text string) (string, error) {
+		got, isErr, err := clients[i].CallTool(ctx, pinnedEcho, map[string]any{"text": text})
+		if err == nil && isErr {
+			err = fmt.Errorf("error result: %s", got)
+		}
+		return got, err
+	})
+}
+
+// redisCost alternates one client's calls on the memory and the Redis
+// replica, then counts the Redis commands of o.Calls calls.
+func redisCost(ctx context.Context, o ReplicasOptions, mem, red *cluster.Cluster, r *ReplicasResult) error {
+	clients := make([]*cluster.Client, 2)
+	for i, c := range []*cluster.Cluster{mem, red} {
+		cs, err := benchSessions(ctx, c, 1, 9_000_000)
+		if err != nil {
+			return err
+		}
+		clients[i] = cs[0]
+	}
+	call := func(cl *cluster.Client) caller {
+		return func() error {
+			_, isErr, err := cl.CallTool(ctx, pinnedEcho, map[string]any{"text": "x"})
+			if err == nil && isErr {
+				err = fmt.Errorf("echo failed")
+			}
+			return err
+		}
+	}
+	rdb, err := redisClient(red)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	key := "cluster:session:" + clients[1].Session()
+	read := func() error { return rdb.GetEx(ctx, key, 30*time.Minute).Err() }
+	samples, err := alternate(o.Calls, call(clients[0]), call(clients[1]), read)
+	if err != nil {
+		return err
+	}
+	r.Memory, r.Redis, r.RoundTrip = summarize(samples[0]), summarize(samples[1]), summarize(samples[2])
+	before, err := commandsProcessed(ctx, rdb)
+	if err != nil {
+		return err
+	}
+	for range o.Calls {
+		if err := call(clients[1])(); err != nil {
+			return err
+		}
+	}
+	after, err := commandsProcessed(ctx, rdb)
+	if err != nil {
+		return err
+	}
+	r.CommandsPerCall = float64(after-before-1) / float64(o.Calls) // -1: the INFO that read "before"
+	return nil
+}
+
+// redisMemory opens o.MemorySessions sessions (initialize and a search
+// unlocking one tool each) and reads how much Redis's memory grew.
+func redisMemory(ctx context.Context, o ReplicasOptions, red *cluster.Cluster, r *ReplicasResult) error {
+	rdb, err := redisClient(red)
+	if err != nil {
+		return err
+	}
+	defer rdb.Close()
+	before, err := usedMemory(ctx, rdb)
+	if err != nil {
+		return err
+	}
+	clients, err := benchSessions(ctx, red, o.MemorySessions, 7_000_000)
+	if err != nil {
+		return err
+	}
+	after, err := usedMemory(ctx, rdb)
+	if err != nil {
+		return err
+	}
+	r.BytesPerSession = float64(after-before) / float64(len(clients))
+	key := "cluster:session:" + clients[0].Session()
+	if r.ValueBytes, err = rdb.StrLen(ctx, key).Result(); err != nil {
+		return fmt.Errorf("STRLEN %s: %w", key, err)
+	}
+	if r.KeyBytes, err = rdb.MemoryUsage(ctx, key).Result(); err != nil {
+		return fmt.Errorf("MEMORY USAGE %s: %w", key, err)
+	}
+	return nil
+}
+
+func redisClient(c *cluster.Cluster) (*redis.Client, error) {
+	opts, err := redis.ParseURL(c.Redis.URL(0))
+	if err != nil {
+		return nil, err
+	}
+	return redis.NewClient(opts), nil
+}
+
+// infoField reads one numeric field of an INFO section.
+func infoField(ctx context.Context, rdb *redis.Client, section, field string) (int64, error) {
+	info, err := rdb.Info(ctx, section).Result()
+	if err != nil {
+		return 0, fmt.Errorf("INFO %s: %w", section, err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("INFO %s has no %s", section, field)
+}
+
+func usedMemory(ctx context.Context, rdb *redis.Client) (int64, error) {
+	return infoField(ctx, rdb, "memory", "used_memory")
+}
+
+func commandsProcessed(ctx context.Context, rdb *redis.Client) (int64, error) {
+	return infoField(ctx, rdb, "stats", "total_commands_processed")
+}

@@ -1,0 +1,236 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+)
+
+// Client is one MCP session whose requests go to replicas picked at random
+// (or to one replica, Pin), over streamable HTTP with the cluster's token.
+// A request whose replica does not answer (connection refused or cut: the
+// replica died) is sent again to another one, as a client behind a load
+// balancer would retry; an answer of any status is never retried. Not safe
+// for concurrent use: one session makes one request at a time.
+type Client struct {
+	c       *Cluster
+	rng     *rand.Rand
+	pin     int
+	session string
+	nextID  int
+	// Retries counts requests sent again after their replica did not
+	// answer.
+	Retries int
+	// ListChanged counts notifications/tools/list_changed received ahead
+	// of responses.
+	ListChanged int
+	// Last is the index of the replica that answered the last request.
+	Last int
+}
+
+// NewClient returns a client spreading its requests at random (seeded).
+func (c *Cluster) NewClient(seed uint64) *Client {
+	return &Client{c: c, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), pin: -1}
+}
+
+// Pin sends every request to replica i (-1: at random again).
+func (cl *Client) Pin(i int) { cl.pin = i }
+
+// Session returns the session id (empty before Initialize).
+func (cl *Client) Session() string { return cl.session }
+
+// HTTPError is an answer that is not 200 (or 202), e.g. 503 while the
+// session store is down.
+type HTTPError struct {
+	Status int
+	Body   string
+}
+
+func (e *HTTPError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body) }
+
+// RPCError is a JSON-RPC error answer.
+type RPCError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *RPCError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
+
+// Initialize starts the session (and sends notifications/initialized).
+func (cl *Client) Initialize(ctx context.Context) error {
+	cl.session = ""
+	if _, err := cl.Request(ctx, "initialize", map[string]any{
+		"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "cluster-client", "version": "1"},
+	}); err != nil {
+		return err
+	}
+	_, _, err := cl.send(ctx, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	return err
+}
+
+// Request sends one request and returns its result.
+func (cl *Client) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	cl.nextID++
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": cl.nextID, "method": method, "params": params})
+	if err != nil {
+		return nil, err
+	}
+	resp, header, err := cl.send(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	if method == "initialize" {
+		cl.session = header.Get("Mcp-Session-Id")
+	}
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  *RPCError       `json:"error"`
+	}
+	if err := json.Unmarshal(resp, &msg); err != nil {
+		return nil, fmt.Errorf("%s: bad answer %q: %w", method, resp, err)
+	}
+	if msg.Error != nil {
+		return nil, msg.Error
+	}
+	return msg.Result, nil
+}
+
+// CallTool calls a tool and returns its text and isError.
+func (cl *Client) CallTool(ctx context.Context, name string, args map[string]any) (string, bool, error) {
+	res, err := cl.Request(ctx, "tools/call", map[string]any{"name": name, "arguments": args})
+	if err != nil {
+		return "", false, err
+	}
+	var r struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		return "", false, fmt.Errorf("tools/call %s: bad result %s: %w", name, res, err)
+	}
+	var text strings.Builder
+	for _, c := range r.Content {
+		text.WriteString(c.Text)
+	}
+	return text.String(), r.IsError, nil
+}
+
+// ToolNames lists the session's tools.
+func (cl *Client) ToolNames(ctx context.Context) ([]string, error) {
+	res, err := cl.Request(ctx, "tools/list", map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal(res, &r); err != nil {
+		return nil, err
+	}
+	names := make([]string, len(r.Tools))
+	for i, t := range r.Tools {
+		names[i] = t.Name
+	}
+	return names, nil
+}
+
+// send POSTs body to a replica, moving on to another one while replicas do
+// not answer; it returns the response message (the last event of a
+// stream, notifications counted) and the headers.
+func (cl *Client) send(ctx context.Context, body []byte) ([]byte, http.Header, error) {
+	order := cl.order()
+	var lastErr error
+	for n, i := range order {
+		if n > 0 {
+			cl.Retries++
+		}
+		msg, header, err := cl.post(ctx, cl.c.Replicas[i].URL, body)
+		if err == nil {
+			cl.Last = i
+			return msg, header, nil
+		}
+		var he *HTTPError
+		if errors.As(err, &he) || ctx.Err() != nil {
+			cl.Last = i
+			return nil, nil, err
+		}
+		lastErr = err
+	}
+	return nil, nil, fmt.Errorf("%w: %v", errNoReplica, lastErr)
+}
+
+// order is the replicas to try: the pinned one, or all in random order.
+func (cl *Client) order() []int {
+	if cl.pin >= 0 {
+		return []int{cl.pin}
+	}
+	return cl.rng.Perm(len(cl.c.Replicas))
+}
+
+func (cl *Client) post(ctx context.Context, url string, body []byte) ([]byte, http.Header, error) {
+	req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+cl.c.Token.Reveal())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if cl.session != "" {
+		req.Header.Set("Mcp-Session-Id", cl.session)
+	}
+	resp, err := cl.c.http.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, nil, err // cut mid-answer: the replica died
+	}
+	switch {
+	case resp.StatusCode == http.StatusAccepted:
+		return nil, resp.Header, nil
+	case resp.StatusCode != http.StatusOK:
+		return nil, nil, &HTTPError{Status: resp.StatusCode, Body: string(b)}
+	case strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"):
+		events := sseData(string(b))
+		if len(events) == 0 {
+			return nil, nil, fmt.Errorf("an event stream without a message: %q", b) // cut: the replica died
+		}
+		for _, e := range events[:len(events)-1] {
+			if strings.Contains(e, `"notifications/tools/list_changed"`) {
+				cl.ListChanged++
+			}
+		}
+		return []byte(events[len(events)-1]), resp.Header, nil
+	}
+	return b, resp.Header, nil
+}
+
+// sseData returns the data of each event of an event stream.
+func sseData(stream string) []string {
+	var out []string
+	for _, ev := range strings.Split(stream, "\n\n") {
+		var data []string
+		for _, line := range strings.Split(ev, "\n") {
+			if d, ok := strings.CutPrefix(line, "data: "); ok {
+				data = append(data, d)
+			}
+		}
+		if len(data) > 0 {
+			out = append(out, strings.Join(data, "\n"))
+		}
+	}
+	return out
+}

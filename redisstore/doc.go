@@ -1,0 +1,30 @@
+// Package redisstore keeps plughost's sessions in Redis (a host.SessionStore),
+// so several `plughost serve` replicas behind one load balancer serve any
+// request of any session.
+//
+// Data: one string key per session, <prefix>session:<id>, holding a write
+// id (16 hex digits) and the session's state as JSON (host.SessionState).
+// Its TTL is the idle timeout, renewed by every read (GETEX) and write, so
+// Redis itself expires idle sessions and a session outlives any replica.
+//
+// Updates are optimistic and atomic: the replica reads the value, applies
+// the change in Go (a pure function of the state), and a Lua script writes
+// the result only if the key still holds exactly what was read — else it
+// returns the current value and the change is applied again on top of it.
+// Two replicas handling two calls of one session at once therefore never
+// lose an unlock or a turn. The write id makes a retried write safe: a
+// script that ran but whose answer was lost is recognised by its own value.
+//
+// Events: every write publishes the session's id on <prefix>events (Redis
+// pub/sub), which Watch turns into host.SessionChange reports in every
+// replica, so a change made on one replica reaches a client attached to
+// another. Pub/sub drops what is sent while a subscriber is disconnected;
+// after a reconnection Watch reports a Resync so the reader checks every
+// session it serves. The same channel carries catalog events (Peers).
+//
+// Redis down or slow: every operation is bounded (Options.Timeout) and
+// fails with an error wrapping host.ErrStoreUnavailable that names the
+// store, URL password masked; nothing is written half-way (each write is
+// one command or one script). go-redis reconnects by itself when Redis
+// answers again. Needs Redis 6.2 or later (GETEX).
+package redisstore

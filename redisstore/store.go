@@ -1,0 +1,324 @@
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/secret"
+)
+
+// Options configure Open.
+type Options struct {
+	// URL locates Redis: redis://[[user]:password@]host:port/db, or
+	// rediss:// for TLS.
+	URL secret.URL
+	// Prefix starts every key and channel; "" means "plughost:".
+	Prefix string
+	// IdleTimeout expires a session no Create, Load or Update touched for
+	// that long (the key's TTL); 0 keeps sessions until deleted.
+	IdleTimeout time.Duration
+	// Timeout bounds connecting and each command; 0 means 1 s.
+	Timeout time.Duration
+	// Logger receives the event subscription's losses and recoveries; nil
+	// discards them.
+	Logger hclog.Logger
+}
+
+// FromConfig returns the options of tools.mcp.gateway.store (type redis).
+func FromConfig(g config.Gateway, logger hclog.Logger) Options {
+	return Options{URL: g.Store.URL, Prefix: g.Store.Prefix, IdleTimeout: g.SessionIdle(), Logger: logger}
+}
+
+// maxAttempts bounds how often Update reapplies a change that lost a race.
+const maxAttempts = 64
+
+// Store is a host.SessionStore (and host.RemoteSessionStore) in Redis. Open
+// connects lazily: a Redis that is down makes operations fail, not Open.
+// Safe for concurrent use.
+type Store struct {
+	opts    Options
+	rdb     *redis.Client
+	logger  hclog.Logger
+	channel string
+	// instance tells this store's catalog events from the other replicas'.
+	instance string
+	// recent holds the value last read or written per session.
+	recent *recentValues
+	closed chan struct{}
+	once   sync.Once
+}
+
+// Open prepares a store; it does not wait for Redis (see Ping).
+func Open(o Options) (*Store, error) {
+	if err := config.CheckRedisURL(o.URL.Reveal()); err != nil {
+		return nil, fmt.Errorf("tools.mcp.gateway.store.url: %w", err)
+	}
+	ro, err := redis.ParseURL(o.URL.Reveal())
+	if err != nil {
+		return nil, fmt.Errorf("tools.mcp.gateway.store.url: %s: %v", o.URL, secret.MaskURLs(err.Error()))
+	}
+	if o.Prefix == "" {
+		o.Prefix = "plughost:"
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	ro.DialTimeout, ro.ReadTimeout, ro.WriteTimeout = o.Timeout, o.Timeout, o.Timeout
+	ro.PoolTimeout = 2 * o.Timeout
+	// One retry (a pooled connection Redis closed when it restarted) and one
+	// dial per attempt: with Redis down a request fails in milliseconds with
+	// a clear error instead of queueing behind seconds of dial retries.
+	ro.MaxRetries, ro.DialerRetries = 1, 1
+	ro.DisableIdentity = true // CLIENT SETINFO: one more round trip per connection, for nothing here
+	ro.ClientName = "plughost"
+	return &Store{opts: o, rdb: redis.NewClient(ro), logger: o.Logger, channel: o.Prefix + "events",
+		instance: strconv.FormatUint(rand.Uint64(), 36), recent: newRecentValues(recentMax), closed: make(chan struct{})}, nil
+}
+
+// String names the store, its password masked.
+func (s *Store) String() string { return "redis at " + s.opts.URL.String() }
+
+// Close closes the connections; Watch readers end. It is idempotent.
+func (s *Store) Close() error {
+	var err error
+	s.once.Do(func() {
+		close(s.closed)
+		err = s.rdb.Close()
+	})
+	return err
+}
+
+// Ping reports whether Redis answers now.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.rdb.Ping(ctx).Err(); err != nil {
+		return s.unavailable(ctx, "ping", err)
+	}
+	return nil
+}
+
+func (s *Store) key(id string) string { return s.opts.Prefix + "session:" + id }
+
+// Create implements host.SessionStore.
+func (s *Store) Create(ctx context.Context, id string, st host.SessionState) error {
+	st.Format, st.Rev = host.SessionStateFormat, 1
+	if st.Created.IsZero() {
+		st.Created = time.Now()
+	}
+	value, err := encode(st)
+	if err != nil {
+		return fmt.Errorf("session %q: %w", id, err)
+	}
+	ok, err := s.rdb.SetNX(ctx, s.key(id), value, s.opts.IdleTimeout).Result()
+	if err != nil {
+		return s.unavailable(ctx, "create session", err)
+	}
+	if !ok {
+		return fmt.Errorf("session %q: %w", id, host.ErrSessionExists)
+	}
+	s.recent.put(id, value)
+	return nil
+}
+
+// Load implements host.SessionStore; it renews the session's TTL.
+func (s *Store) Load(ctx context.Context, id string) (host.SessionState, error) {
+	raw, err := s.read(ctx, id)
+	if err != nil {
+		return host.SessionState{}, err
+	}
+	st, err := s.decode(id, raw)
+	if err == nil {
+		s.recent.put(id, raw)
+	}
+	return st, err
+}
+
+// read returns a session's stored value, renewing its TTL.
+func (s *Store) read(ctx context.Context, id string) (string, error) {
+	var cmd *redis.StringCmd
+	if s.opts.IdleTimeout > 0 {
+		cmd = s.rdb.GetEx(ctx, s.key(id), s.opts.IdleTimeout)
+	} else {
+		cmd = s.rdb.Get(ctx, s.key(id))
+	}
+	raw, err := cmd.Result()
+	if errors.Is(err, redis.Nil) {
+		s.recent.drop(id)
+		return "", fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
+	}
+	if err != nil {
+		return "", s.unavailable(ctx, "load session", err)
+	}
+	return raw, nil
+}
+
+// Update implements host.SessionStore: apply fn to the session's value and
+// write the result only if the session still holds that value (casScript);
+// on a lost race fn is applied again to the value that won. The value
+// this store last read or wrote serves as the expected one, so an update
+// usually costs one round trip; when fn changes nothing, the same script
+// checks that the value was current (and renews the TTL).
+func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionState) error) (host.SessionState, error) {
+	raw, ok := s.recent.get(id)
+	verified := false
+	if !ok {
+		var err error
+		if raw, err = s.read(ctx, id); err != nil {
+			return host.SessionState{}, err
+		}
+		verified = true
+	}
+	for attempt := 0; ; attempt++ {
+		if attempt == maxAttempts {
+			return host.SessionState{}, fmt.Errorf("session %q: %d concurrent updates in a row won the race; try again", id, maxAttempts)
+		}
+		cur, err := s.decode(id, raw)
+		if err != nil {
+			s.recent.drop(id)
+			return host.SessionState{}, err
+		}
+		next, value := cur.Clone(), "" // "": unchanged, only check cur
+		if err := fn(&next); errors.Is(err, host.ErrSessionUnchanged) {
+			if verified {
+				return cur, nil
+			}
+		} else if err != nil {
+			return host.SessionState{}, err
+		} else {
+			next.Format, next.Rev = host.SessionStateFormat, cur.Rev+1
+			if value, err = encode(next); err != nil {
+				return host.SessionState{}, fmt.Errorf("session %q: %w", id, err)
+			}
+		}
+		won, current, err := s.swap(ctx, id, raw, value)
+		switch {
+		case err != nil:
+			s.recent.drop(id)
+			return host.SessionState{}, err
+		case won && value == "":
+			return cur, nil
+		case won:
+			s.recent.put(id, value)
+			return next, nil
+		}
+		raw, verified = current, true
+		s.recent.put(id, raw)
+	}
+}
+
+// swap writes value if the session still holds old (value "": only checks
+// it and renews the TTL); otherwise it returns what the session holds now.
+// A swap whose reply was lost and that go-redis retried finds its own
+// value: that is a win.
+func (s *Store) swap(ctx context.Context, id, old, value string) (won bool, current string, err error) {
+	reply, err := casScript.Run(ctx, s.rdb, []string{s.key(id)},
+		old, value, s.opts.IdleTimeout.Milliseconds(), s.channel, eventChanged+id).Result()
+	if err != nil {
+		return false, "", s.unavailable(ctx, "update session", err)
+	}
+	switch r := reply.(type) {
+	case int64:
+		if r == 0 {
+			return false, "", fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
+		}
+		return true, value, nil
+	case string:
+		return value != "" && r == value, r, nil
+	}
+	return false, "", fmt.Errorf("session %q: unexpected reply %T from the update script", id, reply)
+}
+
+// Delete implements host.SessionStore.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	s.recent.drop(id)
+	if err := deleteScript.Run(ctx, s.rdb, []string{s.key(id)}, s.channel, eventEnded+id).Err(); err != nil {
+		return s.unavailable(ctx, "delete session", err)
+	}
+	return nil
+}
+
+// unavailable wraps a failed command: the caller's own cancellation as
+// such, anything else as host.ErrStoreUnavailable naming the store.
+func (s *Store) unavailable(ctx context.Context, op string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", op, ctx.Err())
+	}
+	return fmt.Errorf("%w: %s (tools.mcp.gateway.store) did not answer to %s: %s",
+		host.ErrStoreUnavailable, s, op, secret.MaskURLs(err.Error()))
+}
+
+// writeIDLen is the length of the write id that starts a stored value.
+const writeIDLen = 16
+
+// encode returns the stored form of st: a fresh write id, then the JSON.
+func encode(st host.SessionState) (string, error) {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return "", fmt.Errorf("encode session state: %w", err)
+	}
+	id := strconv.FormatUint(rand.Uint64()|1<<63, 16) // always 16 digits
+	return id + string(b), nil
+}
+
+// decode reads a stored value. A value of another format, or one that is
+// not plughost's, counts as absent (it is never misread).
+func (s *Store) decode(id, raw string) (host.SessionState, error) {
+	var st host.SessionState
+	if len(raw) <= writeIDLen || json.Unmarshal([]byte(raw[writeIDLen:]), &st) != nil || st.Format != host.SessionStateFormat {
+		s.logger.Warn("ignoring a session value plughost cannot read (another format or not plughost's); the session counts as ended", "session", id)
+		return host.SessionState{}, fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
+	}
+	return st, nil
+}
+
+// casScript: KEYS[1] the session; ARGV: the value expected, the new value
+// ("": none, only check), the TTL in ms (0: none), the event channel, the
+// event. Returns 0 when the session is gone, 1 when written (or checked),
+// else the value it holds now.
+var casScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if not cur then return 0 end
+if cur ~= ARGV[1] then return cur end
+if ARGV[2] == '' then
+  if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+  return 1
+end
+if tonumber(ARGV[3]) > 0 then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+else
+  redis.call('SET', KEYS[1], ARGV[2])
+end
+redis.call('PUBLISH', ARGV[4], ARGV[5])
+return 1
+`)
+
+// deleteScript: KEYS[1] the session; ARGV: the event channel, the event.
+var deleteScript = redis.NewScript(`
+if redis.call('DEL', KEYS[1]) == 1 then redis.call('PUBLISH', ARGV[1], ARGV[2]) end
+return 1
+`)
+
+// RouteClientLogs sends the go-redis client's own log lines (one per failed
+// dial while Redis is down, which it would print on stderr) to l at debug
+// level; the store's errors say the same thing where it matters. It sets a
+// process-wide logger of go-redis: call it once, from main.
+func RouteClientLogs(l hclog.Logger) { redis.SetLogger(clientLogger{l}) }
+
+type clientLogger struct{ l hclog.Logger }
+
+func (c clientLogger) Printf(_ context.Context, format string, v ...any) {
+	c.l.Debug(fmt.Sprintf(format, v...))
+}
