@@ -108,6 +108,7 @@ func serveHTTP(t *testing.T, h *host.Host) (string, *gateway.Gateway) {
 		t.Fatal(err)
 	}
 	door.Mount(gateway.MCPPath, gw.HTTPHandler())
+	door.Mount(gateway.ServerPattern, gw.ServerHTTPHandler())
 	door.OnShutdown(gw.Shutdown)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

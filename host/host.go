@@ -82,6 +82,8 @@ type Host struct {
 	largeDone chan struct{}                  // signals returnMemory after a large call
 	sessions  SessionStore
 	unlocks   atomic.Int64 // tools unlocked by searches and exact-name calls
+	relay     *relay       // what servers send on their own, to sessions
+	fetched                // the shaping chain of results fetched outside a call
 
 	viewMu sync.Mutex                     // serializes building views
 	viewAt atomic.Pointer[discovery.View] // the view of the current snapshot
@@ -146,6 +148,7 @@ func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts O
 	if h.sessions == nil {
 		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
+	h.relay = newRelay(h)
 	h.auth = newAuth(opts.TokenStore, h.logger)
 	if err := h.newRules(); err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
@@ -228,6 +231,7 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		InProcess:     inProcess,
 		Masker:        h.masker,
 		Limits:        supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(h.cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name)},
+		Relay:         h.relay,
 	}, nil
 }
 

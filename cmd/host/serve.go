@@ -68,6 +68,7 @@ and server is stopped.`,
 				return err
 			}
 			door.Mount(gateway.MCPPath, gw.HTTPHandler())
+			door.Mount(gateway.ServerPattern, gw.ServerHTTPHandler())
 			door.OnShutdown(gw.Shutdown)
 			exe, _ := os.Executable()
 			fmt.Fprint(g.stdout, gateway.ClientSnippet(gateway.URL(ln.Addr()), tok, exe))
