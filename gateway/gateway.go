@@ -45,10 +45,10 @@ type Gateway struct {
 
 	mu       sync.Mutex
 	inflight map[inflightKey]context.CancelFunc
-	streams  map[string][]*stream         // server→client streams by session id
-	pending  map[pendingKey]chan message  // the gateway's requests to clients
-	askSeq   atomic.Uint64                // numbers them
-	calls    sync.WaitGroup               // requests being handled
+	streams  map[string][]*stream        // server→client streams by session id
+	pending  map[pendingKey]chan message // the gateway's requests to clients
+	askSeq   atomic.Uint64               // numbers them
+	calls    sync.WaitGroup              // requests being handled
 }
 
 // handler answers one request. An *rpcError chooses the JSON-RPC error; any

@@ -33,16 +33,16 @@ type relay struct {
 	seq    atomic.Uint64 // numbers progress tokens
 
 	mu       sync.Mutex
-	clients  map[string]*client             // sessions with handlers, by id
-	levels   map[string]sessionLevel        // log levels sessions set, by id
-	flights  map[string]map[*flight]bool    // requests in flight, by server
-	tokens   map[string]*flight             // by the progress token the server got
-	tasks    map[taskKey]*taskRecord        // tasks sessions created
-	subs     map[subKey]map[string]bool     // resource subscriptions: session ids
-	elicits  map[taskKey]string             // URL elicitations in progress: session id
-	applied  map[string]string              // the log level set at each server
-	catalogs map[string]*serverCatalog      // resources and prompts, by server
-	promptTb *promptTable                   // names of every known prompt
+	clients  map[string]*client          // sessions with handlers, by id
+	levels   map[string]sessionLevel     // log levels sessions set, by id
+	flights  map[string]map[*flight]bool // requests in flight, by server
+	tokens   map[string]*flight          // by the progress token the server got
+	tasks    map[taskKey]*taskRecord     // tasks sessions created
+	subs     map[subKey]map[string]bool  // resource subscriptions: session ids
+	elicits  map[taskKey]string          // URL elicitations in progress: session id
+	applied  map[string]string           // the log level set at each server
+	catalogs map[string]*serverCatalog   // resources and prompts, by server
+	promptTb *promptTable                // names of every known prompt
 }
 
 // client is a session whose client takes messages outside its requests.
