@@ -102,6 +102,10 @@ func (c streamChannel) send(msg []byte) {
 // requests relay nothing): x is a channel for its request.
 func (x *exchange) send(msg []byte) {
 	x.boxOnce.Do(func() { x.box = x.g.newOutbox(sessionID(x.sess), x.out) })
+	if x.box == nil { // the request was answered without relaying anything
+		streamChannel{x.g, sessionID(x.sess)}.send(msg)
+		return
+	}
 	x.box.send(msg)
 }
 

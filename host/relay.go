@@ -178,17 +178,28 @@ func (r *relay) withMeta(session, scope, server string, meta json.RawMessage, h 
 	return f, out[start:end]
 }
 
-// end forgets a request that got its answer: progress after it is dropped.
+// progressGrace is how long a request's progress token is still honoured
+// after its answer: a server may write its notifications and its answer
+// from different goroutines (mcp-go's stdio server does), so progress it
+// sent first can arrive after the answer.
+const progressGrace = 2 * time.Second
+
+// end forgets a request that got its answer; its progress token goes
+// after progressGrace.
 func (r *relay) end(f *flight) {
 	r.mu.Lock()
 	delete(r.flights[f.server], f)
 	if len(r.flights[f.server]) == 0 {
 		delete(r.flights, f.server)
 	}
-	if f.serverToken != "" {
-		delete(r.tokens, f.serverToken)
-	}
 	r.mu.Unlock()
+	if f.serverToken != "" {
+		time.AfterFunc(progressGrace, func() {
+			r.mu.Lock()
+			delete(r.tokens, f.serverToken)
+			r.mu.Unlock()
+		})
+	}
 }
 
 // target is where a relayed message goes.

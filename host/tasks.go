@@ -132,7 +132,7 @@ func (s *Session) taskRequest(ctx context.Context, scope, method string, params 
 	}
 	res, err := s.h.shapeFetched(ctx, call, raw)
 	if err != nil {
-		return nil, err
+		return raw, nil // not a tool result (a cancelled task's, …): as the server sent it
 	}
 	return json.Marshal(res)
 }

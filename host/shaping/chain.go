@@ -116,7 +116,6 @@ func Standard(o Options) []Middleware {
 	return []Middleware{
 		Recover(o.Logger),
 		Timeout(o.CallTimeout),
-		Links(),
 		LogMetrics(o.Logger, o.Metrics),
 		Structured(b, o.Saver),
 		Bound(b),
@@ -124,6 +123,7 @@ func Standard(o Options) []Middleware {
 		Artifact(b, o.Saver),
 		Sanitize(),
 		Unwrap(b),
+		Links(),
 	}
 }
 
