@@ -173,8 +173,8 @@ func TestAggregateEndpointIsFaithful(t *testing.T) {
 			t.Errorf("resources/templates/list: %+v, %v", tmpls, err)
 		}
 		for uri, want := range map[string]string{
-			"test://a/own":               "own text of a",
-			"plughost://b/test://static": "static text of b",
+			"test://a/own":                "own text of a",
+			"plughost://b/test://static":  "static text of b",
 			"plughost://a/test://items/7": "item 7 of a",
 		} {
 			res, err := c.ReadResource(ctx20(t), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
