@@ -487,3 +487,10 @@ func serverTaskID(clientID string) (server, id string, ok bool) {
 	server, err := url.PathUnescape(enc)
 	return server, id, err == nil && server != ""
 }
+
+// InFlight returns how many requests of sessions are in flight to server.
+func (h *Host) InFlight(server string) int {
+	h.relay.mu.Lock()
+	defer h.relay.mu.Unlock()
+	return len(h.relay.flights[server])
+}
