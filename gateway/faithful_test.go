@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -14,12 +17,16 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/internal/testbin"
 )
 
 // faithfulClient is an mcp-go client of the gateway that answers sampling,
 // elicitation and roots and records every notification.
 type faithfulClient struct {
 	*mcpClient
+	name  string // in its sampling answers
+	hold  func() // if set, runs before a sampling answer
 	mu    sync.Mutex
 	notes []mcp.JSONRPCNotification
 	asked []string // server requests answered, by method
@@ -28,7 +35,10 @@ type faithfulClient struct {
 
 func (c *faithfulClient) CreateMessage(_ context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	c.record("sampling/createMessage")
-	return &mcp.CreateMessageResult{SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.NewTextContent("sampled by the test client")}, Model: "test-model", StopReason: "endTurn"}, nil
+	if c.hold != nil {
+		c.hold()
+	}
+	return &mcp.CreateMessageResult{SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.NewTextContent("sampled by the test client" + c.name)}, Model: "test-model", StopReason: "endTurn"}, nil
 }
 
 func (c *faithfulClient) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
@@ -408,5 +418,71 @@ func TestServerEndpointIsTheServer(t *testing.T) {
 	none := &rawClient{t: t, url: strings.Replace(a, "/servers/a/", "/servers/nope/", 1), accept: raw.accept}
 	if got := none.request(0, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}`); got.status != 404 || !strings.Contains(got.body, "nope") {
 		t.Errorf("an unknown server's endpoint: %d %s", got.status, got.body)
+	}
+}
+
+// Two sessions calling the same streamable-HTTP server at once each get
+// the sampling requests of their own call: server-everything sends each on
+// its call's response stream, and the http transport tells plughost which
+// call that is. The clients hold their answers until both were asked, so
+// both calls are in flight when the server's requests arrive.
+func TestConcurrentSessionsGetTheirOwnServerRequests(t *testing.T) {
+	integration(t)
+	everything, err := testbin.NPMServer("@modelcontextprotocol/server-everything", "dist/index.js")
+	if err != nil {
+		loudSkip(t, err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	srv := exec.Command("node", everything, "streamableHttp")
+	srv.Env = append(os.Environ(), "PORT="+port)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("server-everything did not listen")
+		}
+	}
+	h := startHost(t, map[string]any{"e": map[string]any{"enabled": true, "type": "http", "url": "http://127.0.0.1:" + port + "/mcp"}}, nil)
+	gw, _ := serveHTTP(t, h)
+	var asked sync.WaitGroup
+	asked.Add(2)
+	clients := []*faithfulClient{connectFaithful(t, gw, true), connectFaithful(t, gw, true)}
+	results := make([]string, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		c.name = fmt.Sprintf(" #%d", i)
+		c.hold = func() {
+			asked.Done()
+			waitTimeout(&asked, 5*time.Second)
+		}
+		wg.Go(func() {
+			results[i] = text(c.call(t, "mcp_e_trigger-sampling-request", map[string]any{"prompt": "hi", "maxTokens": 5}))
+		})
+	}
+	wg.Wait()
+	for i, r := range results {
+		if !strings.Contains(r, fmt.Sprintf("sampled by the test client #%d", i)) {
+			t.Errorf("client %d's call got %q; want its own client's sampling", i, r)
+		}
+	}
+}
+
+func waitTimeout(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
 	}
 }

@@ -86,7 +86,7 @@ func (r *relay) logMessage(server string, params json.RawMessage) {
 	level, _ := rawjson.String(params, "level")
 	rank := levelRank(level)
 	var ts []target
-	if t, ok, _ := r.cause(server, params); ok {
+	if t, ok, _ := r.cause(server, "", params); ok {
 		r.mu.Lock()
 		l, set := r.levels[t.session]
 		r.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/plughost/plughost/host/rawjson"
 	"github.com/plughost/plughost/host/resourceuri"
+	"github.com/plughost/plughost/host/supervisor"
 )
 
 // relay ties what servers send on their own to client sessions (see
@@ -60,7 +61,17 @@ type flight struct {
 	handlers               *ClientHandlers // the request's own; nil: the session's
 	clientToken            json.RawMessage // the client's progressToken, nil if none
 	serverToken            string          // the token the server got
+	upstreamID             string          // its JSON-RPC id at the server, once sent (under relay.mu)
 	began                  time.Time
+}
+
+// noteID returns ctx set to record f's id at the server when it is sent.
+func (r *relay) noteID(ctx context.Context, f *flight) context.Context {
+	return supervisor.WithRequestIDNote(ctx, func(id string) {
+		r.mu.Lock()
+		f.upstreamID = id
+		r.mu.Unlock()
+	})
 }
 
 // taskKey names a server's task (or a server's elicitation).
@@ -209,13 +220,25 @@ type target struct {
 }
 
 // cause finds the session a message of server belongs to, in order: the
-// task named by its related-task _meta, else the one session with requests
-// in flight to the server (its newest request's channel), else the one
-// session in this process that takes messages. ok is false when no session
-// or several could be the cause; why says which.
-func (r *relay) cause(server string, params json.RawMessage) (t target, ok bool, why string) {
+// request the transport says it was sent during (related, "" when
+// unknown), else the task named by its related-task _meta, else the one
+// session with requests in flight to the server (its newest request's
+// channel), else the one session in this process that takes messages. ok is
+// false when no session or several could be the cause; why says which.
+func (r *relay) cause(server, related string, params json.RawMessage) (t target, ok bool, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if related != "" {
+		for f := range r.flights[server] {
+			if f.upstreamID == related {
+				t = r.sessionTarget(f.session)
+				if f.handlers != nil {
+					t.handlers = f.handlers
+				}
+				return t, true, ""
+			}
+		}
+	}
 	if id, found := rawjson.String(params, "_meta", "io.modelcontextprotocol/related-task", "taskId"); found {
 		if rec := r.tasks[taskKey{server, id}]; rec != nil {
 			return r.sessionTarget(rec.session), true, ""
@@ -260,7 +283,8 @@ func (r *relay) sessionTarget(id string) target {
 // Request answers a server→client request through the session that caused
 // it, or -32601 when none can.
 func (r *relay) Request(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error) {
-	t, ok, why := r.cause(server, params)
+	related, _ := supervisor.RelatedRequest(ctx)
+	t, ok, why := r.cause(server, related, params)
 	if !ok {
 		return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("plughost cannot relay %s: %s", method, why)}
 	}
@@ -367,7 +391,7 @@ func (r *relay) Notification(server, method string, params json.RawMessage) {
 	case "notifications/elicitation/complete":
 		r.elicitationComplete(server, params)
 	default:
-		if t, ok, _ := r.cause(server, params); ok {
+		if t, ok, _ := r.cause(server, "", params); ok {
 			deliver(t, Notification{Server: server, Method: method, Params: params})
 		} else {
 			r.logger.Debug("dropping a notification no session can be tied to", "server", server, "method", method)
@@ -456,7 +480,7 @@ func (r *relay) elicitationComplete(server string, params json.RawMessage) {
 	r.mu.Unlock()
 	if !ok {
 		var found bool
-		if t, found, _ = r.cause(server, params); !found {
+		if t, found, _ = r.cause(server, "", params); !found {
 			return
 		}
 	}

@@ -279,7 +279,7 @@ func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessag
 	}
 	f, meta := s.h.relay.withMeta(s.id, scope, tool.Server, opts.Meta, opts.Handlers)
 	defer s.h.relay.end(f)
-	ctx = supervisor.WithMeta(ctx, meta)
+	ctx = supervisor.WithMeta(s.h.relay.noteID(ctx, f), meta)
 	size := 0
 	res, err := s.h.call(context.WithValue(ctx, resultSizeKey{}, &size), call)
 	if size >= largeResultBytes {

@@ -114,3 +114,37 @@ func TestRawServerRequestIsAnsweredAndCancellable(t *testing.T) {
 		t.Errorf("after the server cancelled request 9 its handler should end with an error answer; got %+v, %v", ans, err)
 	}
 }
+
+func TestRelatedRequestMarkIsTakenOut(t *testing.T) {
+	tr, conn := started(t)
+	got := make(chan string, 2)
+	tr.SetRawHandlers(RawHandlers{
+		Notification: func(string, json.RawMessage) {},
+		Request: func(ctx context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
+			related, _ := RelatedRequest(ctx)
+			got <- related + " " + string(params)
+			return json.RawMessage(`{}`), nil
+		},
+	})
+	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"maxTokens":1,"_meta":{"dev.plughost/related-request":"plughost-7"}}}`)
+	<-conn.toServer
+	if g := <-got; g != `"plughost-7" {"maxTokens":1}` {
+		t.Errorf("handler got %s; want the related id and the params without the mark (nor an empty _meta)", g)
+	}
+	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"roots/list","params":{"_meta":{"k":1,"dev.plughost/related-request":"plughost-8"}}}`)
+	<-conn.toServer
+	if g := <-got; g != `"plughost-8" {"_meta":{"k":1}}` {
+		t.Errorf("handler got %s; want the server's own _meta kept", g)
+	}
+}
+
+func TestRequestNotesItsID(t *testing.T) {
+	tr, conn := started(t)
+	noted := make(chan string, 1)
+	go tr.Request(WithIDNote(context.Background(), func(id string) { noted <- id }), "ping", nil)
+	var req struct{ ID json.RawMessage }
+	_ = json.Unmarshal(<-conn.toServer, &req)
+	if id := <-noted; id != string(req.ID) {
+		t.Errorf("noted id %s; the request went with %s", id, req.ID)
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/rawjson"
+	"github.com/plughost/plughost/pluginapi"
 )
 
 // Conn moves whole JSON-RPC messages; pluginapi.Conn satisfies it.
@@ -226,6 +227,9 @@ func (t *Transport) Request(ctx context.Context, method string, params json.RawM
 		msg = append(msg, params...)
 	}
 	msg = append(msg, '}')
+	if note, ok := ctx.Value(idNoteKey{}).(func(string)); ok {
+		note(key)
+	}
 	resp, err := t.exchange(ctx, key, msg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -237,6 +241,49 @@ func (t *Transport) Request(ctx context.Context, method string, params json.RawM
 		return nil, rpcErrorOf(resp.Error)
 	}
 	return resp.Result, nil
+}
+
+// idNoteKey carries the function WithIDNote installs.
+type idNoteKey struct{}
+
+// WithIDNote returns ctx with note, which Request calls with the id of the
+// request it sends under ctx (as JSON, e.g. "plughost-7" quoted) before
+// sending it: a caller can then recognise server requests related to it
+// (RelatedRequest).
+func WithIDNote(ctx context.Context, note func(id string)) context.Context {
+	return context.WithValue(ctx, idNoteKey{}, note)
+}
+
+// relatedKey carries the related request id of a server request.
+type relatedKey struct{}
+
+// RelatedRequest returns the id (as JSON) of the request of the host's
+// during which the server sent the request being handled under ctx, when
+// the transport said (pluginapi.RelatedRequestMetaKey).
+func RelatedRequest(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(relatedKey{}).(string)
+	return id, ok
+}
+
+// takeRelated takes the transport's related-request mark out of a server
+// request's params: the id, and the params as the server sent them.
+func takeRelated(params json.RawMessage) (string, json.RawMessage, bool) {
+	start, end, ok := rawjson.Member(params, "_meta", pluginapi.RelatedRequestMetaKey)
+	if !ok {
+		return "", params, false
+	}
+	id := string(bytes.TrimSpace(params[start:end]))
+	out, _ := rawjson.Delete(params, "_meta", pluginapi.RelatedRequestMetaKey)
+	if ms, me, ok := rawjson.Member(out, "_meta"); ok && isEmptyObject(out[ms:me]) {
+		out, _ = rawjson.Delete(out, "_meta")
+	}
+	return id, out, true
+}
+
+func isEmptyObject(b []byte) bool {
+	empty := true
+	ok := rawjson.ScanMembers(rawjson.View(b), func(string, int, int) bool { empty = false; return true })
+	return ok && empty
 }
 
 // rpcErrorOf is the *RPCError of an error answer.
@@ -523,6 +570,10 @@ func (t *Transport) startServing(env envelope, msg json.RawMessage) {
 	}
 	key := string(bytes.TrimSpace(env.ID))
 	ctx, cancel := context.WithCancel(t.ctx)
+	if related, params, ok := takeRelated(env.Params); ok {
+		ctx = context.WithValue(ctx, relatedKey{}, related)
+		env.Params = params
+	}
 	if prev := t.serving[key]; prev != nil {
 		prev() // the server reused an id: the older request is abandoned
 	}

@@ -34,3 +34,26 @@ func TestString(t *testing.T) {
 		t.Error("a number is not a string")
 	}
 }
+
+func TestDelete(t *testing.T) {
+	cases := []struct {
+		name, in string
+		path     []string
+		want     string
+		ok       bool
+	}{
+		{"nested", `{"a":1,"_meta":{"k":"v", "x":{"y":2}},"b":[1, 2]}`, []string{"_meta", "k"}, `{"a":1,"_meta":{"x":{"y":2}},"b":[1, 2]}`, true},
+		{"last one", `{"_meta":{"k":"v"}}`, []string{"_meta", "k"}, `{"_meta":{}}`, true},
+		{"top", `{"a":1,"b":2}`, []string{"a"}, `{"b":2}`, true},
+		{"absent", `{"a":1}`, []string{"b"}, `{"a":1}`, false},
+		{"no parent", `{"a":1}`, []string{"_meta", "k"}, `{"a":1}`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := Delete([]byte(c.in), c.path...)
+			if string(got) != c.want || ok != c.ok {
+				t.Errorf("Delete = %s, %v; want %s, %v", got, ok, c.want, c.ok)
+			}
+		})
+	}
+}

@@ -141,3 +141,16 @@ func (s *Server) Notify(ctx context.Context, method string, params json.RawMessa
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: p}}}
 	return sess.transport.SendNotification(ctx, n)
 }
+
+// WithRequestIDNote returns ctx with note, called with the JSON-RPC id (as
+// JSON) of the request Request or Call sends under ctx, before it is sent:
+// the caller can then recognise the server requests related to it
+// (RelatedRequest).
+func WithRequestIDNote(ctx context.Context, note func(id string)) context.Context {
+	return msgtransport.WithIDNote(ctx, note)
+}
+
+// RelatedRequest returns, in a Relay.Request, the id (as JSON) of the
+// request during which the server sent its request, when the transport
+// knows it (streamable HTTP: pluginapi.RelatedRequestMetaKey).
+func RelatedRequest(ctx context.Context) (string, bool) { return msgtransport.RelatedRequest(ctx) }

@@ -69,8 +69,10 @@ func TestServerScenarios(t *testing.T) {
 	}
 	// The direct run goes beside the first endpoint's; the two endpoints run
 	// one after the other: their sessions share plughost's one connection
-	// to the server, and a server request (sampling, elicitation) while
-	// both have calls in flight cannot be tied to either (docs/gateway.md).
+	// to the server, and the reference server sends its sampling and
+	// elicitation requests on its standalone stream, not on the stream of
+	// the call that made them, so while both endpoints have calls in flight
+	// nothing tells which session a request is for (docs/gateway.md).
 	results := make([]map[string]counts, len(runs))
 	var wg sync.WaitGroup
 	for i, r := range runs {
