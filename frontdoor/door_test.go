@@ -235,7 +235,7 @@ func TestLimits(t *testing.T) {
 func TestReadyz(t *testing.T) {
 	base := serve(t, defaultLimits(), nil)
 	code, body := get(t, base+"/readyz", map[string]string{"Authorization": "Bearer " + token.Reveal()})
-	var r frontdoor.Readiness
+	var r host.Readiness
 	if err := json.Unmarshal([]byte(body), &r); err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
+	"github.com/plughost/plughost/host"
 )
 
 // Through the front door, every route but /healthz needs the token: missing or wrong → 401, a
@@ -84,7 +84,7 @@ func TestReadyzDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var r frontdoor.Readiness
+	var r host.Readiness
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
 		t.Fatal(err)
 	}

@@ -105,6 +105,11 @@ func TestForbiddenRules(t *testing.T) {
 		{"host", "gateway", false},
 		{"host/supervisor", "gateway", false},
 		{"host", "internal/demoserver", false},
+		{"api", "host/manage", true},
+		{"cmd/host", "api", true},
+		{"host", "api", false},
+		{"host/manage", "api", false},
+		{"host/manage", "gateway", false},
 	} {
 		if got := forbidden(c.pkg, c.dep) == ""; got != c.ok {
 			t.Errorf("%s → %s: allowed=%v, want %v", c.pkg, c.dep, got, c.ok)

@@ -2,6 +2,9 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -42,25 +45,39 @@ func oauthSettings(srv config.Server) (tokens.Settings, bool) {
 		ClientMetadataURL: o.ClientMetadataURL, Issuer: o.Issuer, Scopes: o.Scopes, CallbackPort: o.CallbackPort}, true
 }
 
-// addCredentials registers the OAuth login of a valid server entry with an
-// oauth block (enabled or not: a disabled server can be logged in to).
-func (h *Host) addCredentials(name string, srv config.Server, problem error) *tokens.Credentials {
+// oauthKey identifies a server's OAuth settings (a digest): a reload that
+// changes them restarts the server with new credentials.
+type oauthKey string
+
+func keyOf(s tokens.Settings) oauthKey {
+	b, _ := json.Marshal(struct { // plain values always encode
+		Settings tokens.Settings
+		Secret   string // Settings marshals the client secret masked
+	}{s, s.ClientSecret.Reveal()})
+	sum := sha256.Sum256(b)
+	return oauthKey(hex.EncodeToString(sum[:]))
+}
+
+// addCredentials registers in st the OAuth login of a valid server entry
+// with an oauth block (enabled or not: a disabled server can be logged in
+// to) and returns it with the key of its settings.
+func (h *Host) addCredentials(st *state, name string, srv config.Server, problems []*config.ValidationError) (oauthKey, *tokens.Credentials) {
 	s, ok := oauthSettings(srv)
-	if !ok || problem != nil {
-		return nil
+	if !ok || len(problems) > 0 {
+		return "", nil
 	}
 	c := h.auth.For(name, s)
-	h.creds[name] = c
-	return c
+	st.creds[name] = c
+	return keyOf(s), c
 }
 
 // withAuth adds the login state of an OAuth server to its status.
-func (h *Host) withAuth(st supervisor.Status) supervisor.Status {
-	if c, ok := h.creds[st.Name]; ok {
+func (st *state) withAuth(status supervisor.Status) supervisor.Status {
+	if c, ok := st.creds[status.Name]; ok {
 		a := c.Status(context.Background())
-		st.Auth = &a
+		status.Auth = &a
 	}
-	return st
+	return status
 }
 
 // Login logs in to an OAuth server through the browser flow (opts says how
@@ -85,7 +102,7 @@ func (h *Host) Logout(ctx context.Context, name string) (bool, error) {
 
 // AuthStatus returns the login state of an OAuth server.
 func (h *Host) AuthStatus(ctx context.Context, name string) (tokens.Status, bool) {
-	c, ok := h.creds[name]
+	c, ok := h.st().creds[name]
 	if !ok {
 		return tokens.Status{}, false
 	}
@@ -93,17 +110,18 @@ func (h *Host) AuthStatus(ctx context.Context, name string) (tokens.Status, bool
 }
 
 func (h *Host) credentials(name string) (*tokens.Credentials, error) {
-	if c, ok := h.creds[name]; ok {
+	cur := h.st()
+	if c, ok := cur.creds[name]; ok {
 		return c, nil
 	}
-	srv, known := h.cfg.MCP.Servers[name]
+	srv, known := cur.cfg.MCP.Servers[name]
 	switch {
 	case !known:
 		return nil, fmt.Errorf("no server named %q in the config", name)
 	case srv.OAuth == nil:
 		return nil, fmt.Errorf(`server %q has no "oauth" in its config; add "oauth": {} to %s to log in with OAuth`, name, config.ServerPath(name))
 	}
-	if st, ok := h.inactive[name]; ok && st.State == supervisor.StateInvalid {
+	if st, ok := cur.inactive[name]; ok && st.State == supervisor.StateInvalid {
 		return nil, fmt.Errorf("server %q: fix its config first: %s", name, st.LastError)
 	}
 	return nil, fmt.Errorf("server %q: OAuth applies to sse and http servers only", name)

@@ -57,7 +57,7 @@ func (h *Host) ServerCapabilities() json.RawMessage {
 	var parts []string
 	parts = append(parts, `"tools":{"listChanged":true}`)
 	var res, sub, prompts, completions, logging, tasks, taskList, taskCancel bool
-	for _, name := range h.order {
+	for _, name := range h.st().order {
 		c, ok := h.serverCaps(name)
 		if !ok {
 			continue

@@ -88,7 +88,7 @@ func (s *Session) Notify(ctx context.Context, method string, params json.RawMess
 	if err != nil {
 		return
 	}
-	for _, name := range s.h.order {
+	for _, name := range s.h.st().order {
 		if scope != "" && name != scope {
 			continue
 		}
@@ -119,7 +119,7 @@ func featureOf(method string) string {
 
 // offers reports whether any server that initialized offers feature.
 func (h *Host) offers(feature string) bool {
-	for _, name := range h.order {
+	for _, name := range h.st().order {
 		c, ok := h.serverCaps(name)
 		switch {
 		case !ok:

@@ -6,14 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/plughost/plughost/host/artifacts"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/loglimit"
@@ -60,39 +59,74 @@ type Options struct {
 }
 
 // Host runs the configured MCP servers. Create it with New, then Start it;
-// it is safe for concurrent use.
+// Apply changes its configuration while it runs. It is safe for concurrent
+// use.
 type Host struct {
-	cfg       *config.Config
 	opts      Options
 	logger    hclog.Logger
 	registry  *registry.Registry
-	rules     *discovery.Rules
-	index     *search.Index // nil with discovery off
-	indexMu   sync.Mutex    // serializes reindex
-	indexed   map[string][]string
-	order     []string // every configured server, sorted
-	servers   map[string]*supervisor.Server
-	inactive  map[string]supervisor.Status // disabled or invalid entries
-	store     *artifacts.Store             // saved results (the workspace)
-	masker    *secret.Masker               // every configured secret value
-	call      shaping.Handler              // every MCP tool call goes through it
+	masker    *secret.Masker // every secret any config applied held; never forgets one
 	metrics   shaping.Metrics
-	auth      *tokens.Manager                // OAuth logins
-	creds     map[string]*tokens.Credentials // servers with oauth
-	largeDone chan struct{}                  // signals returnMemory after a large call
+	auth      *tokens.Manager // OAuth logins
+	largeDone chan struct{}   // signals returnMemory after a large call
 	sessions  SessionStore
 	unlocks   atomic.Int64 // tools unlocked by searches and exact-name calls
 	relay     *relay       // what servers send on their own, to sessions
-	fetched                // the shaping chain of results fetched outside a call
 
 	viewMu sync.Mutex                     // serializes building views
-	viewAt atomic.Pointer[discovery.View] // the view of the current snapshot
+	viewAt atomic.Pointer[discovery.View] // the view of the current snapshot and rules
 
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every change
-	cancel  context.CancelFunc
-	running sync.WaitGroup
-	closed  bool
+	indexMu       sync.Mutex    // guards index and indexed; serializes reindex
+	index         *search.Index // nil until discovery is first on
+	indexSemantic config.Semantic
+	indexed       map[string][]string
+
+	// state is everything a config decides: Apply builds a new one and
+	// swaps it, so readers never lock and always see one whole config.
+	state atomic.Pointer[state]
+
+	applyMu  sync.Mutex               // serializes Start, Apply and Close
+	lastDone map[string]chan struct{} // per name: done of the newest server started; under applyMu
+
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced on every change
+	runCtx    context.Context
+	cancel    context.CancelFunc
+	running   sync.WaitGroup
+	closed    bool
+	retention context.CancelFunc // stops the current retention loop
+	applied   ApplyStatus
+}
+
+// state is what one configuration makes of the host. It is never modified
+// once published (the servers in it change state on their own).
+type state struct {
+	cfg      *config.Config
+	order    []string // every configured server, sorted
+	servers  map[string]*server
+	inactive map[string]supervisor.Status // disabled or invalid entries
+	chain    *callChain
+	rules    *discovery.Rules               // the discovery rules of cfg
+	creds    map[string]*tokens.Credentials // servers with oauth, enabled or not
+}
+
+// server is one enabled server: its supervisor and the spec and OAuth
+// settings it was built from, which decide whether a new config must
+// restart it. stop and done are set when it starts, under Host.applyMu.
+type server struct {
+	sup  *supervisor.Server
+	spec supervisor.Spec
+	auth oauthKey // zero without oauth
+
+	stop context.CancelFunc // nil until started
+	done chan struct{}      // closed when its Run has returned
+}
+
+// newServer prepares (does not start) the supervisor of a server.
+func (h *Host) newServer(name string, spec supervisor.Spec, auth oauthKey) *server {
+	var sup *supervisor.Server
+	sup = supervisor.New(spec, h.logger, func() { h.serverChanged(name, sup) })
+	return &server{sup: sup, spec: spec, auth: auth}
 }
 
 // New validates cfg and prepares a Host; nothing is started until Start. A
@@ -102,11 +136,7 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 	if cfg == nil {
 		return nil, errors.New("host: nil config")
 	}
-	if opts.Logger == nil {
-		opts.Logger = hclog.NewNullLogger()
-	}
-	dirs := pluginDirs(cfg, opts)
-	return newHost(cfg, config.Validate(cfg, config.ValidateOptions{ExtraTypes: config.ThirdPartyTypes(cfg)}), dirs, opts)
+	return newHost(cfg, validate(cfg), opts)
 }
 
 // NewFromLoaded is New for a configuration from config.Load: it also reports
@@ -116,32 +146,37 @@ func NewFromLoaded(l *config.Loaded, opts Options) (*Host, error) {
 	if l == nil || l.Config == nil {
 		return nil, errors.New("host: nil config")
 	}
-	if opts.Logger == nil {
-		opts.Logger = hclog.NewNullLogger()
-	}
-	dirs := pluginDirs(l.Config, opts)
-	return newHost(l.Config, l.Validate(config.ValidateOptions{ExtraTypes: config.ThirdPartyTypes(l.Config)}), dirs, opts)
+	return newHost(l.Config, validateLoaded(l), opts)
 }
 
-func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts Options) (*Host, error) {
-	if err := problems.Err(); err != nil {
-		return nil, fmt.Errorf("invalid config: %w", err)
+func validate(cfg *config.Config) config.Problems {
+	return config.Validate(cfg, config.ValidateOptions{ExtraTypes: config.ThirdPartyTypes(cfg)})
+}
+
+func validateLoaded(l *config.Loaded) config.Problems {
+	return l.Validate(config.ValidateOptions{ExtraTypes: config.ThirdPartyTypes(l.Config)})
+}
+
+func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host, error) {
+	if len(problems.Fatal) > 0 {
+		return nil, &InvalidConfigError{Problems: problems.Fatal}
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
 	}
 	if opts.Environ == nil {
 		opts.Environ = os.Environ()
 	}
 	masker := config.NewMasker(cfg, opts.ConfigDir)
 	h := &Host{
-		cfg:       cfg,
 		opts:      opts,
 		masker:    masker,
 		logger:    loglimit.New(masker.Logger(opts.Logger), loglimit.Options{}),
 		registry:  registry.New(),
-		servers:   map[string]*supervisor.Server{},
-		inactive:  map[string]supervisor.Status{},
 		changed:   make(chan struct{}),
 		indexed:   map[string][]string{},
-		creds:     map[string]*tokens.Credentials{},
+		lastDone:  map[string]chan struct{}{},
+		applied:   ApplyStatus{OK: true},
 		largeDone: make(chan struct{}, 1),
 		sessions:  opts.SessionStore,
 	}
@@ -150,37 +185,60 @@ func newHost(cfg *config.Config, problems config.Problems, dirs []string, opts O
 	}
 	h.relay = newRelay(h)
 	h.auth = newAuth(opts.TokenStore, h.logger)
-	if err := h.newRules(); err != nil {
+	st, err := h.buildState(cfg, problems, nil)
+	if err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
-	if err := h.newShaping(); err != nil {
-		return nil, fmt.Errorf("invalid config: %w", err)
-	}
-	for name, srv := range cfg.MCP.Servers {
-		h.order = append(h.order, name)
-		h.addServer(name, srv, problems.ServerErr(name), dirs)
-	}
-	sort.Strings(h.order)
+	h.state.Store(st)
 	return h, nil
 }
 
-func (h *Host) addServer(name string, srv config.Server, problem error, dirs []string) {
-	inactive := func(state supervisor.State, reason string) {
-		h.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: h.masker.Mask(reason)}
+// st returns the current state.
+func (h *Host) st() *state { return h.state.Load() }
+
+// buildState makes the state of cfg. A server whose connection settings are
+// those of the same server in prev is that server, kept as it runs (see
+// Apply); prev may be nil.
+func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *state) (*state, error) {
+	chain, err := h.newCallChain(cfg, prev)
+	if err != nil {
+		return nil, err
 	}
-	creds := h.addCredentials(name, srv, problem)
+	rules, err := h.newRules(cfg)
+	if err != nil {
+		return nil, err
+	}
+	st := &state{cfg: cfg, servers: map[string]*server{}, inactive: map[string]supervisor.Status{}, chain: chain,
+		rules: rules, creds: map[string]*tokens.Credentials{}}
+	dirs := pluginDirs(cfg, h.opts)
+	for name, srv := range cfg.MCP.Servers {
+		st.order = append(st.order, name)
+		h.addServer(st, prev, name, srv, problems.Servers[name], dirs)
+	}
+	slices.Sort(st.order)
+	return st, nil
+}
+
+// addServer files one configured server into st: running, or inactive with
+// the reason.
+func (h *Host) addServer(st, prev *state, name string, srv config.Server, problems []*config.ValidationError, dirs []string) {
+	inactive := func(state supervisor.State, reason string) {
+		st.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: h.masker.Mask(reason)}
+	}
+	auth, creds := h.addCredentials(st, name, srv, problems)
 	switch {
-	case !h.cfg.MCP.Enabled:
+	case !st.cfg.MCP.Enabled:
 		inactive(supervisor.StateDisabled, "tools.mcp.enabled is false")
+		return
+	case len(problems) > 0 && (srv.Enabled || problemAt(problems, config.ServerPath(name, "enabled"))):
+		// A bad "enabled" ("yes") is a problem to show, not a quiet "off".
+		inactive(supervisor.StateInvalid, joinProblems(problems))
 		return
 	case !srv.Enabled:
 		inactive(supervisor.StateDisabled, "")
 		return
-	case problem != nil:
-		inactive(supervisor.StateInvalid, problem.Error())
-		return
 	}
-	spec, err := h.spec(name, srv, dirs)
+	spec, err := h.spec(st.cfg, name, srv, dirs)
 	if err != nil {
 		inactive(supervisor.StateInvalid, err.Error())
 		return
@@ -188,11 +246,34 @@ func (h *Host) addServer(name string, srv config.Server, problem error, dirs []s
 	if creds != nil {
 		spec.Auth = creds
 	}
-	h.servers[name] = supervisor.New(spec, h.logger, func() { h.serverChanged(name) })
+	if prev != nil {
+		if old, ok := prev.servers[name]; ok && old.auth == auth && sameConnection(old.spec, spec) {
+			st.servers[name] = old
+			return
+		}
+	}
+	st.servers[name] = h.newServer(name, spec, auth)
+}
+
+func problemAt(problems []*config.ValidationError, path string) bool {
+	for _, p := range problems {
+		if p.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+func joinProblems(problems []*config.ValidationError) string {
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = p
+	}
+	return errors.Join(errs...).Error()
 }
 
 // spec turns a validated server entry into what the supervisor runs.
-func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.Spec, error) {
+func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []string) (supervisor.Spec, error) {
 	typ := srv.Transport()
 	inProcess := h.opts.Transports[typ]
 	path, err := plugindir.Locate(typ, dirs)
@@ -207,13 +288,13 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 	if srv.InheritEnv {
 		env = append([]string(nil), h.opts.Environ...)
 	}
-	t := srv.Timeouts(h.cfg.MCP.Timeouts.Durations())
 	var fallback *supervisor.Fallback
 	if inProcess == nil {
-		if fallback, tcfg, err = autoDetectFallback(srv, tcfg, dirs, h.cfg.MCP.Plugins.SHA256); err != nil {
+		if fallback, tcfg, err = autoDetectFallback(srv, tcfg, dirs, cfg.MCP.Plugins.SHA256); err != nil {
 			return supervisor.Spec{}, fmt.Errorf("server %q: %w", name, err)
 		}
 	}
+	tun := tuningOf(cfg, srv)
 	return supervisor.Spec{
 		Fallback:      fallback,
 		PinSetting:    "tools.mcp.plugins.sha256." + typ,
@@ -221,18 +302,27 @@ func (h *Host) spec(name string, srv config.Server, dirs []string) (supervisor.S
 		Name:          name,
 		Transport:     typ,
 		PluginPath:    path,
-		PluginSHA256:  h.cfg.MCP.Plugins.SHA256[typ],
+		PluginSHA256:  cfg.MCP.Plugins.SHA256[typ],
 		PluginEnv:     env,
 		Config:        tcfg,
-		Timeouts:      supervisor.Timeouts{Start: t.Start, Initialize: t.Initialize, ListTools: t.ListTools, Call: t.Call},
-		Backoff:       supervisor.Backoff{Initial: h.cfg.MCP.Restart.InitialBackoff(), Max: h.cfg.MCP.Restart.MaxBackoff()},
+		Timeouts:      tun.Timeouts,
+		Backoff:       tun.Backoff,
 		ClientVersion: h.opts.Version,
 		DirectPipes:   !h.opts.RelayOnly,
 		InProcess:     inProcess,
 		Masker:        h.masker,
-		Limits:        supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(h.cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name)},
+		Limits:        supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name)},
 		Relay:         h.relay,
 	}, nil
+}
+
+// tuningOf returns a server's timeouts and restart pacing under cfg.
+func tuningOf(cfg *config.Config, srv config.Server) supervisor.Tuning {
+	t := srv.Timeouts(cfg.MCP.Timeouts.Durations())
+	return supervisor.Tuning{
+		Timeouts: supervisor.Timeouts{Start: t.Start, Initialize: t.Initialize, ListTools: t.ListTools, Call: t.Call},
+		Backoff:  supervisor.Backoff{Initial: cfg.MCP.Restart.InitialBackoff(), Max: cfg.MCP.Restart.MaxBackoff()},
+	}
 }
 
 // sseProbeSeconds bounds the wait for the legacy SSE endpoint event when the
@@ -286,58 +376,96 @@ func pluginDirs(cfg *config.Config, opts Options) []string {
 // (old saved results are removed now and every few minutes). Everything
 // stops when Close is called.
 func (h *Host) Start(ctx context.Context) {
+	h.applyMu.Lock()
+	defer h.applyMu.Unlock()
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.cancel != nil || h.closed {
+		h.mu.Unlock()
 		return
 	}
-	ctx, h.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	h.runCtx, h.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	h.mu.Unlock()
+	st := h.st()
+	h.restartRetention(st)
 	h.running.Add(1)
 	go func() {
 		defer h.running.Done()
-		h.runRetention(ctx)
+		h.returnMemory(h.runCtx)
 	}()
-	h.running.Add(1)
-	go func() {
-		defer h.running.Done()
-		h.returnMemory(ctx)
-	}()
-	for _, s := range h.servers {
-		h.running.Add(1)
-		go func() {
-			defer h.running.Done()
-			s.Run(ctx)
-		}()
+	for _, s := range st.servers {
+		h.startServer(s)
 	}
+}
+
+// started reports whether Start ran (and Close did not).
+func (h *Host) started() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cancel != nil && !h.closed
+}
+
+// startServer runs the supervisor of s until it is stopped or the host
+// closes. A server that replaces another of the same name first waits until
+// that one is gone, so two never run at once; meanwhile its last tools stay
+// known (calls say the server is restarting), as for any restart.
+// Callers hold applyMu, after Start.
+func (h *Host) startServer(s *server) {
+	h.mu.Lock()
+	ctx := h.runCtx
+	h.mu.Unlock()
+	name := s.spec.Name
+	after := h.lastDone[name]
+	ctx, s.stop = context.WithCancel(ctx)
+	s.done = make(chan struct{})
+	h.lastDone[name] = s.done
+	h.running.Add(1)
+	go func() {
+		defer h.running.Done()
+		defer close(s.done)
+		if after != nil {
+			select {
+			case <-after:
+			case <-ctx.Done():
+				return
+			}
+		}
+		s.sup.Run(ctx)
+	}()
 }
 
 // Close stops every server and plugin and waits until they are gone.
 func (h *Host) Close() error {
+	h.applyMu.Lock()
 	h.mu.Lock()
 	h.closed = true
 	cancel := h.cancel
 	h.mu.Unlock()
+	h.applyMu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
 	h.running.Wait()
 	loglimit.Flush(h.logger)
+	h.indexMu.Lock()
+	defer h.indexMu.Unlock()
 	if h.index != nil {
 		return h.index.Close()
 	}
 	return nil
 }
 
-func (h *Host) serverChanged(name string) {
-	s := h.servers[name]
-	if defs := s.Definitions(); defs != nil || !keepsTools(s.Status()) {
+// serverChanged publishes a server's tools and status. Changes of a
+// supervisor that a reload replaced are ignored: Apply clears its tools.
+func (h *Host) serverChanged(name string, sup *supervisor.Server) {
+	s, ok := h.st().servers[name]
+	if !ok || s.sup != sup {
+		return
+	}
+	if defs := sup.Definitions(); defs != nil || !keepsTools(sup.Status()) {
 		h.registry.SetServer(name, defs)
 	}
 	h.reindex()
-	h.mu.Lock()
-	close(h.changed)
-	h.changed = make(chan struct{})
-	h.mu.Unlock()
+	h.notify()
 }
 
 // keepsTools reports whether a server without a live tool list keeps the
@@ -353,20 +481,21 @@ func keepsTools(st supervisor.Status) bool {
 	return true
 }
 
-// view returns the discovery view of the current snapshot, building it once
-// per snapshot (and rules): every session shares it.
+// view returns the discovery view of the current snapshot and rules,
+// building it once per pair: every session shares it. A reload that
+// changes the rules makes the next call build a new one.
 func (h *Host) view() *discovery.View {
-	snap := h.registry.Snapshot()
-	if v := h.viewAt.Load(); v != nil && v.Snapshot() == snap && v.Rules() == h.rules {
+	snap, rules := h.registry.Snapshot(), h.st().rules
+	if v := h.viewAt.Load(); v != nil && v.Snapshot() == snap && v.Rules() == rules {
 		return v
 	}
 	h.viewMu.Lock()
 	defer h.viewMu.Unlock()
-	snap = h.registry.Snapshot()
-	if v := h.viewAt.Load(); v != nil && v.Snapshot() == snap && v.Rules() == h.rules {
+	snap, rules = h.registry.Snapshot(), h.st().rules
+	if v := h.viewAt.Load(); v != nil && v.Snapshot() == snap && v.Rules() == rules {
 		return v
 	}
-	v := h.rules.NewView(snap, append(h.rules.SearchToolDefs(), pagingTools()...))
+	v := rules.NewView(snap, append(rules.SearchToolDefs(), pagingTools()...))
 	h.viewAt.Store(v)
 	return v
 }
@@ -375,7 +504,16 @@ func (h *Host) view() *discovery.View {
 // and exact-name calls (a renewal does not count).
 func (h *Host) UnlockCount() int64 { return h.unlocks.Load() }
 
-// Changed returns a channel closed at the next status or tool change.
+// notify wakes everyone waiting on Changed.
+func (h *Host) notify() {
+	h.mu.Lock()
+	close(h.changed)
+	h.changed = make(chan struct{})
+	h.mu.Unlock()
+}
+
+// Changed returns a channel closed at the next status, tool or config
+// change.
 func (h *Host) Changed() <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -384,27 +522,34 @@ func (h *Host) Changed() <-chan struct{} {
 
 // Statuses returns every configured server's status, sorted by name.
 func (h *Host) Statuses() []supervisor.Status {
-	out := make([]supervisor.Status, 0, len(h.order))
-	for _, name := range h.order {
-		st, _ := h.Status(name)
-		out = append(out, st)
+	st := h.st()
+	out := make([]supervisor.Status, 0, len(st.order))
+	for _, name := range st.order {
+		s, _ := st.status(name)
+		out = append(out, s)
 	}
 	return out
 }
 
 // Status returns one server's status.
-func (h *Host) Status(name string) (supervisor.Status, bool) {
-	if s, ok := h.servers[name]; ok {
-		return h.withAuth(s.Status()), true
+func (h *Host) Status(name string) (supervisor.Status, bool) { return h.st().status(name) }
+
+// status is a server's status, with its OAuth login state if it has one.
+func (st *state) status(name string) (supervisor.Status, bool) {
+	if s, ok := st.servers[name]; ok {
+		return st.withAuth(s.sup.Status()), true
 	}
-	st, ok := h.inactive[name]
-	return h.withAuth(st), ok
+	s, ok := st.inactive[name]
+	return st.withAuth(s), ok
 }
 
 // Server returns the supervisor of a running server.
 func (h *Host) Server(name string) (*supervisor.Server, bool) {
-	s, ok := h.servers[name]
-	return s, ok
+	s, ok := h.st().servers[name]
+	if !ok {
+		return nil, false
+	}
+	return s.sup, true
 }
 
 // WaitSettled blocks until no server is connecting (each is connected or has
@@ -424,8 +569,8 @@ func (h *Host) WaitSettled(ctx context.Context) error {
 }
 
 func (h *Host) anyConnecting() bool {
-	for _, s := range h.servers {
-		if st := s.Status(); st.State == supervisor.StateConnecting && st.Restarts == 0 {
+	for _, s := range h.st().servers {
+		if st := s.sup.Status(); st.State == supervisor.StateConnecting && st.Restarts == 0 {
 			return true
 		}
 	}

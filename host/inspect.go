@@ -17,17 +17,18 @@ import (
 )
 
 // ServerNames returns every configured server name, sorted.
-func (h *Host) ServerNames() []string { return append([]string(nil), h.order...) }
+func (h *Host) ServerNames() []string { return append([]string(nil), h.st().order...) }
 
 // ServerConfig returns a server's config entry. Its secrets are secret.String
 // values, masked whenever printed or marshalled.
 func (h *Host) ServerConfig(name string) (config.Server, bool) {
-	s, ok := h.cfg.MCP.Servers[name]
+	s, ok := h.st().cfg.MCP.Servers[name]
 	return s, ok
 }
 
-// Config returns the host's configuration (secrets masked when printed).
-func (h *Host) Config() *config.Config { return h.cfg }
+// Config returns the host's current configuration (secrets masked when
+// printed). Apply replaces it; the value returned is never modified.
+func (h *Host) Config() *config.Config { return h.st().cfg }
 
 // Masker returns the masker of every secret the configuration holds. Front
 // ends pass through it any text of their own that may quote a secret; what
@@ -45,11 +46,28 @@ func (h *Host) ServerTools(name string) []registry.Tool { return h.registry.Snap
 
 // Diagnostics returns a server's diagnostics (stderr tail, pids).
 func (h *Host) Diagnostics(ctx context.Context, name string) (pluginapi.Diagnostics, bool) {
-	s, ok := h.servers[name]
+	s, ok := h.st().servers[name]
 	if !ok {
 		return pluginapi.Diagnostics{}, false
 	}
-	return s.Diagnostics(ctx), true
+	return s.sup.Diagnostics(ctx), true
+}
+
+// NoServerError says that no server of that name is configured.
+type NoServerError struct {
+	// Name is the name asked for.
+	Name string
+	// Configured are the configured names, sorted.
+	Configured []string
+}
+
+// Error implements error.
+func (e *NoServerError) Error() string {
+	configured := "none"
+	if len(e.Configured) > 0 {
+		configured = strings.Join(e.Configured, ", ")
+	}
+	return fmt.Sprintf("no server named %q in the config (configured: %s)", e.Name, configured)
 }
 
 // TestReport is the outcome of a one-off connectivity check.
@@ -69,16 +87,17 @@ type TestReport struct {
 // disconnects and reports. It works whether or not the host is started, and
 // never restarts anything.
 func (h *Host) Test(ctx context.Context, name string) (TestReport, error) {
-	s, ok := h.servers[name]
+	cur := h.st()
+	srv, ok := cur.servers[name]
 	if !ok {
-		st, known := h.inactive[name]
+		st, known := cur.inactive[name]
 		if !known {
-			return TestReport{}, fmt.Errorf("no server named %q in the config (configured: %s)", name, strings.Join(h.order, ", "))
+			return TestReport{}, &NoServerError{Name: name, Configured: cur.order}
 		}
 		return TestReport{Status: st, Error: fmt.Sprintf("server %q is %s: %s", name, st.State, st.LastError)}, nil
 	}
 	began := time.Now()
-	st, tools, err := s.ConnectOnce(ctx)
+	st, tools, err := srv.sup.ConnectOnce(ctx)
 	rep := TestReport{Status: st, OK: err == nil, Took: time.Since(began)}
 	if err != nil {
 		rep.Error = err.Error()
@@ -92,6 +111,6 @@ func (h *Host) Test(ctx context.Context, name string) (TestReport, error) {
 		}
 		rep.DefinitionBytes += len(t)
 	}
-	rep.Diag = s.Diagnostics(ctx)
+	rep.Diag = srv.sup.Diagnostics(ctx)
 	return rep, nil
 }

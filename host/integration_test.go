@@ -89,11 +89,18 @@ func newHost(t *testing.T, mcpCfg map[string]any) (*host.Host, error) {
 
 func newHostOpts(t *testing.T, mcpCfg map[string]any, opts host.Options) (*host.Host, error) {
 	t.Helper()
+	dir := t.TempDir()
+	opts.ConfigDir, opts.Environ, opts.PluginDirs, opts.Version = dir, testEnviron(), []string{bins.PluginDir()}, "test"
+	return host.NewFromLoaded(loaded(t, dir, mcpCfg), opts)
+}
+
+// loaded loads mcpCfg as the user file of a config in dir (its home too).
+func loaded(t *testing.T, dir string, mcpCfg map[string]any) *config.Loaded {
+	t.Helper()
 	raw, err := json.Marshal(map[string]any{"tools": map[string]any{"mcp": mcpCfg}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	l, err := config.Load(config.LoadOptions{
 		UserFile: filepath.Join(dir, "config.json"), UserData: raw, AllowMissing: true,
 		SystemDir: filepath.Join(dir, "none"), Environ: nil, Home: dir,
@@ -101,8 +108,7 @@ func newHostOpts(t *testing.T, mcpCfg map[string]any, opts host.Options) (*host.
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.ConfigDir, opts.Environ, opts.PluginDirs, opts.Version = dir, testEnviron(), []string{bins.PluginDir()}, "test"
-	return host.NewFromLoaded(l, opts)
+	return l
 }
 
 func call(t *testing.T, s *host.Session, name string, args any) *mcp.CallToolResult {

@@ -41,7 +41,7 @@ func (s *Session) SetLogLevel(ctx context.Context, level string) error {
 // sessions of its scope asked for, where it differs from what was set.
 func (r *relay) applyLevels(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, server := range r.h.order {
+	for _, server := range r.h.st().order {
 		caps, ok := r.h.serverCaps(server)
 		if !ok || caps.Logging == nil {
 			continue

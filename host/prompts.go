@@ -22,7 +22,7 @@ type promptTable struct{ t *naming.Table }
 // promptServers returns the servers that offer prompts, in name order.
 func (h *Host) promptServers() []string {
 	var out []string
-	for _, name := range h.order {
+	for _, name := range h.st().order {
 		if c, ok := h.serverCaps(name); ok && c.Prompts != nil {
 			out = append(out, name)
 		}

@@ -490,11 +490,11 @@ func (r *relay) elicitationComplete(server string, params json.RawMessage) {
 // callLimit is the server's call timeout, which also bounds a relayed
 // server request (0: none known).
 func (h *Host) callLimit(server string) time.Duration {
-	srv, ok := h.cfg.MCP.Servers[server]
+	srv, ok := h.st().cfg.MCP.Servers[server]
 	if !ok {
 		return 0
 	}
-	return srv.Timeouts(h.cfg.MCP.Timeouts.Durations()).Call
+	return srv.Timeouts(h.st().cfg.MCP.Timeouts.Durations()).Call
 }
 
 // clientTaskID is a server's task id as a session of the aggregate

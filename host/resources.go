@@ -25,7 +25,7 @@ import (
 // resourceServers returns the servers that offer resources, in name order.
 func (h *Host) resourceServers() []string {
 	var out []string
-	for _, name := range h.order {
+	for _, name := range h.st().order {
 		if c, ok := h.serverCaps(name); ok && c.Resources != nil {
 			out = append(out, name)
 		}

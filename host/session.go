@@ -206,7 +206,7 @@ func (s *Session) Close(ctx context.Context) error {
 
 // IsSearchTool reports whether name is one of the discovery search tools
 // (a call of one searches and unlocks; it does not end a turn).
-func (s *Session) IsSearchTool(name string) bool { return s.h.rules.IsSearchTool(name) }
+func (s *Session) IsSearchTool(name string) bool { return s.h.st().rules.IsSearchTool(name) }
 
 // Call runs the tool with agent-facing name with args (a JSON object; empty
 // means {}). A search tool searches and unlocks; a hidden tool called by its

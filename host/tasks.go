@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -148,7 +147,7 @@ func (s *Session) listTasks(ctx context.Context, scope string) (json.RawMessage,
 	var b strings.Builder
 	b.WriteString(`{"tasks":[`)
 	n := 0
-	for _, server := range s.h.order {
+	for _, server := range s.h.st().order {
 		if scope != "" && server != scope {
 			continue
 		}
@@ -180,8 +179,14 @@ func (s *Session) listTasks(ctx context.Context, scope string) (json.RawMessage,
 }
 
 // fetchedKey carries a result already fetched to the last link of the
-// shapeFetched chain.
+// chain's fetched handler.
 type fetchedKey struct{}
+
+// fetchedResult is the last link of the chain's fetched handler: the
+// result in ctx.
+func fetchedResult(ctx context.Context, _ shaping.Call) (*mcp.CallToolResult, error) {
+	return ctx.Value(fetchedKey{}).(*mcp.CallToolResult), nil
+}
 
 // shapeFetched runs a tools/call result fetched outside a call (a task's
 // result) through the same shaping chain as a call's.
@@ -190,21 +195,5 @@ func (h *Host) shapeFetched(ctx context.Context, call shaping.Call, raw json.Raw
 	if err != nil {
 		return nil, err
 	}
-	h.fetchedOnce.Do(func() {
-		h.fetchedChain = shaping.New(func(ctx context.Context, _ shaping.Call) (*mcp.CallToolResult, error) {
-			return ctx.Value(fetchedKey{}).(*mcp.CallToolResult), nil
-		}, shaping.Options{
-			MaxInlineChars: h.cfg.MCP.MaxInlineTextChars,
-			Saver:          h.store,
-			Logger:         h.logger.Named("shaping"),
-			Metrics:        &h.metrics,
-		})
-	})
-	return h.fetchedChain(context.WithValue(ctx, fetchedKey{}, res), call)
-}
-
-// fetched holds the shapeFetched chain, built on first use.
-type fetched struct {
-	fetchedOnce  sync.Once
-	fetchedChain shaping.Handler
+	return h.st().chain.fetched(context.WithValue(ctx, fetchedKey{}, res), call)
 }

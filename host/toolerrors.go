@@ -69,7 +69,7 @@ func (h *Host) unknownTool(v *discovery.View, name string) *UnknownToolError {
 // or "".
 func (h *Host) serverOfName(name string) string {
 	best, bestLen := "", 0
-	for _, server := range h.order {
+	for _, server := range h.st().order {
 		clean, _ := naming.Sanitize(server)
 		prefix := naming.Prefix + clean + "_"
 		if strings.HasPrefix(name, prefix) && len(prefix) > bestLen {

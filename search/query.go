@@ -1,7 +1,6 @@
 package search
 
 import (
-	"context"
 	"fmt"
 	"slices"
 
@@ -146,10 +145,14 @@ func (ix *Index) rank(reader *bluge.Reader, terms []weightedTerm, n int, prune b
 			req.terms = append(req.terms, t)
 		}
 	}
-	if _, err := reader.Search(context.Background(), req); err != nil {
+	snap, err := snapshotOf(reader)
+	if err != nil {
 		return nil, err
 	}
-	return acc.top(req.reader, n)
+	if err := req.score(snap); err != nil {
+		return nil, err
+	}
+	return acc.top(snap, n)
 }
 
 // promoteExact moves the exact matches to the front (in their BM25 order,

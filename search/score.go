@@ -21,7 +21,7 @@ type weightedTerm struct {
 	boost float64
 }
 
-// scoreRequest is a bluge.SearchRequest that scores term at a time.
+// scoreRequest scores the documents of a query term at a time.
 //
 // bluge's own disjunction walks every query term's postings in lock step,
 // document at a time, through a heap of term searchers, and builds a
@@ -40,9 +40,8 @@ type weightedTerm struct {
 // (see probe): the top n are exactly those of reading every list, at a
 // fraction of the cost on a large catalog.
 //
-// Searcher does the work and keeps the snapshot reader, so the caller can
-// pick the top documents and read their IDs; the searcher it hands bluge is
-// empty, so bluge's collector has nothing to do.
+// The caller reads the snapshot (snapshotOf), calls score, and picks the
+// top documents from the accumulator.
 type scoreRequest struct {
 	terms []weightedTerm
 	// serverTerms are the lookups in the server documents: the best
@@ -50,23 +49,17 @@ type scoreRequest struct {
 	serverTerms []weightedTerm
 	topServers  int
 	n           int  // how many top documents the caller wants
-	prune       bool // skip work that cannot change the top n (see Searcher)
+	prune       bool // skip work that cannot change the top n (see accumulate)
 	sim         *Similarity
 	acc         *accumulator
-	reader      blugesearch.Reader
 }
 
-func (r *scoreRequest) Collector() blugesearch.Collector { return emptyCollector{} }
-
-func (r *scoreRequest) AddAggregation(string, blugesearch.Aggregation) {}
-
-func (r *scoreRequest) Aggregations() blugesearch.Aggregations { return nil }
-
-func (r *scoreRequest) Searcher(reader blugesearch.Reader, _ bluge.Config) (blugesearch.Searcher, error) {
-	r.reader = reader
+// score accumulates the scores of every document matching the request in
+// reader into r.acc.
+func (r *scoreRequest) score(reader blugesearch.Reader) error {
 	best, err := r.seedServers(reader)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	lists, err := r.open(reader, r.terms)
 	defer func() {
@@ -75,9 +68,39 @@ func (r *scoreRequest) Searcher(reader blugesearch.Reader, _ bluge.Config) (blug
 		}
 	}()
 	if err != nil {
+		return err
+	}
+	return r.accumulate(r.acc, lists, r.n, best)
+}
+
+// snapshotRequest obtains a bluge.Reader's snapshot reader, the only way to
+// read postings directly: bluge hands it to a SearchRequest's Searcher
+// method and to nothing else. Its Searcher keeps the reader and returns an
+// empty searcher, so bluge's collector has nothing to do; scoring happens
+// afterwards, in scoreRequest.score, called by name.
+type snapshotRequest struct {
+	reader blugesearch.Reader
+}
+
+// snapshotOf returns reader's snapshot reader, valid as long as reader.
+func snapshotOf(reader *bluge.Reader) (blugesearch.Reader, error) {
+	req := &snapshotRequest{}
+	if _, err := reader.Search(context.Background(), req); err != nil {
 		return nil, err
 	}
-	return emptySearcher{}, r.accumulate(r.acc, lists, r.n, best)
+	return req.reader, nil
+}
+
+func (r *snapshotRequest) Collector() blugesearch.Collector { return emptyCollector{} }
+
+func (r *snapshotRequest) AddAggregation(string, blugesearch.Aggregation) {}
+
+func (r *snapshotRequest) Aggregations() blugesearch.Aggregations { return nil }
+
+// Searcher is bluge's hook: it records the snapshot reader, nothing more.
+func (r *snapshotRequest) Searcher(reader blugesearch.Reader, _ bluge.Config) (blugesearch.Searcher, error) {
+	r.reader = reader
+	return emptySearcher{}, nil
 }
 
 // accumulate adds lists (highest weight first) to acc, which should end
@@ -398,8 +421,8 @@ func (h *minHeap) Pop() any {
 	return x
 }
 
-// emptySearcher and emptyCollector complete the bluge.SearchRequest of
-// scoreRequest, whose Searcher has already done the work.
+// emptySearcher and emptyCollector complete snapshotRequest, which searches
+// nothing.
 type emptySearcher struct{}
 
 func (emptySearcher) Next(*blugesearch.Context) (*blugesearch.DocumentMatch, error) { return nil, nil }

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"slices"
-
+	"encoding/json"
 	"fmt"
-	"github.com/plughost/plughost/host/artifacts"
 	"text/tabwriter"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/discovery"
-	"github.com/plughost/plughost/host/naming"
-	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/search/eval"
 )
 
@@ -35,20 +32,18 @@ every session offers for paging saved results, are counted in both.`,
 			if err != nil {
 				return err
 			}
-			all := asRegistryTools(tools)
-			var paging []registry.Tool
-			for _, d := range artifacts.ToolDefs() {
-				paging = append(paging, registry.Tool{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema})
+			catalog := map[string][]json.RawMessage{}
+			for _, t := range tools {
+				def, err := json.Marshal(mcp.NewToolWithRawSchema(t.Name, t.Description, t.InputSchema))
+				if err != nil {
+					return fmt.Errorf("tool %q of %s: %w", t.Name, t.Server, err)
+				}
+				catalog[t.Server] = append(catalog[t.Server], def)
 			}
-			var rows []costRow
-			add := func(setup string, ts []registry.Tool) {
-				ts = append(slices.Clone(ts), paging...)
-				b := discovery.DefinitionBytes(ts)
-				rows = append(rows, costRow{setup, len(ts), b, discovery.EstimateTokens(b)})
+			rows, err := host.CatalogContextCosts(cmd.Context(), catalog)
+			if err != nil {
+				return err
 			}
-			add("discovery off (every tool)", all)
-			add("discovery on, bm25", discovery.SearchToolsFor(discovery.Settings{Enabled: true, UseBM25: true}))
-			add("discovery on, bm25 + regex", discovery.SearchToolsFor(discovery.Settings{Enabled: true, UseBM25: true, UseRegex: true}))
 			if asJSON {
 				return writeJSON(g.stdout, rows)
 			}
@@ -63,26 +58,4 @@ every session offers for paging saved results, are counted in both.`,
 	cmd.Flags().StringVar(&toolsFile, "tools", "", "benchmark tools file (required)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-// costRow is one line of the context-cost report.
-type costRow struct {
-	Setup  string `json:"setup"`
-	Tools  int    `json:"tools"`
-	Bytes  int    `json:"bytes"`
-	Tokens int    `json:"estimated_tokens"`
-}
-
-// asRegistryTools names benchmark tools the way the registry would.
-func asRegistryTools(tools []eval.Tool) []registry.Tool {
-	pairs := make([]naming.Pair, len(tools))
-	for i, t := range tools {
-		pairs[i] = naming.Pair{Server: t.Server, Tool: t.Name}
-	}
-	names := naming.Assign(pairs)
-	out := make([]registry.Tool, len(tools))
-	for i, t := range tools {
-		out[i] = registry.Tool{Name: names[pairs[i]], Server: t.Server, ServerTool: t.Name, Description: t.Description, InputSchema: t.InputSchema}
-	}
-	return out
 }

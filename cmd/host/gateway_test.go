@@ -26,6 +26,8 @@ import (
 type servedGateway struct {
 	url, token string
 	stderr     *notifyBuffer
+	config     string // the config file it serves
+	pid        int
 }
 
 // startServe runs `plughost serve --listen 127.0.0.1:0 [args]` on cfg until
@@ -59,7 +61,7 @@ func startServe(t *testing.T, c *cli, cfg any, args ...string) servedGateway {
 	stdout.waitFor(t, 30*time.Second, "the client snippet", func(s string) bool { return bearer.MatchString(s) && url.MatchString(s) })
 	stderr.waitFor(t, 30*time.Second, "servers connected", func(s string) bool { return strings.Contains(s, "connected, ") })
 	out := stdout.String()
-	return servedGateway{url: url.FindStringSubmatch(out)[1], token: bearer.FindStringSubmatch(out)[1], stderr: stderr}
+	return servedGateway{url: url.FindStringSubmatch(out)[1], token: bearer.FindStringSubmatch(out)[1], stderr: stderr, config: path, pid: cmd.Process.Pid}
 }
 
 // serve prints a ready snippet with the token it stored 0600, never logs

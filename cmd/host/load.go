@@ -10,31 +10,35 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/internal/demoserver"
+	"github.com/plughost/plughost/host/manage"
 )
 
-// loadConfig loads the layered config. With no user config anywhere (no
-// --config, no $PLUGHOST_CONFIG, no ~/.plughost/config.json) it uses the
-// built-in demo config and says so on stderr.
-func (g *globals) loadConfig() (*config.Loaded, error) {
-	environ := os.Environ()
+// manager locates the configuration the way every command does: --config,
+// $PLUGHOST_CONFIG or ~/.plughost/config.json, with --set on top and the
+// built-in demo config (this binary's demo-server) when there is none.
+func (g *globals) manager() *manage.Manager {
 	home, _ := os.UserHomeDir()
-	opts := config.LoadOptions{UserFile: g.configPath, Environ: environ, Sets: g.sets, Home: home}
-	l, err := config.Load(opts)
+	var demo []string
+	if exe, err := os.Executable(); err == nil {
+		demo = []string{exe, "demo-server"}
+	}
+	return manage.New(manage.Options{UserFile: g.configPath, Environ: os.Environ(), Home: home, Sets: g.sets, DemoCommand: demo})
+}
+
+// loadConfig loads the layered config, saying on stderr when the built-in
+// demo config is used and printing the config's warnings.
+func (g *globals) loadConfig() (*manage.Loaded, error) {
+	l, err := g.manager().Load()
 	if err != nil {
 		return nil, err
 	}
-	if l.UserFileExists || g.configPath != "" || os.Getenv("PLUGHOST_CONFIG") != "" {
-		return l, nil
+	if l.Demo {
+		fmt.Fprintf(g.stderr, "plughost: no config at %s; using the built-in demo config (see `plughost mcp add` or --config)\n", l.UserFile)
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("locate the plughost executable for the demo config: %w", err)
+	for _, w := range l.Warnings {
+		fmt.Fprintln(g.stderr, "plughost: warning:", w)
 	}
-	fmt.Fprintf(g.stderr, "plughost: no config at %s; using the built-in demo config (see `plughost mcp add` or --config)\n", l.UserFile)
-	opts.UserData = demoserver.Config(exe)
-	return config.Load(opts)
+	return l, nil
 }
 
 // newHost loads the config and builds (but does not start) the host.
@@ -43,7 +47,12 @@ func (g *globals) newHost() (*host.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	return host.NewFromLoaded(l, host.Options{
+	return g.hostFor(l)
+}
+
+// hostFor builds (but does not start) the host of a loaded config.
+func (g *globals) hostFor(l *manage.Loaded) (*host.Host, error) {
+	return host.NewFromLoaded(l.Loaded, host.Options{
 		ConfigDir: filepath.Dir(l.UserFile),
 		Environ:   os.Environ(),
 		Logger:    g.logger(),

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/manage"
 	"github.com/plughost/plughost/host/secret"
 )
 
@@ -60,7 +61,7 @@ Adding the first server also sets tools.mcp.enabled to true.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.typ, "type", "t", "", "transport: stdio, sse, http, streamable-http or a third-party type (default: detected from the command or --url)")
+	fl.StringVarP(&f.typ, "type", "t", "", "transport: "+config.KnownTypesText()+" or a third-party type (default: detected from the command or --url)")
 	fl.StringVar(&f.url, "url", "", "endpoint of a remote (sse/http) server")
 	fl.StringArrayVarP(&f.env, "env", "e", nil, "environment variable KEY=value for a stdio server (repeatable)")
 	fl.StringVar(&f.envFile, "env-file", "", "environment file for a stdio server")
@@ -87,8 +88,8 @@ func splitAddArgs(cmd *cobra.Command, args []string) (string, []string, error) {
 	return args[0], args[1:], nil
 }
 
-func (f addFlags) entry(cmd *cobra.Command, command []string) (config.Entry, error) {
-	e := config.Entry{Enabled: !f.disabled, Type: f.typ, URL: f.url, EnvFile: f.envFile, InheritEnv: f.inheritEnv}
+func (f addFlags) entry(cmd *cobra.Command, command []string) (config.Server, error) {
+	e := config.Server{Enabled: !f.disabled, Type: f.typ, URL: secret.URL(f.url), EnvFile: f.envFile, InheritEnv: f.inheritEnv}
 	switch {
 	case len(command) > 0 && f.url != "":
 		return e, usagef("mcp add: give either a command (after --) or --url, not both")
@@ -101,17 +102,17 @@ func (f addFlags) entry(cmd *cobra.Command, command []string) (config.Entry, err
 	case cmd.Flags().Changed("deferred") && cmd.Flags().Changed("no-deferred"):
 		return e, usagef("--deferred and --no-deferred contradict each other; give one, or neither to follow tools.mcp.discovery.enabled")
 	case cmd.Flags().Changed("deferred"):
-		e.Deferred = &f.deferred
+		e.DeferredOverride = &f.deferred
 	case cmd.Flags().Changed("no-deferred"):
 		no := false
-		e.Deferred = &no
+		e.DeferredOverride = &no
 	}
 	if cmd.Flags().Changed("timeout") {
 		if f.timeout <= 0 {
 			return e, usagef("--timeout must be positive, e.g. --timeout 90s")
 		}
 		secs := f.timeout.Seconds()
-		e.Timeouts = &config.TimeoutOverrides{Call: &secs}
+		e.TimeoutOverrides = config.TimeoutOverrides{Call: &secs}
 	}
 	var err error
 	if e.Env, err = parsePairs("--env", f.env, "=", "KEY=value"); err != nil {
@@ -125,11 +126,11 @@ func (f addFlags) entry(cmd *cobra.Command, command []string) (config.Entry, err
 
 // parsePairs parses repeated KEY<sep>value flags. Messages name an item by
 // its position and key only: its value may be a secret.
-func parsePairs(flag string, items []string, sep, form string) (map[string]string, error) {
+func parsePairs(flag string, items []string, sep, form string) (map[string]secret.String, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
-	out := make(map[string]string, len(items))
+	out := make(map[string]secret.String, len(items))
 	for i, item := range items {
 		k, v, ok := strings.Cut(item, sep)
 		k = strings.TrimSpace(k)
@@ -145,68 +146,53 @@ func parsePairs(flag string, items []string, sep, form string) (map[string]strin
 		if _, dup := out[k]; dup {
 			return nil, usagef("%s %s is given twice; give each name once", flag, k)
 		}
-		out[k] = v
+		out[k] = secret.String(v)
 	}
 	return out, nil
 }
 
-// addServer writes entry as tools.mcp.servers[name].
-func (g *globals) addServer(name string, entry config.Entry, force bool) error {
-	ed, err := g.beginEdit()
-	if err != nil {
-		return err
-	}
-	names, err := ed.serverNames()
-	if err != nil {
-		return err
-	}
-	exists := slices.Contains(names, name)
-	if exists && !force {
+// addServer writes entry as tools.mcp.servers[name]: an existing name is
+// replaced with --force, or after the user confirms on a terminal.
+func (g *globals) addServer(name string, entry config.Server, force bool) error {
+	asked := false
+	confirmReplace := func(name, file string) bool {
 		if !interactive() {
-			return fmt.Errorf("server %q already exists in %s; add --force to replace it, or `plughost mcp remove %s` first", name, ed.file.Path, name)
+			return false
 		}
-		if !confirm(g.stderr, fmt.Sprintf("Server %q already exists in %s. Replace it?", name, ed.file.Path), false) {
-			return fmt.Errorf("server %q left as it was", name)
-		}
+		asked = true
+		return confirm(g.stderr, fmt.Sprintf("Server %q already exists in %s. Replace it?", name, file), false)
 	}
-	enable := len(names) == 0 && !ed.mcpEnabled()
-	if enable {
-		if err := ed.set(true, "tools", "mcp", "enabled"); err != nil {
-			return err
-		}
-	}
-	if err := ed.set(entry, "tools", "mcp", "servers", name); err != nil {
+	res, err := g.manager().AddServer(name, entry, manage.AddOptions{Replace: force, Confirm: confirmReplace})
+	var exists *manage.ExistsError
+	switch {
+	case errors.As(err, &exists) && asked:
+		return fmt.Errorf("server %q left as it was", name)
+	case errors.As(err, &exists):
+		return fmt.Errorf("%w; add --force to replace it, or `plughost mcp remove %s` first", err, name)
+	case err != nil:
 		return err
 	}
-	warnings, err := ed.check(false, name)
-	if err != nil {
-		return err
-	}
-	created := !ed.file.Exists
-	if err := ed.commit(); err != nil {
-		return err
-	}
-	printWarnings(g.stderr, warnings)
-	g.reportAdd(ed, name, entry, exists, created, enable)
+	printWarnings(g.stderr, res.Warnings)
+	g.reportAdd(name, entry, res)
 	return nil
 }
 
-func (g *globals) reportAdd(ed *userEdit, name string, e config.Entry, replaced, created, enabled bool) {
+func (g *globals) reportAdd(name string, e config.Server, res manage.AddResult) {
 	verb := "Added"
-	if replaced {
+	if res.Replaced {
 		verb = "Replaced"
 	}
-	what := secret.MaskURL(e.URL)
+	what := e.URL.String() // masked: a url may carry credentials
 	if e.Command != "" {
 		what = strings.Join(append([]string{e.Command}, e.Args...), " ")
 	}
-	fmt.Fprintf(g.stdout, "%s server %q (%s) in %s\n", verb, name, what, ed.file.Path)
-	if created {
-		fmt.Fprintf(g.stdout, "Created %s (mode 0600).\n", ed.file.Path)
+	fmt.Fprintf(g.stdout, "%s server %q (%s) in %s\n", verb, name, what, res.File)
+	if res.Created {
+		fmt.Fprintf(g.stdout, "Created %s (mode 0600).\n", res.File)
 	} else {
-		fmt.Fprintf(g.stdout, "Previous version kept in %s.\n", ed.file.BackupPath())
+		fmt.Fprintf(g.stdout, "Previous version kept in %s.\n", res.Backup)
 	}
-	if enabled {
+	if res.EnabledMCP {
 		fmt.Fprintln(g.stdout, "This is the first server: set tools.mcp.enabled to true so that plughost runs it.")
 	}
 	if !e.Enabled {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/plughost/plughost/host/manage"
 )
 
 // skeleton is what `mcp edit` opens when there is no config file yet.
@@ -47,12 +49,12 @@ func draftPath(file string) string {
 }
 
 func (g *globals) edit() error {
-	ed, err := g.beginEdit()
+	tx, err := g.manager().Begin()
 	if err != nil {
 		return err
 	}
-	draft := draftPath(ed.file.Path)
-	if err := g.prepareDraft(draft, ed.file.Data, ed.file.Exists); err != nil {
+	draft := draftPath(tx.File())
+	if err := g.prepareDraft(draft, tx.Data(), tx.Exists()); err != nil {
 		return err
 	}
 	for {
@@ -63,28 +65,28 @@ func (g *globals) edit() error {
 		if err != nil {
 			return fmt.Errorf("read the draft back: %w", err)
 		}
-		if ed.file.Exists && bytes.Equal(text, ed.file.Data) {
+		if tx.Exists() && bytes.Equal(text, tx.Data()) {
 			os.Remove(draft)
-			fmt.Fprintf(g.stdout, "No changes; %s left as it was.\n", ed.file.Path)
+			fmt.Fprintf(g.stdout, "No changes; %s left as it was.\n", tx.File())
 			return nil
 		}
-		ed.data = text
-		warnings, err := ed.check(true)
-		var inv *invalidError
+		tx.SetText(text)
+		warnings, err := tx.Check(true)
+		var inv *manage.InvalidError
 		if errors.As(err, &inv) {
-			inv.hint = fmt.Sprintf("Your text is kept in %s; run plughost mcp edit again to fix it (it resumes there), or delete that file to start over.", draft)
+			err = fmt.Errorf("%w\nYour text is kept in %s; run plughost mcp edit again to fix it (it resumes there), or delete that file to start over.", inv, draft)
 			if interactive() {
-				fmt.Fprintln(g.stderr, inv.Error())
+				fmt.Fprintln(g.stderr, err.Error())
 				if confirm(g.stderr, "Re-open the editor?", true) {
 					continue
 				}
 			}
-			return inv
+			return err
 		}
 		if err != nil {
 			return err
 		}
-		return g.saveEdit(ed, draft, warnings)
+		return g.saveEdit(tx, draft, warnings)
 	}
 }
 
@@ -110,15 +112,15 @@ func (g *globals) prepareDraft(draft string, current []byte, exists bool) error 
 	return nil
 }
 
-func (g *globals) saveEdit(ed *userEdit, draft string, warnings []string) error {
-	if err := ed.commit(); err != nil {
+func (g *globals) saveEdit(tx *manage.Tx, draft string, warnings []string) error {
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%w\nYour text is kept in %s; run plughost mcp edit again to merge it into the new version.", err, draft)
 	}
 	os.Remove(draft)
 	printWarnings(g.stderr, warnings)
-	fmt.Fprintf(g.stdout, "Saved %s", ed.file.Path)
-	if _, err := os.Stat(ed.file.BackupPath()); err == nil {
-		fmt.Fprintf(g.stdout, " (previous version kept in %s)", ed.file.BackupPath())
+	fmt.Fprintf(g.stdout, "Saved %s", tx.File())
+	if _, err := os.Stat(tx.BackupPath()); err == nil {
+		fmt.Fprintf(g.stdout, " (previous version kept in %s)", tx.BackupPath())
 	}
 	fmt.Fprintln(g.stdout, ".")
 	return nil

@@ -1,14 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/config/interop"
+	"github.com/plughost/plughost/host/manage"
 )
 
 func newMCPImportCommand(g *globals) *cobra.Command {
@@ -38,58 +38,34 @@ func (g *globals) importServers(path, from string, force bool) error {
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
-	res, err := interop.Import(data, from)
-	if err != nil {
+	res, err := g.manager().Import(data, from, manage.ImportOptions{Replace: force})
+	var exists *manage.ExistsError
+	switch {
+	case errors.As(err, &exists):
+		return fmt.Errorf("nothing was imported: %s already in %s; add --force to replace them, or remove them first", strings.Join(quoteEach(res.Clashes), ", "), exists.File)
+	case err != nil && isEditError(err):
+		return err
+	case err != nil:
 		return fmt.Errorf("import %s: %w", path, err)
-	}
-	if len(res.Servers) == 0 {
-		return fmt.Errorf("import %s: the %s file lists no servers", path, res.Format)
-	}
-	ed, err := g.beginEdit()
-	if err != nil {
-		return err
-	}
-	existing, err := ed.serverNames()
-	if err != nil {
-		return err
-	}
-	var clashes, names []string
-	for _, s := range res.Servers {
-		names = append(names, s.Name)
-		if slices.Contains(existing, s.Name) {
-			clashes = append(clashes, s.Name)
-		}
-	}
-	if len(clashes) > 0 && !force {
-		return fmt.Errorf("nothing was imported: %s already in %s; add --force to replace them, or remove them first", strings.Join(quoteEach(clashes), ", "), ed.file.Path)
-	}
-	enable := len(existing) == 0 && !ed.mcpEnabled()
-	if enable {
-		if err := ed.set(true, "tools", "mcp", "enabled"); err != nil {
-			return err
-		}
-	}
-	for _, s := range res.Servers {
-		if err := ed.set(s.Entry, "tools", "mcp", "servers", s.Name); err != nil {
-			return err
-		}
-	}
-	warnings, err := ed.check(false, names...)
-	if err != nil {
-		return err
-	}
-	if err := ed.commit(); err != nil {
-		return err
 	}
 	for _, n := range res.Notes {
 		fmt.Fprintln(g.stderr, "note:", n)
 	}
-	printWarnings(g.stderr, warnings)
-	fmt.Fprintf(g.stdout, "Imported %d server(s) from %s (%s format) into %s: %s\n", len(names), path, res.Format, ed.file.Path, strings.Join(names, ", "))
-	if enable {
+	printWarnings(g.stderr, res.Warnings)
+	fmt.Fprintf(g.stdout, "Imported %d server(s) from %s (%s format) into %s: %s\n", len(res.Names), path, res.Format, res.File, strings.Join(res.Names, ", "))
+	if res.EnabledMCP {
 		fmt.Fprintln(g.stdout, "These are the first servers: set tools.mcp.enabled to true so that plughost runs them.")
 	}
 	return nil
+}
+
+// isEditError reports whether err is about the user file (which the error
+// names), not about the file being imported.
+func isEditError(err error) bool {
+	var inv *manage.InvalidError
+	var ne *manage.NotEditableError
+	var ce *manage.ConflictError
+	return errors.As(err, &inv) || errors.As(err, &ne) || errors.As(err, &ce)
 }
 
 func quoteEach(list []string) []string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/tokens"
 )
 
@@ -61,7 +62,7 @@ here.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.stdout, "\nLogged in to %s: %s.\n", name, authText(&st, time.Now()))
+			fmt.Fprintf(g.stdout, "\nLogged in to %s: %s.\n", name, host.LoginText(&st, time.Now()))
 			return nil
 		},
 	}

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/plughost/plughost/host/manage"
 )
 
 func newMCPRemoveCommand(g *globals) *cobra.Command {
@@ -19,31 +20,10 @@ func newMCPRemoveCommand(g *globals) *cobra.Command {
 }
 
 func (g *globals) removeServer(name string) error {
-	ed, err := g.beginEdit()
+	res, err := g.manager().RemoveServer(name, manage.WriteOptions{})
 	if err != nil {
 		return err
 	}
-	names, err := ed.serverNames()
-	if err != nil {
-		return err
-	}
-	if len(names) == 0 && !ed.file.Exists {
-		return fmt.Errorf("no server named %q: %s does not exist yet (add servers with plughost mcp add)", name, ed.file.Path)
-	}
-	found, err := ed.remove("tools", "mcp", "servers", name)
-	if err != nil {
-		return err
-	}
-	if !found {
-		configured := "none"
-		if len(names) > 0 {
-			configured = strings.Join(names, ", ")
-		}
-		return fmt.Errorf("no server named %q in %s (configured: %s)", name, ed.file.Path, configured)
-	}
-	if err := ed.commit(); err != nil {
-		return err
-	}
-	fmt.Fprintf(g.stdout, "Removed server %q from %s (previous version kept in %s).\n", name, ed.file.Path, ed.file.BackupPath())
+	fmt.Fprintf(g.stdout, "Removed server %q from %s (previous version kept in %s).\n", name, res.File, res.Backup)
 	return nil
 }

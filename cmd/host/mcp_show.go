@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/supervisor"
@@ -22,31 +23,25 @@ func newMCPShowCommand(g *globals) *cobra.Command {
 		Short: "Show one server's config (secrets masked), status, tools and stderr",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := g.startHost(cmd.Context(), wait)
+			src, err := g.live(cmd.Context(), wait)
 			if err != nil {
 				return err
 			}
-			defer h.Close()
-			name := args[0]
-			srv, ok := h.ServerConfig(name)
-			if !ok {
-				return fmt.Errorf("no server named %q in the config (configured: %s)", name, orNone(h.ServerNames()))
+			defer src.Close()
+			d, err := src.Server(cmd.Context(), args[0])
+			if err != nil {
+				return err
 			}
-			st, _ := h.Status(name)
-			tools := h.ServerTools(name)
-			diag, _ := h.Diagnostics(cmd.Context(), name)
-			discovery := h.Config().MCP.Discovery.Enabled
 			if asJSON {
-				d, why := srv.DeferredState(discovery)
 				return writeJSON(g.stdout, map[string]any{
-					"name": name, "config": srv, "status": st, "tools": tools, "stderr": diag.Stderr,
-					"deferred": d, "deferred_reason": why,
+					"name": d.Name, "config": d.Config, "status": d.Status, "tools": d.Tools, "stderr": d.Stderr,
+					"deferred": d.Deferred, "deferred_reason": d.DeferredReason,
 				})
 			}
-			printServer(g.stdout, name, srv, st, discovery)
-			printTools(g.stdout, tools)
-			if diag.Stderr != "" {
-				fmt.Fprintf(g.stdout, "\nServer stderr (last lines):\n%s\n", indent(lastLines(diag.Stderr, 20), "  "))
+			printServer(g.stdout, d)
+			printTools(g.stdout, d.Tools)
+			if d.Stderr != "" {
+				fmt.Fprintf(g.stdout, "\nServer stderr (last lines):\n%s\n", indent(lastLines(d.Stderr, 20), "  "))
 			}
 			return nil
 		},
@@ -56,21 +51,15 @@ func newMCPShowCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-func orNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
-}
-
-func printServer(w io.Writer, name string, srv config.Server, st supervisor.Status, discovery bool) {
+func printServer(w io.Writer, d host.ServerDetail) {
+	srv, st := d.Config, d.Status
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, v string) {
 		if v != "" {
 			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
 		}
 	}
-	row("Server", name)
+	row("Server", d.Name)
 	row("Enabled", yesNo(srv.Enabled))
 	typ := srv.Type
 	if typ == "" {
@@ -80,8 +69,7 @@ func printServer(w io.Writer, name string, srv config.Server, st supervisor.Stat
 	row("Transport", orDash(st.Transport))
 	row("Detected", st.TransportNote)
 	row("Messages", st.Path)
-	d, why := srv.DeferredState(discovery)
-	row("Deferred", fmt.Sprintf("%s (%s)", yesNo(d), why))
+	row("Deferred", fmt.Sprintf("%s (%s)", yesNo(d.Deferred), d.DeferredReason))
 	row("Command", strings.TrimSpace(srv.Command+" "+strings.Join(srv.Args, " ")))
 	row("URL", srv.URL.String())
 	row("Env", maskedMap(srv.Env))
@@ -91,10 +79,10 @@ func printServer(w io.Writer, name string, srv config.Server, st supervisor.Stat
 	}
 	row("Headers", maskedMap(srv.Headers))
 	row("OAuth", oauthText(srv.OAuth))
-	row("Login", authText(st.Auth, time.Now()))
+	row("Login", host.LoginText(st.Auth, time.Now()))
 	row("Timeouts", timeoutsText(srv.TimeoutOverrides))
 	row("Other keys", maskedMap(srv.Extra))
-	row("Status", stateText(st))
+	row("Status", host.StateText(st))
 	row("Warnings", strings.Join(st.Warnings, "; "))
 	if st.ServerName != "" {
 		row("Reports", fmt.Sprintf("%s %s (MCP %s)", st.ServerName, st.ServerVersion, st.ProtocolVersion))

@@ -18,12 +18,12 @@ func newToolsCommand(g *globals) *cobra.Command {
 		Short: "List the tools an agent sees, under their final mcp_<server>_<tool> names",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := g.startHost(cmd.Context(), wait)
+			src, err := g.live(cmd.Context(), wait)
 			if err != nil {
 				return err
 			}
-			defer h.Close()
-			tools, err := h.NewSession().Tools(cmd.Context())
+			defer src.Close()
+			tools, err := src.Tools(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -64,12 +64,12 @@ func newCallCommand(g *globals) *cobra.Command {
 					return usagef("json-args is not valid JSON: %s (quote it in the shell, e.g. '{\"text\": \"hi\"}')", args[1])
 				}
 			}
-			h, err := g.startHost(cmd.Context(), wait)
+			src, err := g.live(cmd.Context(), wait)
 			if err != nil {
 				return err
 			}
-			defer h.Close()
-			res, err := h.NewSession().Call(cmd.Context(), args[0], raw)
+			defer src.Close()
+			res, err := src.Call(cmd.Context(), args[0], raw)
 			if err != nil {
 				return err
 			}

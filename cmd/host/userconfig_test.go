@@ -322,3 +322,26 @@ func TestSetOverridesForOneRun(t *testing.T) {
 		t.Errorf("config file mode %v, want 0600", fi.Mode().Perm())
 	}
 }
+
+// Issue 11's small config items: a non-boolean "enabled" is an invalid
+// config naming the field (not a silent "disabled"); a config file that
+// others may read and that holds secrets gets a warning with the fix.
+func TestConfigFileWarnings(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	yes := testserver()
+	yes["enabled"] = "yes"
+	withEnv := testserver()
+	withEnv["env"] = map[string]string{"TOKEN": envSecret}
+	path := c.writeUserConfig(t, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"y": yes, "e": withEnv}}))
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := c.run(t, "mcp", "list", "--no-probe")
+	rows := listRows(t, r.stdout)
+	if !strings.HasPrefix(rows["y"], "invalid config: tools.mcp.servers.y.enabled: expected a boolean") {
+		t.Errorf(`"enabled": "yes" is listed as %q`, rows["y"])
+	}
+	wantContains(t, "stderr", r.stderr, "warning: config file "+path, "chmod 600 "+path)
+	noSecrets(t, r)
+}

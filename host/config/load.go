@@ -66,6 +66,10 @@ type Loaded struct {
 	UserBytes []byte
 	// Sources names every layer applied, lowest first.
 	Sources []string
+	// Warnings are things to fix that do not stop plughost, such as a user
+	// file holding secrets with a mode that lets other users read it. Front
+	// ends show them (stderr, the log, the API).
+	Warnings []string
 
 	// problems are those found in the raw layers; Validate adds them.
 	problems []layerProblem
@@ -101,7 +105,7 @@ func (l *Loaded) Validate(opts ValidateOptions) Problems {
 // s uses a third-party transport.
 func reportsExtra(s Server) bool {
 	t := s.Transport()
-	return t == "" || isBuiltin(t)
+	return t == "" || IsBuiltin(t)
 }
 
 // Load reads and merges the layers, lowest first: the defaults (embedded
@@ -245,11 +249,25 @@ func userFilePath(opts LoadOptions, home string) (string, bool) {
 	return "", false
 }
 
-func (ld *loader) userFile(opts LoadOptions, home string, out *Loaded) error {
-	path, explicit := userFilePath(opts, home)
+// UserFilePath returns the absolute path of the user file Load would read
+// with opts ("" when there is none: no explicit file and no home), whether or
+// not it exists, and whether it was named explicitly (--config or
+// PLUGHOST_CONFIG).
+func UserFilePath(opts LoadOptions) (path string, explicit bool) {
+	home := opts.Home
+	if home == "" {
+		home = lookupEnv(opts.Environ, "HOME")
+	}
+	path, explicit = userFilePath(opts, home)
 	if abs, err := filepath.Abs(path); err == nil && path != "" {
 		path = abs
 	}
+	return path, explicit
+}
+
+func (ld *loader) userFile(opts LoadOptions, home string, out *Loaded) error {
+	opts.Home = home
+	path, explicit := UserFilePath(opts)
 	out.UserFile = path
 	data := opts.UserData
 	if data == nil && path != "" {
@@ -271,6 +289,8 @@ func (ld *loader) userFile(opts LoadOptions, home string, out *Loaded) error {
 	if opts.UserData != nil {
 		_, err := os.Stat(path)
 		out.UserFileExists = path != "" && err == nil
+	} else if w := modeWarning(path, data); w != "" {
+		out.Warnings = append(out.Warnings, w)
 	}
 	ld.applyFile(orDefault(path, "user config"), data)
 	return nil

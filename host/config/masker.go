@@ -22,13 +22,20 @@ const maxEnvFileBytes = 1 << 20
 // Disabled servers count too: their config is shown like any other.
 func NewMasker(cfg *Config, configDir string) *secret.Masker {
 	m := secret.NewMasker()
+	AddSecrets(m, cfg, configDir)
+	return m
+}
+
+// AddSecrets registers in m every secret value cfg configures, as
+// NewMasker does: a host that applies a new config adds its secrets, and
+// keeps masking the old ones.
+func AddSecrets(m *secret.Masker, cfg *Config, configDir string) {
 	if cfg == nil {
-		return m
+		return
 	}
 	for _, srv := range cfg.MCP.Servers {
 		srv.addSecrets(m, configDir)
 	}
-	return m
 }
 
 func (s Server) addSecrets(m *secret.Masker, configDir string) {

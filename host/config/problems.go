@@ -13,9 +13,9 @@ import (
 // JSON), whose Msg names the file or variable.
 type ValidationError struct {
 	// Path is the JSON path of the offending key ("" for a whole file).
-	Path string
+	Path string `json:"path"`
 	// Msg says what is wrong and how to fix it.
-	Msg string
+	Msg string `json:"message"`
 }
 
 // Error returns "<path>: <msg>", or Msg alone when Path is empty.

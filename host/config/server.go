@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/plughost/plughost/host/secret"
@@ -24,17 +25,22 @@ const (
 )
 
 // BuiltinTransports returns the effective built-in transport types, in the
-// order they are documented.
+// order they are documented. It is the one list of them: validation, plugin
+// lookup messages, import/export and the CLI's help all derive from it.
 func BuiltinTransports() []string {
 	return []string{TransportStdio, TransportSSE, TransportHTTP}
 }
 
-func isBuiltin(transport string) bool {
-	switch transport {
-	case TransportStdio, TransportSSE, TransportHTTP:
-		return true
-	}
-	return false
+// IsBuiltin reports whether transport is a built-in effective type (an alias
+// such as "streamable-http" is not an effective type; see Server.Transport).
+func IsBuiltin(transport string) bool {
+	return slices.Contains(BuiltinTransports(), transport)
+}
+
+// KnownTypesText lists the transport types a user may write in "type", for
+// messages and help: the built-in ones with their alias.
+func KnownTypesText() string {
+	return strings.Join(BuiltinTransports(), ", ") + ", " + TransportStreamableHTTP + " (alias of " + TransportHTTP + ")"
 }
 
 // Transport returns the effective transport type: an explicit type, with
@@ -57,17 +63,27 @@ func (s Server) Transport() string {
 }
 
 // Deferred reports whether the server's tools are hidden behind the search
-// tools. With discovery off nothing is deferred (the per-server setting is
-// ignored); with discovery on a server is deferred unless it sets
-// "deferred": false.
+// tools (see DeferredState, the one rule).
 func (s Server) Deferred(discoveryEnabled bool) bool {
-	if !discoveryEnabled {
-		return false
+	d, _ := s.DeferredState(discoveryEnabled)
+	return d
+}
+
+// DeferredState is the deferred rule: with discovery off nothing is deferred
+// (the per-server setting is ignored); with it on a server is deferred unless
+// it sets "deferred": false. why says which case applied, for display:
+// "discovery off", "global" (no per-server setting), "opt-in" ("deferred":
+// true) or "pinned" ("deferred": false).
+func (s Server) DeferredState(discoveryEnabled bool) (deferred bool, why string) {
+	switch {
+	case !discoveryEnabled:
+		return false, "discovery off"
+	case s.DeferredOverride == nil:
+		return true, "global"
+	case *s.DeferredOverride:
+		return true, "opt-in"
 	}
-	if s.DeferredOverride != nil {
-		return *s.DeferredOverride
-	}
-	return true
+	return false, "pinned"
 }
 
 // Timeouts returns the server's effective timeouts: global, with each phase

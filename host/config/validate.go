@@ -40,18 +40,8 @@ func validate(cfg *Config, opts ValidateOptions, reportExtra bool) Problems {
 }
 
 func checkGlobal(p *Problems, m MCP) {
-	d := m.Discovery
-	if d.Enabled && !d.UseBM25 && !d.UseRegex {
-		p.fatal("tools.mcp.discovery", "discovery is enabled but both search tools are off, so hidden tools could never be found; "+
-			"set tools.mcp.discovery.use_bm25 or tools.mcp.discovery.use_regex to true, or set tools.mcp.discovery.enabled to false")
-	}
-	if d.TTL < 1 {
-		p.fatal("tools.mcp.discovery.ttl", fmt.Sprintf("must be at least 1, got %d; set the number of turns a found tool stays unlocked (default 5)", d.TTL))
-	}
-	if d.MaxSearchResults < 1 || d.MaxSearchResults > 50 {
-		p.fatal("tools.mcp.discovery.max_search_results", fmt.Sprintf("must be between 1 and 50, got %d; set a value in that range (default 5)", d.MaxSearchResults))
-	}
-	checkSemantic(p, d.Semantic)
+	checkDiscovery(p, m.Discovery)
+	checkSemantic(p, m.Discovery.Semantic)
 	if m.MaxInlineTextChars < 256 {
 		p.fatal("tools.mcp.max_inline_text_chars", fmt.Sprintf("must be at least 256, got %d; set a larger budget (default 16384)", m.MaxInlineTextChars))
 	}
@@ -66,6 +56,36 @@ func checkGlobal(p *Problems, m MCP) {
 	checkRestart(p, m.Restart)
 	checkPlugins(p, m.Plugins)
 	checkGateway(p, m.Gateway)
+}
+
+// MaxSearchResultsLimit is the largest tools.mcp.discovery.max_search_results.
+const MaxSearchResultsLimit = 50
+
+// CheckDiscovery checks a tools.mcp.discovery section: the one check of its
+// limits, used by Validate and by the discovery package for settings built
+// in Go. The errors are *ValidationError values (use errors.As).
+func CheckDiscovery(d Discovery) error {
+	var p Problems
+	checkDiscovery(&p, d)
+	return p.Err()
+}
+
+// checkDiscovery: with discovery off the other fields are unused and not
+// checked (a reload that switches it on checks them then).
+func checkDiscovery(p *Problems, d Discovery) {
+	if !d.Enabled {
+		return
+	}
+	if !d.UseBM25 && !d.UseRegex {
+		p.fatal("tools.mcp.discovery", "discovery is enabled but both search tools are off, so hidden tools could never be found; "+
+			"set tools.mcp.discovery.use_bm25 or tools.mcp.discovery.use_regex to true, or set tools.mcp.discovery.enabled to false")
+	}
+	if d.TTL < 1 {
+		p.fatal("tools.mcp.discovery.ttl", fmt.Sprintf("must be at least 1, got %d; set the number of turns a found tool stays unlocked (default 5)", d.TTL))
+	}
+	if d.MaxSearchResults < 1 || d.MaxSearchResults > MaxSearchResultsLimit {
+		p.fatal("tools.mcp.discovery.max_search_results", fmt.Sprintf("must be between 1 and %d, got %d; set a value in that range (default 5)", MaxSearchResultsLimit, d.MaxSearchResults))
+	}
 }
 
 // MaxMessageMBLimit is the largest max_message_mb accepted (1 GiB: the

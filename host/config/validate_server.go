@@ -34,7 +34,7 @@ func (v serverValidator) check(reportExtra bool) {
 		}
 	}
 	t := v.s.Transport()
-	if reportExtra && (t == "" || isBuiltin(t)) {
+	if reportExtra && (t == "" || IsBuiltin(t)) {
 		v.checkExtra()
 	}
 	switch {
@@ -54,7 +54,7 @@ func (v serverValidator) check(reportExtra bool) {
 }
 
 func (v serverValidator) unknownTypeMsg() string {
-	known := `stdio, sse, http, streamable-http (alias of http)`
+	known := KnownTypesText()
 	if len(v.opts.ExtraTypes) > 0 {
 		known += ", " + strings.Join(v.opts.ExtraTypes, ", ")
 	}

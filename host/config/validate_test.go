@@ -214,7 +214,7 @@ func TestValidateGlobal(t *testing.T) {
 			want: []string{"tools.mcp.discovery: discovery is enabled but both search tools are off, so hidden tools could never be found; set tools.mcp.discovery.use_bm25 or tools.mcp.discovery.use_regex to true, or set tools.mcp.discovery.enabled to false"},
 		},
 		{
-			name: "ranges", mcp: `{"discovery":{"ttl":0,"max_search_results":51},"max_inline_text_chars":255,"workspace":" "}`,
+			name: "ranges", mcp: `{"discovery":{"enabled":true,"ttl":0,"max_search_results":51},"max_inline_text_chars":255,"workspace":" "}`,
 			want: []string{
 				"tools.mcp.discovery.ttl: must be at least 1, got 0; set the number of turns a found tool stays unlocked (default 5)",
 				"tools.mcp.discovery.max_search_results: must be between 1 and 50, got 51; set a value in that range (default 5)",
@@ -247,6 +247,7 @@ func TestValidateGlobal(t *testing.T) {
 			},
 		},
 		{name: "artifact retention fractions ok", mcp: `{"artifacts":{"max_age_hours":0.5,"max_total_mb":0.25}}`},
+		{name: "limits unused with discovery off", mcp: `{"discovery":{"ttl":0,"max_search_results":51}}`},
 		{name: "range edges ok", mcp: `{"discovery":{"ttl":1,"max_search_results":50},"max_inline_text_chars":256}`},
 		{name: "integral float accepted", mcp: `{"discovery":{"ttl":2.0}}`},
 		{
@@ -342,7 +343,7 @@ func TestClosest(t *testing.T) {
 }
 
 func TestProblemsAccessors(t *testing.T) {
-	ld := loadUser(t, `{"tools":{"mcp":{"discovery":{"ttl":0},"servers":{"a":{"enabled":true},"b":{"enabled":true,"command":"x"}}}}}`)
+	ld := loadUser(t, `{"tools":{"mcp":{"discovery":{"enabled":true,"ttl":0},"servers":{"a":{"enabled":true},"b":{"enabled":true,"command":"x"}}}}}`)
 	p := ld.Validate(ValidateOptions{})
 	var ve *ValidationError
 	if err := p.Err(); !errors.As(err, &ve) || ve.Path != "tools.mcp.discovery.ttl" {

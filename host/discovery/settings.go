@@ -1,9 +1,6 @@
 package discovery
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/plughost/plughost/host/config"
 )
 
@@ -21,28 +18,14 @@ type Settings struct {
 	UseRegex bool
 }
 
-// ErrNoSearchEngine is returned (wrapped) by Settings.Validate when discovery
-// is on but neither search tool is, so hidden tools could never be found.
-var ErrNoSearchEngine = errors.New("discovery is enabled but both search tools are off")
-
-// Validate checks s. With discovery off the other fields are unused and not
-// checked; with it on at least one engine is required, and TTL and
-// MaxResults must be at least 1.
+// Validate checks s with the configuration's one discovery check
+// (config.CheckDiscovery): with discovery on, at least one engine, a TTL of
+// at least 1 and 1 to config.MaxSearchResultsLimit results. Problems are
+// *config.ValidationError values naming the JSON path.
 func (s Settings) Validate() error {
-	if !s.Enabled {
-		return nil
-	}
-	if !s.UseBM25 && !s.UseRegex {
-		return fmt.Errorf("%w, so hidden tools could never be found; set tools.mcp.discovery.use_bm25 "+
-			"or tools.mcp.discovery.use_regex to true, or tools.mcp.discovery.enabled to false", ErrNoSearchEngine)
-	}
-	if s.TTL < 1 {
-		return fmt.Errorf("tools.mcp.discovery.ttl must be at least 1, got %d", s.TTL)
-	}
-	if s.MaxResults < 1 {
-		return fmt.Errorf("tools.mcp.discovery.max_search_results must be at least 1, got %d", s.MaxResults)
-	}
-	return nil
+	return config.CheckDiscovery(config.Discovery{
+		Enabled: s.Enabled, TTL: s.TTL, MaxSearchResults: s.MaxResults, UseBM25: s.UseBM25, UseRegex: s.UseRegex,
+	})
 }
 
 // FromConfig returns the validated Settings of a tools.mcp.discovery section.
@@ -61,11 +44,5 @@ func FromConfig(d config.Discovery) (Settings, error) {
 // effective config.Server.Deferred of each server. A server the config does
 // not name follows the global default (deferred exactly when discovery is on).
 func DeferredFunc(servers map[string]config.Server, discoveryEnabled bool) func(server string) bool {
-	return func(server string) bool {
-		srv, ok := servers[server]
-		if !ok {
-			return discoveryEnabled
-		}
-		return srv.Deferred(discoveryEnabled)
-	}
+	return func(server string) bool { return servers[server].Deferred(discoveryEnabled) }
 }

@@ -47,8 +47,20 @@ func TestSettingsValidate(t *testing.T) {
 
 func TestNoEngineIsTyped(t *testing.T) {
 	_, err := FromConfig(config.Discovery{Enabled: true, TTL: 5, MaxSearchResults: 5})
-	if !errors.Is(err, ErrNoSearchEngine) {
-		t.Fatalf("got %v; want ErrNoSearchEngine", err)
+	var ve *config.ValidationError
+	if !errors.As(err, &ve) || ve.Path != "tools.mcp.discovery" {
+		t.Fatalf("got %v; want a *config.ValidationError at tools.mcp.discovery", err)
+	}
+}
+
+// The limits are config's: max_search_results above the limit fails here
+// exactly as in the config validator (one check, not two).
+func TestLimitsAreTheConfigs(t *testing.T) {
+	over := Settings{Enabled: true, TTL: 5, MaxResults: config.MaxSearchResultsLimit + 1, UseBM25: true}
+	err := over.Validate()
+	want := config.CheckDiscovery(config.Discovery{Enabled: true, TTL: 5, MaxSearchResults: config.MaxSearchResultsLimit + 1, UseBM25: true})
+	if err == nil || want == nil || err.Error() != want.Error() {
+		t.Fatalf("Validate() = %v; config.CheckDiscovery = %v; want the same error", err, want)
 	}
 }
 

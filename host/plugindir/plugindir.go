@@ -8,13 +8,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/plughost/plughost/host/config"
 )
 
 // Prefix is the executable name prefix of every transport plugin.
 const Prefix = "mcp-transport-"
-
-// BuiltinTypes are the transports shipped with plughost.
-var BuiltinTypes = [...]string{"stdio", "sse", "http"}
 
 // validType keeps a type from naming a path ("../../bin/sh").
 var validType = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
@@ -29,7 +28,7 @@ type NotFoundError struct {
 // Error implements error.
 func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("no transport plugin for type %q: executable %q not found in %s (built-in types: %s; install a plugin named %s there, or fix the type)",
-		e.Type, e.Executable, strings.Join(quoteAll(e.Dirs), ", "), strings.Join(BuiltinTypes[:], ", "), e.Executable)
+		e.Type, e.Executable, strings.Join(quoteAll(e.Dirs), ", "), strings.Join(config.BuiltinTransports(), ", "), e.Executable)
 }
 
 func quoteAll(dirs []string) []string {

@@ -39,11 +39,10 @@ type ToolCall struct {
 
 // CallTool is Call with the whole request: arguments and _meta.
 func (s *Server) CallTool(ctx context.Context, c ToolCall) (*mcp.CallToolResult, error) {
-	sess, err := s.liveSession()
+	sess, limit, err := s.liveSession()
 	if err != nil {
 		return nil, err
 	}
-	limit := s.spec.Timeouts.Call
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	res, err := callTool(callCtx, sess, c)

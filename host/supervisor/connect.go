@@ -67,14 +67,15 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 // open launches the plugin (or takes the in-process transport) and opens
 // the connection.
 func (s *Server) open(ctx context.Context) (*session, error) {
-	pc, err := s.launch()
+	t := s.tuning().Timeouts
+	pc, err := s.launch(t.Start)
 	if err != nil {
 		if errors.Is(err, pluginapi.ErrPinMismatch) {
 			return nil, fmt.Errorf("start transport plugin: %s: %w (reinstall the pinned plugin or update the pin)", s.spec.PinSetting, err)
 		}
-		return nil, phaseError("start transport plugin", s.spec.Timeouts.Start, "start_seconds", err)
+		return nil, phaseError("start transport plugin", t.Start, "start_seconds", err)
 	}
-	openCtx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)
+	openCtx, cancel := context.WithTimeout(ctx, t.Initialize)
 	defer cancel()
 	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config, MaxMessageBytes: s.spec.Limits.MaxMessageBytes}
 	if s.spec.DirectPipes || s.spec.Auth != nil {
@@ -93,7 +94,7 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 	conn, err := pc.Transport().Open(openCtx, req)
 	if err != nil {
 		pc.Kill()
-		return nil, phaseError("connect", s.spec.Timeouts.Initialize, "initialize_seconds", err)
+		return nil, phaseError("connect", t.Initialize, "initialize_seconds", err)
 	}
 	tr := msgtransport.New(conn, s.logger)
 	path := "relay"
@@ -116,7 +117,7 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 }
 
 // launch starts the plugin process, or wraps the in-process transport.
-func (s *Server) launch() (pluginProcess, error) {
+func (s *Server) launch(startTimeout time.Duration) (pluginProcess, error) {
 	if s.spec.InProcess != nil {
 		return inProcess{s.spec.InProcess}, nil
 	}
@@ -125,7 +126,7 @@ func (s *Server) launch() (pluginProcess, error) {
 		SHA256:       s.spec.PluginSHA256,
 		Env:          s.spec.PluginEnv,
 		Logger:       loglimit.Unlimited(s.logger).Named("plugin"), // the plugin's own log, relayed whole
-		StartTimeout: s.spec.Timeouts.Start,
+		StartTimeout: startTimeout,
 	})
 	if err != nil {
 		return nil, err
@@ -136,7 +137,8 @@ func (s *Server) launch() (pluginProcess, error) {
 // initialize runs the MCP handshake over the message transport itself,
 // declaring ClientCapabilities, and keeps the server's answer raw.
 func (s *Server) initialize(ctx context.Context, sess *session) (Initialized, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.Initialize)
+	limit := s.tuning().Timeouts.Initialize
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	params, _ := json.Marshal(struct { // strings and valid JSON always encode
 		ProtocolVersion string             `json:"protocolVersion"`
@@ -145,7 +147,7 @@ func (s *Server) initialize(ctx context.Context, sess *session) (Initialized, er
 	}{protocolVersion, ClientCapabilities, mcp.Implementation{Name: "plughost", Version: s.spec.ClientVersion}})
 	raw, err := sess.transport.Request(ctx, string(mcp.MethodInitialize), params)
 	if err != nil {
-		return Initialized{}, phaseError("initialize", s.spec.Timeouts.Initialize, "initialize_seconds", err)
+		return Initialized{}, phaseError("initialize", limit, "initialize_seconds", err)
 	}
 	var res struct {
 		ProtocolVersion string          `json:"protocolVersion"`
@@ -161,7 +163,7 @@ func (s *Server) initialize(ctx context.Context, sess *session) (Initialized, er
 	}
 	note := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
 	if err := sess.transport.SendNotification(ctx, note); err != nil {
-		return Initialized{}, phaseError("initialize", s.spec.Timeouts.Initialize, "initialize_seconds", err)
+		return Initialized{}, phaseError("initialize", limit, "initialize_seconds", err)
 	}
 	return Initialized{ProtocolVersion: res.ProtocolVersion, Capabilities: res.Capabilities, ServerInfo: res.ServerInfo, Instructions: res.Instructions}, nil
 }
@@ -176,11 +178,12 @@ func (i Initialized) name() (string, string) {
 // listTools lists every page of the server's tools and publishes them,
 // making sess the live session.
 func (s *Server) listTools(ctx context.Context, sess *session) error {
-	ctx, cancel := context.WithTimeout(ctx, s.spec.Timeouts.ListTools)
+	limit := s.tuning().Timeouts.ListTools
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	tools, err := s.listRaw(ctx, sess)
 	if err != nil {
-		return phaseError("list tools", s.spec.Timeouts.ListTools, "list_tools_seconds", err)
+		return phaseError("list tools", limit, "list_tools_seconds", err)
 	}
 	s.mu.Lock()
 	s.tools = tools

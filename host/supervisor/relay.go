@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -95,11 +96,10 @@ func (s *Server) serveRaw(sess *session) {
 // crashed, or no answer came within the call timeout (the server is then
 // told to cancel). Cancelling ctx cancels the request at the server too.
 func (s *Server) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	sess, err := s.liveSession()
+	sess, limit, err := s.liveSession()
 	if err != nil {
 		return nil, err
 	}
-	limit := s.spec.Timeouts.Call
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	res, err := sess.transport.Request(callCtx, method, params)
@@ -109,26 +109,26 @@ func (s *Server) Request(ctx context.Context, method string, params json.RawMess
 	return res, nil
 }
 
-// liveSession returns the live session, or an error wrapping
-// ErrNotConnected that says the server's state.
-func (s *Server) liveSession() (*session, error) {
+// liveSession returns the live session and the call timeout, or an error
+// wrapping ErrNotConnected that says the server's state.
+func (s *Server) liveSession() (*session, time.Duration, error) {
 	s.mu.RLock()
-	sess, st := s.live, s.status
+	sess, st, limit := s.live, s.status, s.spec.Timeouts.Call
 	s.mu.RUnlock()
 	if sess != nil {
-		return sess, nil
+		return sess, limit, nil
 	}
 	reason := ""
 	if st.LastError != "" {
 		reason = "; last error: " + st.LastError
 	}
-	return nil, fmt.Errorf("server %q (%s%s): %w", s.spec.Name, st.State, reason, ErrNotConnected)
+	return nil, 0, fmt.Errorf("server %q (%s%s): %w", s.spec.Name, st.State, reason, ErrNotConnected)
 }
 
 // Notify sends a notification of the client's to the server (e.g.
 // notifications/roots/list_changed); an error when it is not connected.
 func (s *Server) Notify(ctx context.Context, method string, params json.RawMessage) error {
-	sess, err := s.liveSession()
+	sess, _, err := s.liveSession()
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ func (s *Server) Run(ctx context.Context) {
 			s.update(func(st *Status) { st.State, st.LastError, st.NextRetry = StateInvalid, msg, time.Time{} })
 			return
 		}
-		delay = s.spec.Backoff.next(delay)
+		delay = s.tuning().Backoff.next(delay)
 		s.logger.Warn("server failed; restarting", "error", err, "in", delay)
 		s.update(func(st *Status) {
 			st.State, st.LastError, st.NextRetry = StateError, s.spec.Masker.Mask(err.Error()), time.Now().Add(delay)

@@ -2,6 +2,7 @@ package tokens
 
 import (
 	"net/http"
+	"reflect"
 	"sync"
 	"time"
 
@@ -77,11 +78,12 @@ func NewManager(opts Options) *Manager {
 	return &Manager{opts: opts, client: &oauth.Client{HTTP: opts.HTTP}, creds: map[string]*Credentials{}}
 }
 
-// For returns the credentials of a server, made on first use with settings.
+// For returns the credentials of a server, made on first use with settings
+// and made again when the settings changed (a config reload).
 func (m *Manager) For(server string, settings Settings) *Credentials {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if c, ok := m.creds[server]; ok {
+	if c, ok := m.creds[server]; ok && reflect.DeepEqual(c.settings, settings) {
 		return c
 	}
 	c := &Credentials{name: server, settings: settings, m: m, changed: make(chan struct{}),

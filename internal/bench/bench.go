@@ -48,12 +48,13 @@ type Latency struct {
 	P50 time.Duration `json:"p50_ns"`
 	P90 time.Duration `json:"p90_ns"`
 	P99 time.Duration `json:"p99_ns"`
+	Max time.Duration `json:"max_ns"`
 }
 
 func summarize(samples []time.Duration) Latency {
 	sort.Slice(samples, func(i, j int) bool { return samples[i] < samples[j] })
 	at := func(q float64) time.Duration { return samples[int(q*float64(len(samples)-1))] }
-	return Latency{N: len(samples), P50: at(0.50), P90: at(0.90), P99: at(0.99)}
+	return Latency{N: len(samples), P50: at(0.50), P90: at(0.90), P99: at(0.99), Max: at(1)}
 }
 
 // CallResult compares per-call latency through the host with a direct client.
@@ -71,6 +72,10 @@ type CallResult struct {
 	RatioP99      float64 `json:"ratio_p99"`
 	RelayRatioP50 float64 `json:"relay_ratio_p50"`
 	RelayRatioP99 float64 `json:"relay_ratio_p99"`
+	// HostPath and RelayPath are how the two hosts' messages travelled
+	// (supervisor.Status.Path): what was measured, not just what was asked.
+	HostPath  string `json:"host_path"`
+	RelayPath string `json:"relay_path"`
 }
 
 // caller makes one call; setups are compared through it.
@@ -87,7 +92,7 @@ func CallLatency(ctx context.Context, o Options) (CallResult, error) {
 	defer direct.Close()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = o.Tool, o.ToolArgs
-	viaDirect := func() error { _, err := direct.CallTool(ctx, req); return err }
+	viaDirect := func() error { return checked(direct.CallTool(ctx, req)) }
 
 	fast, err := hostCaller(ctx, o, false)
 	if err != nil {
@@ -104,7 +109,8 @@ func CallLatency(ctx context.Context, o Options) (CallResult, error) {
 	if err != nil {
 		return CallResult{}, err
 	}
-	r := CallResult{Direct: summarize(samples[0]), Host: summarize(samples[1]), Relay: summarize(samples[2])}
+	r := CallResult{Direct: summarize(samples[0]), Host: summarize(samples[1]), Relay: summarize(samples[2]),
+		HostPath: fast.path, RelayPath: relay.path}
 	r.RatioP50 = float64(r.Host.P50) / float64(r.Direct.P50)
 	r.RatioP99 = float64(r.Host.P99) / float64(r.Direct.P99)
 	r.RelayRatioP50 = float64(r.Relay.P50) / float64(r.Direct.P50)
@@ -141,6 +147,16 @@ func alternate(n int, setups ...caller) ([][]time.Duration, error) {
 type hostSetup struct {
 	call  caller
 	close func() error
+	path  string // how messages travel (supervisor.Status.Path)
+}
+
+// checked turns a tool's own failure into an error: a benchmark of failing
+// calls measures nothing.
+func checked(res *mcp.CallToolResult, err error) error {
+	if err == nil && res.IsError {
+		err = fmt.Errorf("the measured tool call failed: %+v", res.Content)
+	}
+	return err
 }
 
 func hostCaller(ctx context.Context, o Options, relayOnly bool) (hostSetup, error) {
@@ -151,9 +167,11 @@ func hostCaller(ctx context.Context, o Options, relayOnly bool) (hostSetup, erro
 	sess := h.NewSession()
 	name := "mcp_s0_" + o.Tool
 	args, _ := json.Marshal(o.ToolArgs)
+	st, _ := h.Status("s0")
 	return hostSetup{
-		call:  func() error { _, err := sess.Call(ctx, name, args); return err },
+		call:  func() error { return checked(sess.Call(ctx, name, args)) },
 		close: h.Close,
+		path:  st.Path,
 	}, nil
 }
 

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 func options() Options {
 	return Options{
 		Command: bins.Path("testserver"), Tool: "noop", ToolArgs: map[string]any{},
-		PluginDirs: []string{bins.PluginDir()}, Environ: os.Environ(), Calls: 200, Servers: 3,
+		PluginDirs: []string{bins.PluginDir()}, Environ: os.Environ(), Calls: 50, Servers: 3,
 		HTTPServer: []string{bins.Path("testserver"), "-serve", "http"},
 	}
 }
@@ -70,7 +70,11 @@ func benchHost(b *testing.B, relayOnly bool) {
 }
 
 // TestCallLatencyAndStartup runs the measurements once, small, so the code
-// behind `plughost bench` is exercised by the suite (no timing is asserted).
+// behind `plughost bench` is exercised by the suite. No timing is asserted;
+// what is checked is that each figure measures what it claims: every
+// measured call succeeded, the two hosts really used direct pipes and the
+// relay, the delay proxy really delayed, and the start-up measurement saw
+// its processes running.
 func TestCallLatencyAndStartup(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts plugin and server processes")
@@ -78,26 +82,34 @@ func TestCallLatencyAndStartup(t *testing.T) {
 	o := options()
 	r, err := CallLatency(t.Context(), o)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatal(err) // a failed call (an error or isError) ends the measurement
 	}
 	for name, l := range map[string]Latency{"direct": r.Direct, "host": r.Host, "relay": r.Relay} {
 		if l.N < o.Calls || l.P50 <= 0 || l.P99 < l.P50 {
-			t.Errorf("%s: implausible summary %+v", name, l)
+			t.Errorf("%s: summary %+v of %d calls", name, l, o.Calls)
 		}
+	}
+	if r.HostPath != "direct-pipes" || r.RelayPath != "relay" {
+		t.Errorf("measured paths: host %q, relay %q; want direct-pipes and relay", r.HostPath, r.RelayPath)
+	}
+	bad := o
+	bad.Tool, bad.ToolArgs = "echo", map[string]any{} // isError (no text): must not be measured
+	if _, err := CallLatency(t.Context(), bad); err == nil {
+		t.Error("CallLatency measured a tool that fails")
 	}
 	hr, err := HTTPCallLatency(t.Context(), o, []time.Duration{0, time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hr) != 2 || hr[1].Direct.P50 < 2*time.Millisecond {
-		t.Errorf("implausible http results %+v; with 1ms each way a call takes at least 2ms", hr)
+	if len(hr) != 2 || hr[1].Direct.P50 < 2*time.Millisecond || hr[1].Host.P50 < 2*time.Millisecond {
+		t.Errorf("http results %+v; with 1ms each way a call takes at least 2ms", hr)
 	}
 	st, err := Startup(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.One <= 0 || st.Many <= 0 || st.PluginRSSKiB <= 0 || st.ServerRSSKiB <= 0 {
-		t.Errorf("implausible start-up result %+v", st)
+	if st.N != o.Servers || st.One <= 0 || st.Many <= 0 || st.PluginRSSKiB <= 0 || st.ServerRSSKiB <= 0 {
+		t.Errorf("start-up result %+v; every process measured must have been running", st)
 	}
 }
 
@@ -185,5 +197,25 @@ func TestRelayOverhead(t *testing.T) {
 	}
 	if r.Progress.Gateway.N != 50 || r.Sampling.Direct.N != 50 {
 		t.Errorf("samples: %+v", r)
+	}
+}
+
+// TestReload runs the reload measurement small: each edit of s00 is applied
+// and restarts s00 with a new process, and no other server is restarted.
+func TestReload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts plugin and server processes")
+	}
+	o := ReloadOptions{Options: options(), Rounds: 2}
+	o.Servers = 4
+	r, err := Reload(t.Context(), o)
+	if err != nil {
+		t.Fatal(err) // an edit not applied, or s00 not back with a new process
+	}
+	if r.OthersRestarted != 0 {
+		t.Errorf("%d restarts of servers that were not edited", r.OthersRestarted)
+	}
+	if r.Applied.N != 2 || r.Reconnected.N != 2 || r.Reconnected.P50 < r.Applied.P50 {
+		t.Errorf("result %+v: want 2 rounds, reconnection after application", r)
 	}
 }

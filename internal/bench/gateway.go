@@ -294,7 +294,7 @@ func overhead(ctx context.Context, o GatewayOptions, url string, tok secret.Stri
 	defer gw.Close()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = o.Tool, map[string]any{o.EchoArg: "x"}
-	viaDirect := func() error { _, err := direct.CallTool(ctx, req); return err }
+	viaDirect := func() error { return checked(direct.CallTool(ctx, req)) }
 	viaGateway := func() error { _, err := echoCall(ctx, gw, "mcp_s0_"+o.Tool, o.EchoArg, "x"); return err }
 	samples, err := alternate(o.Calls, viaDirect, viaGateway)
 	if err != nil {

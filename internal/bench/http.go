@@ -63,7 +63,7 @@ func httpLatencyAt(ctx context.Context, o Options, url string, delay time.Durati
 	defer direct.Close()
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = o.Tool, o.ToolArgs
-	viaDirect := func() error { _, err := direct.CallTool(ctx, req); return err }
+	viaDirect := func() error { return checked(direct.CallTool(ctx, req)) }
 
 	h, err := startRemoteHost(ctx, o, px.url)
 	if err != nil {
@@ -72,7 +72,7 @@ func httpLatencyAt(ctx context.Context, o Options, url string, delay time.Durati
 	defer h.Close()
 	sess := h.NewSession()
 	args, _ := json.Marshal(o.ToolArgs)
-	viaHost := func() error { _, err := sess.Call(ctx, "mcp_remote_"+o.Tool, args); return err }
+	viaHost := func() error { return checked(sess.Call(ctx, "mcp_remote_"+o.Tool, args)) }
 
 	calls := o.Calls
 	if delay > 0 {

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -49,49 +48,56 @@ func loadBench(tb testing.TB) benchData {
 	return d
 }
 
-// TestBenchmarkData prints the metrics of the baseline and of the index on
-// the benchmark data. It asserts nothing about the numbers: the data is a
-// development split, to measure with, not to tune to.
-func TestBenchmarkData(t *testing.T) {
-	d := loadBench(t)
-	report := func(name string, s Searcher) {
-		single, err := EvalSingle(s, d.single)
-		if err != nil {
-			t.Fatal(err)
-		}
-		multi, err := EvalMulti(s, d.multi)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%-22s all    %s", name, fmtScores(single.Scores))
-		for _, lv := range Levels(single.Levels) {
-			t.Logf("%-22s level%s %s", name, lv, fmtScores(single.Levels[lv]))
-		}
-		js, _ := json.Marshal(multi)
-		t.Logf("%-22s multi  %s", name, js)
-	}
-	report("plain BM25", NewBaseline(d.tools))
+// BenchmarkData measures search quality on the benchmark data, for plain
+// BM25 and for the index (with and without server descriptions): R@1, R@5,
+// R@10 and MRR@10 over the single-tool queries, StepR@5 and All@10 over the
+// multi-step ones, reported as benchmark metrics. It is a benchmark, not a
+// test, because the data is a development split, to measure with, not to
+// tune to: nothing about the numbers is asserted.
+//
+//	go test -run '^$' -bench Data -benchtime 1x ./search/eval/
+func BenchmarkData(b *testing.B) {
+	d := loadBench(b)
 	variants := []struct {
 		name    string
 		servers map[string]string
 		opts    []search.Option
 	}{
 		{"ours", nil, nil},
-		{"ours + server desc 0.1", d.servers, []search.Option{search.WithWeights(withServerDesc(0.1))}},
+		{"ours+server-desc-0.1", d.servers, []search.Option{search.WithWeights(withServerDesc(0.1))}},
 	}
+	b.Run("plain-bm25", func(b *testing.B) { reportQuality(b, d, NewBaseline(d.tools)) })
 	for _, v := range variants {
-		ix, err := BuildIndex(d.tools, v.servers, v.opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		report(v.name, ix)
-		ix.Close()
+		b.Run(v.name, func(b *testing.B) {
+			ix, err := BuildIndex(d.tools, v.servers, v.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ix.Close()
+			reportQuality(b, d, ix)
+		})
 	}
 }
 
-func fmtScores(s Scores) string {
-	js, _ := json.Marshal(s)
-	return string(js)
+// reportQuality evaluates s once per iteration and reports the metrics.
+func reportQuality(b *testing.B, d benchData, s Searcher) {
+	var single SingleResult
+	var multi MultiResult
+	for b.Loop() {
+		var err error
+		if single, err = EvalSingle(s, d.single); err != nil {
+			b.Fatal(err)
+		}
+		if multi, err = EvalMulti(s, d.multi); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(single.R1, "R@1")
+	b.ReportMetric(single.R5, "R@5")
+	b.ReportMetric(single.R10, "R@10")
+	b.ReportMetric(single.MRR10, "MRR@10")
+	b.ReportMetric(multi.StepR5, "StepR@5")
+	b.ReportMetric(multi.All10, "All@10")
 }
 
 func withServerDesc(w float64) search.Weights {

@@ -55,7 +55,7 @@ func exportOne(name string, s config.Server, format string, reveal bool) (export
 	switch {
 	case !s.Enabled:
 		return exported{}, []string{fmt.Sprintf("server %q is disabled and was not exported", name)}, false
-	case t != config.TransportStdio && t != config.TransportSSE && t != config.TransportHTTP:
+	case !config.IsBuiltin(t):
 		return exported{}, []string{fmt.Sprintf("server %q uses the %q transport, which %s cannot run; not exported", name, t, format)}, false
 	}
 	var notes []string

@@ -10,14 +10,16 @@ import (
 
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/config/jsonedit"
+	"github.com/plughost/plughost/host/secret"
 )
 
-// Server is one imported server: its name and the entry to write.
-type Server struct {
+// Imported is one imported server: its name and its entry in plughost's
+// shape.
+type Imported struct {
 	// Name is the server's name in the file.
 	Name string
-	// Entry is the server in plughost's shape.
-	Entry config.Entry
+	// Server is the entry to write.
+	Server config.Server
 }
 
 // Result is what Import found in a file.
@@ -25,7 +27,7 @@ type Result struct {
 	// Format is the format read (detected when none was given).
 	Format string
 	// Servers are in file order.
-	Servers []Server
+	Servers []Imported
 	// Notes name every field left out or copied with a caveat.
 	Notes []string
 }
@@ -104,10 +106,10 @@ func locate(data []byte, format string) ([]string, string, error) {
 	return nil, "", fmt.Errorf("no server list found: expected a top-level %s object", want)
 }
 
-func convert(name string, raw json.RawMessage) (Server, []string, error) {
+func convert(name string, raw json.RawMessage) (Imported, []string, error) {
 	var f foreign
 	if err := json.Unmarshal(raw, &f); err != nil {
-		return Server{}, nil, fmt.Errorf("server %q: %s", name, describe(err))
+		return Imported{}, nil, fmt.Errorf("server %q: %s", name, describe(err))
 	}
 	var all map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &all) // decoded above, so an object
@@ -117,15 +119,15 @@ func convert(name string, raw json.RawMessage) (Server, []string, error) {
 			notes = append(notes, fmt.Sprintf("server %q: field %q has no plughost equivalent and was left out", name, k))
 		}
 	}
-	e := config.Entry{
+	e := config.Server{
 		Enabled: !f.Disabled, Type: importType(f.Type), Command: f.Command, Args: f.Args,
-		Env: f.Env, EnvFile: f.EnvFile, URL: f.URL, Headers: f.Headers,
+		Env: secrets(f.Env), EnvFile: f.EnvFile, URL: secret.URL(f.URL), Headers: secrets(f.Headers),
 	}
 	if e.URL == "" {
-		e.URL = f.ServerURL
+		e.URL = secret.URL(f.ServerURL)
 	}
 	notes = append(notes, variableNotes(name, e)...)
-	return Server{Name: name, Entry: e}, notes, nil
+	return Imported{Name: name, Server: e}, notes, nil
 }
 
 // importType maps other clients' transport names to plughost's.
@@ -141,7 +143,7 @@ func importType(t string) string {
 
 // variableNotes warns about ${...} placeholders (VS Code's ${input:id},
 // ${env:NAME}, ${workspaceFolder}), which plughost does not expand.
-func variableNotes(name string, e config.Entry) []string {
+func variableNotes(name string, e config.Server) []string {
 	var notes []string
 	check := func(field, v string) {
 		if strings.Contains(v, "${") {
@@ -149,18 +151,30 @@ func variableNotes(name string, e config.Entry) []string {
 		}
 	}
 	check("command", e.Command)
-	check("url", e.URL)
+	check("url", e.URL.Reveal())
 	check("envFile", e.EnvFile)
 	for i, a := range e.Args {
 		check(fmt.Sprintf("args[%d]", i), a)
 	}
 	for _, k := range slices.Sorted(maps.Keys(e.Env)) {
-		check(fmt.Sprintf("env.%s", k), e.Env[k])
+		check(fmt.Sprintf("env.%s", k), e.Env[k].Reveal())
 	}
 	for _, k := range slices.Sorted(maps.Keys(e.Headers)) {
-		check(fmt.Sprintf("headers.%s", k), e.Headers[k])
+		check(fmt.Sprintf("headers.%s", k), e.Headers[k].Reveal())
 	}
 	return notes
+}
+
+// secrets wraps the values of m as secrets; nil stays nil.
+func secrets(m map[string]string) map[string]secret.String {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]secret.String, len(m))
+	for k, v := range m {
+		out[k] = secret.String(v)
+	}
+	return out
 }
 
 // describe explains a decoding error without quoting values (which may be

@@ -14,7 +14,7 @@ func TestImport(t *testing.T) {
 	tests := []struct {
 		name, in, format string
 		wantFormat       string
-		want             []Server
+		want             []Imported
 		notes            []string // substrings, one per note
 		err              string
 	}{
@@ -23,30 +23,30 @@ func TestImport(t *testing.T) {
 			in: `{"mcpServers": {"zeta": {"command": "npx", "args": ["-y", "x"], "env": {"T": "s3cret"}},
 				"alpha": {"url": "https://e.example/mcp", "type": "streamableHttp", "headers": {"A": "b"}, "disabled": true}}}`,
 			wantFormat: Claude,
-			want: []Server{
-				{"zeta", config.Entry{Enabled: true, Command: "npx", Args: []string{"-y", "x"}, Env: map[string]string{"T": "s3cret"}}},
-				{"alpha", config.Entry{Type: "http", URL: "https://e.example/mcp", Headers: map[string]string{"A": "b"}}},
+			want: []Imported{
+				{"zeta", config.Server{Enabled: true, Command: "npx", Args: []string{"-y", "x"}, Env: map[string]secret.String{"T": "s3cret"}}},
+				{"alpha", config.Server{Type: "http", URL: "https://e.example/mcp", Headers: map[string]secret.String{"A": "b"}}},
 			},
 		},
 		{
 			name:   "cursor with unknown fields",
 			in:     `{"mcpServers": {"fs": {"command": "node", "cwd": "/x", "autoApprove": []}}}`,
 			format: Cursor, wantFormat: Cursor,
-			want:  []Server{{"fs", config.Entry{Enabled: true, Command: "node"}}},
+			want:  []Imported{{"fs", config.Server{Enabled: true, Command: "node"}}},
 			notes: []string{`"autoApprove" has no plughost equivalent`, `"cwd" has no plughost equivalent`},
 		},
 		{
 			name:       "vscode mcp.json with an input variable",
 			in:         `{"inputs": [], "servers": {"gh": {"type": "stdio", "command": "gh-mcp", "envFile": "${workspaceFolder}/.env", "env": {"TOKEN": "${input:tok}"}}}}`,
 			wantFormat: VSCode,
-			want:       []Server{{"gh", config.Entry{Enabled: true, Type: "stdio", Command: "gh-mcp", EnvFile: "${workspaceFolder}/.env", Env: map[string]string{"TOKEN": "${input:tok}"}}}},
+			want:       []Imported{{"gh", config.Server{Enabled: true, Type: "stdio", Command: "gh-mcp", EnvFile: "${workspaceFolder}/.env", Env: map[string]secret.String{"TOKEN": "${input:tok}"}}}},
 			notes:      []string{"envFile contains a ${...} variable", "env.TOKEN contains a ${...} variable"},
 		},
 		{
 			name:       "vscode settings.json",
 			in:         `{"editor.fontSize": 12, "mcp": {"servers": {"r": {"type": "sse", "url": "http://127.0.0.1:1/sse"}}}}`,
 			wantFormat: VSCode,
-			want:       []Server{{"r", config.Entry{Enabled: true, Type: "sse", URL: "http://127.0.0.1:1/sse"}}},
+			want:       []Imported{{"r", config.Server{Enabled: true, Type: "sse", URL: "http://127.0.0.1:1/sse"}}},
 		},
 		{name: "format mismatch", in: `{"mcpServers": {}}`, format: VSCode, err: `expected a top-level "servers" or "mcp.servers" object`},
 		{name: "no server list", in: `{"x": 1}`, err: `"mcpServers" (claude, cursor) or "servers"`},
@@ -118,17 +118,17 @@ func TestExportRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := map[string]config.Entry{}
+			got := map[string]config.Server{}
 			for _, s := range res.Servers {
-				got[s.Name] = s.Entry
+				got[s.Name] = s.Server
 			}
-			want := map[string]config.Entry{
-				"local":  {Enabled: true, Command: "npx", Args: []string{"-y", "srv"}, Env: map[string]string{"TOKEN": "tok-123"}},
-				"remote": {Enabled: true, Type: "http", URL: "https://e.example/mcp", Headers: map[string]string{"Authorization": "Bearer abc"}},
+			want := map[string]config.Server{
+				"local":  {Enabled: true, Command: "npx", Args: []string{"-y", "srv"}, Env: map[string]secret.String{"TOKEN": "tok-123"}},
+				"remote": {Enabled: true, Type: "http", URL: "https://e.example/mcp", Headers: map[string]secret.String{"Authorization": "Bearer abc"}},
 				"legacy": {Enabled: true, URL: "https://e.example/sse"},
 			}
 			// The detected transport is written out, so it survives.
-			want["legacy"] = config.Entry{Enabled: true, Type: "sse", URL: "https://e.example/sse"}
+			want["legacy"] = config.Server{Enabled: true, Type: "sse", URL: "https://e.example/sse"}
 			if format == VSCode {
 				l := want["local"]
 				l.Type = "stdio"

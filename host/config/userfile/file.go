@@ -3,6 +3,7 @@ package userfile
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,6 +63,11 @@ func readFile(path string) ([]byte, bool, error) {
 	return data, true, nil
 }
 
+// Version identifies the content read: the hex sha256 of the file's bytes
+// (of no bytes when it did not exist). A caller that read a version earlier
+// passes it back to refuse a write over a newer one (see Write's check).
+func (f *File) Version() string { return hex.EncodeToString(f.sum[:]) }
+
 // BackupPath is where Write keeps the previous version.
 func (f *File) BackupPath() string { return f.Path + ".bak" }
 
@@ -88,6 +94,7 @@ func (f *File) Write(data []byte) error {
 		return err
 	}
 	defer unlock()
+	removeLeftovers(f.Path)
 	same, err := f.Unchanged()
 	if err != nil {
 		return err
@@ -107,11 +114,27 @@ func (f *File) Write(data []byte) error {
 	return nil
 }
 
+// tempPattern is the name pattern of writeAtomic's temporary files for path.
+func tempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
+
+// removeLeftovers removes the temporary files of writes to the file and to
+// its backup that were interrupted (a crash between create and rename).
+// Writers hold the lock, so under it no such file belongs to a live write.
+func removeLeftovers(path string) {
+	dir := filepath.Dir(path)
+	for _, p := range []string{path, path + ".bak"} {
+		left, _ := filepath.Glob(filepath.Join(dir, tempPattern(p))) // the pattern is well-formed
+		for _, name := range left {
+			_ = os.Remove(name) // best effort: a file we cannot remove harms nothing
+		}
+	}
+}
+
 // writeAtomic writes data to path through a temporary file in the same
 // directory: fsync, chmod 0600, rename, fsync the directory.
 func writeAtomic(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

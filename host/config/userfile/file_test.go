@@ -199,3 +199,34 @@ func TestSymlinkKept(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// Temporary files of an interrupted earlier write (of the file or of its
+// backup) are removed by the next write; other files are left alone.
+func TestWriteRemovesLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.json")
+	leftovers := []string{".config.json.tmp-123", ".config.json.bak.tmp-456"}
+	keep := []string{"config.json.tmp-notours", ".other.json.tmp-1"}
+	for _, name := range append(append([]string{}, leftovers...), keep...) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("half"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Write([]byte("{}\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range leftovers {
+		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s was not removed: %v", name, err)
+		}
+	}
+	for _, name := range keep {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s was removed: %v", name, err)
+		}
+	}
+}

@@ -1,42 +1,85 @@
 package host
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 
+	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/search"
 )
 
-// newRules builds the discovery rules and, with discovery on, the tool index.
-func (h *Host) newRules() error {
-	settings, err := discovery.FromConfig(h.cfg.MCP.Discovery)
+// newRules builds the discovery rules of cfg, and the tool index when its
+// discovery needs one. The rules are part of a config's state: a reload
+// that changes discovery makes new rules, and every session's next call
+// or turn follows them.
+func (h *Host) newRules(cfg *config.Config) (*discovery.Rules, error) {
+	settings, err := discovery.FromConfig(cfg.MCP.Discovery)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	deps := discovery.Deps{Deferred: discovery.DeferredFunc(h.cfg.MCP.Servers, settings.Enabled)}
-	if settings.Enabled {
-		opts := searchOptions(h.cfg.MCP.Discovery.Semantic, h.opts.Environ, h.logger)
-		if h.index, err = search.New(opts...); err != nil {
-			return fmt.Errorf("tool index: %w", err)
-		}
-		deps.Searcher = searcher{h.index}
+	if err := h.ensureIndex(cfg.MCP.Discovery); err != nil {
+		return nil, err
 	}
-	h.rules, err = discovery.New(settings, deps)
-	return err
+	return discovery.New(settings, discovery.Deps{
+		Searcher: searcher{h},
+		Deferred: discovery.DeferredFunc(cfg.MCP.Servers, settings.Enabled),
+	})
 }
 
-// searcher adapts the search index to what discovery needs.
-type searcher struct{ ix *search.Index }
+// ensureIndex makes the tool index discovery d needs, filled with every
+// tool: when discovery is on and there is none yet, or its semantic
+// settings changed (they are the index's own). Once made, an index is kept
+// current until Close, also while discovery is off.
+func (h *Host) ensureIndex(d config.Discovery) error {
+	h.indexMu.Lock()
+	if !d.Enabled || (h.index != nil && reflect.DeepEqual(h.indexSemantic, d.Semantic)) {
+		h.indexMu.Unlock()
+		return nil
+	}
+	ix, err := search.New(searchOptions(d.Semantic, h.opts.Environ, h.logger)...)
+	if err != nil {
+		h.indexMu.Unlock()
+		return fmt.Errorf("tool index: %w", err)
+	}
+	old := h.index
+	h.index, h.indexSemantic, h.indexed = ix, d.Semantic, map[string][]string{}
+	h.indexMu.Unlock()
+	if old != nil {
+		_ = old.Close() // a search under way on it fails once, as a tool error
+	}
+	h.reindex()
+	return nil
+}
+
+// currentIndex returns the tool index, nil when discovery was never on.
+func (h *Host) currentIndex() *search.Index {
+	h.indexMu.Lock()
+	defer h.indexMu.Unlock()
+	return h.index
+}
+
+// searcher adapts the host's search index to what discovery needs.
+type searcher struct{ h *Host }
 
 func (s searcher) Search(query string, k int) ([]discovery.Hit, error) {
-	hits, err := s.ix.Search(query, k)
+	ix := s.h.currentIndex()
+	if ix == nil {
+		return nil, errors.New("the tool index is not ready")
+	}
+	hits, err := ix.Search(query, k)
 	return convertHits(hits), err
 }
 
 func (s searcher) Regex(pattern string, k int) ([]discovery.Hit, error) {
-	hits, err := s.ix.Regex(pattern, k)
+	ix := s.h.currentIndex()
+	if ix == nil {
+		return nil, errors.New("the tool index is not ready")
+	}
+	hits, err := ix.Regex(pattern, k)
 	return convertHits(hits), err
 }
 
@@ -54,11 +97,11 @@ func convertHits(hits []search.Hit) []discovery.Hit {
 // a fixed cost of ~10 ms, so servers connecting together share one). Calls
 // are serialized.
 func (h *Host) reindex() {
+	h.indexMu.Lock()
+	defer h.indexMu.Unlock()
 	if h.index == nil {
 		return
 	}
-	h.indexMu.Lock()
-	defer h.indexMu.Unlock()
 	byServer := h.toolsByServer()
 	for server := range h.indexed {
 		if _, ok := byServer[server]; !ok {
@@ -125,9 +168,9 @@ type SearchResult struct {
 // every tool and without unlocking anything. It works with discovery off too
 // (over a temporary index).
 func (h *Host) Search(query string, k int, regex bool) ([]SearchResult, error) {
-	ix := h.index
+	ix := h.currentIndex()
 	if ix == nil {
-		tmp, err := search.New(searchOptions(h.cfg.MCP.Discovery.Semantic, h.opts.Environ, h.logger)...)
+		tmp, err := search.New(searchOptions(h.st().cfg.MCP.Discovery.Semantic, h.opts.Environ, h.logger)...)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,202 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/manage"
+	"github.com/plughost/plughost/host/registry"
+)
+
+// maxBody caps a request body (a tool call's arguments).
+const maxBody = 4 << 20
+
+// Options configure the API handler.
+type Options struct {
+	// Host is the running host the API shows and drives.
+	Host *host.Host
+	// Manager loads and applies its configuration (for reload).
+	Manager *manage.Manager
+	// Version is plughost's version, reported by /api/status.
+	Version string
+	// Logger receives what the API does (reloads); nil discards it.
+	Logger hclog.Logger
+}
+
+// Status is the body of GET /api/status.
+type Status struct {
+	// PID is serve's process id.
+	PID int `json:"pid"`
+	// Version is plughost's version.
+	Version string `json:"version"`
+	// ConfigFile is the user config file serve watches.
+	ConfigFile string `json:"config_file"`
+	// Apply is the outcome of the last reload (a rejected config says why).
+	Apply host.ApplyStatus `json:"apply"`
+	// Ready is true when every enabled server is connected.
+	Ready bool `json:"ready"`
+}
+
+// ServerList is the body of GET /api/servers.
+type ServerList struct {
+	// Servers are every configured server, sorted by name.
+	Servers []host.ServerView `json:"servers"`
+	// Apply is the outcome of the last reload.
+	Apply host.ApplyStatus `json:"apply"`
+}
+
+// ToolList is the body of GET /api/tools.
+type ToolList struct {
+	// Tools are what a new session's model sees, sorted by name.
+	Tools []registry.Tool `json:"tools"`
+}
+
+// New returns the API's handler; mount it at /api/ behind the bearer token.
+func New(o Options) http.Handler {
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	a := &handler{o: o}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/status", a.status)
+	mux.HandleFunc("GET /api/servers", a.servers)
+	mux.HandleFunc("GET /api/servers/{name}", a.server)
+	mux.HandleFunc("GET /api/tools", a.tools)
+	mux.HandleFunc("GET /api/context-cost", a.contextCost)
+	mux.HandleFunc("POST /api/tools/{name}/call", a.call)
+	mux.HandleFunc("POST /api/reload", a.reload)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
+			Message: fmt.Sprintf("no API endpoint %s %s (see docs/api.md)", r.Method, r.URL.Path)})
+	})
+	return sameOrigin(mux)
+}
+
+type handler struct{ o Options }
+
+func (a *handler) status(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, Status{
+		PID: os.Getpid(), Version: a.o.Version, ConfigFile: a.o.Manager.UserFile(),
+		Apply: a.o.Host.LastApply(), Ready: a.o.Host.Readiness().Ready,
+	})
+}
+
+func (a *handler) servers(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, ServerList{Servers: a.o.Host.ServerViews(), Apply: a.o.Host.LastApply()})
+}
+
+func (a *handler) server(w http.ResponseWriter, r *http.Request) {
+	d, err := a.o.Host.ServerDetail(r.Context(), r.PathValue("name"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+func (a *handler) tools(w http.ResponseWriter, r *http.Request) {
+	s := a.o.Host.NewSession()
+	defer s.Close(context.WithoutCancel(r.Context()))
+	tools, err := s.Tools(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ToolList{Tools: tools})
+}
+
+// ContextCostList is the body of GET /api/context-cost.
+type ContextCostList struct {
+	// Costs are the tool definitions' size with discovery off, then on.
+	Costs []host.ContextCost `json:"costs"`
+}
+
+func (a *handler) contextCost(w http.ResponseWriter, r *http.Request) {
+	costs, err := a.o.Host.ContextCosts(r.Context())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ContextCostList{Costs: costs})
+}
+
+// call runs one tool in a session of its own, as `plughost call` does.
+func (a *handler) call(w http.ResponseWriter, r *http.Request) {
+	args, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		writeError(w, &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBadRequest,
+			Message: fmt.Sprintf("the arguments are larger than %d bytes", maxBody)})
+		return
+	}
+	name := r.PathValue("name")
+	if args = bytes.TrimSpace(args); len(args) == 0 {
+		args = []byte("{}")
+	}
+	if args[0] != '{' || !json.Valid(args) {
+		writeError(w, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest,
+			Message: fmt.Sprintf("tool %q: the body must be the arguments as a JSON object, like {\"key\": \"value\"}", name)})
+		return
+	}
+	s := a.o.Host.NewSession()
+	defer s.Close(context.WithoutCancel(r.Context()))
+	res, err := s.Call(r.Context(), name, args)
+	var unknown *host.UnknownToolError
+	switch {
+	case errors.As(err, &unknown):
+		writeError(w, err)
+	case err != nil:
+		writeError(w, &Error{Status: http.StatusBadGateway, Code: CodeCallFailed, Message: err.Error()})
+	default:
+		writeJSON(w, http.StatusOK, res)
+	}
+}
+
+// reload loads the config file again and applies it (as the file watch
+// and SIGHUP do).
+func (a *handler) reload(w http.ResponseWriter, _ *http.Request) {
+	res, err := a.o.Manager.Reload(a.o.Host)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	a.o.Logger.Info("config reloaded through the API", "result", res.String())
+	writeJSON(w, http.StatusOK, res)
+}
+
+// sameOrigin refuses, before any handler runs, a request a browser sent
+// from another origin, and a request with a body that is not JSON (which
+// an HTML form could send without a CORS preflight).
+func sameOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); o != "" && !originMatches(o, r.Host) {
+			writeError(w, &Error{Status: http.StatusForbidden, Code: CodeForbidden,
+				Message: fmt.Sprintf("requests from origin %q are refused: the API serves only its own origin", o)})
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.ContentLength != 0 {
+			if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+				writeError(w, &Error{Status: http.StatusUnsupportedMediaType, Code: CodeForbidden,
+					Message: "send the request body as JSON with \"Content-Type: application/json\""})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// originMatches reports whether an Origin header names the server itself.
+func originMatches(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == host
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/api"
+	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/registry"
+)
+
+// liveState is where `mcp list|show`, `tools` and `call` get their answers:
+// a running serve of the same config (through its API), else a host this
+// command starts for the purpose.
+type liveState interface {
+	Servers(ctx context.Context) (api.ServerList, error)
+	Server(ctx context.Context, name string) (host.ServerDetail, error)
+	Tools(ctx context.Context) ([]registry.Tool, error)
+	Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error)
+	Close() error
+}
+
+// live returns the running serve of this config when there is one (and no
+// --set changes the config), else starts a host and waits (up to wait) for
+// its servers.
+func (g *globals) live(ctx context.Context, wait time.Duration) (liveState, error) {
+	if c := g.runningServe(ctx); c != nil {
+		return remoteState{c}, nil
+	}
+	h, err := g.startHost(ctx, wait)
+	if err != nil {
+		return nil, err
+	}
+	return localState{h}, nil
+}
+
+// runningServe returns a client of the serve of this config, or nil.
+func (g *globals) runningServe(ctx context.Context) *api.Client {
+	m := g.manager()
+	home, _ := os.UserHomeDir()
+	if m.HasSets() || home == "" {
+		return nil
+	}
+	rt, ok := api.Find(home, m.UserFile())
+	if !ok {
+		return nil
+	}
+	c, st, err := api.Dial(ctx, rt)
+	if err != nil {
+		fmt.Fprintf(g.stderr, "plughost: a serve of this config is published (pid %d) but does not answer (%v); starting the servers here\n", rt.PID, err)
+		return nil
+	}
+	fmt.Fprintf(g.stderr, "plughost: live state from plughost serve (pid %d, %s)\n", rt.PID, rt.URL)
+	if !st.Apply.OK {
+		fmt.Fprintf(g.stderr, "plughost: warning: serve kept its previous config; the current file was not applied: %s\n", st.Apply.Error)
+	}
+	return c
+}
+
+// localState answers from a host this command started.
+type localState struct{ h *host.Host }
+
+func (l localState) Servers(context.Context) (api.ServerList, error) {
+	return api.ServerList{Servers: l.h.ServerViews(), Apply: l.h.LastApply()}, nil
+}
+
+func (l localState) Server(ctx context.Context, name string) (host.ServerDetail, error) {
+	return l.h.ServerDetail(ctx, name)
+}
+
+func (l localState) Tools(ctx context.Context) ([]registry.Tool, error) {
+	return l.h.NewSession().Tools(ctx)
+}
+
+func (l localState) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	return l.h.NewSession().Call(ctx, name, args)
+}
+
+func (l localState) Close() error { return l.h.Close() }
+
+// remoteState answers from a running serve.
+type remoteState struct{ *api.Client }
+
+func (remoteState) Close() error { return nil }

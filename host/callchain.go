@@ -1,0 +1,168 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/artifacts"
+	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host/shaping"
+)
+
+// shapingGrace is added to a server's call timeout to bound a whole call,
+// result shaping (an artifact write) included; the server's own timeout
+// fires first, with its own message.
+const shapingGrace = 30 * time.Second
+
+// retentionInterval is how often artifact retention runs after start-up.
+const retentionInterval = 10 * time.Minute
+
+// retentionGrace keeps artifacts this young even over the size budget, so
+// a [file:...] reference just handed to the model stays valid.
+const retentionGrace = 10 * time.Minute
+
+// callChain is the path of every MCP tool call under one config: the
+// shaping middleware chain and the artifact store (the workspace) it saves
+// oversized results to.
+type callChain struct {
+	store    *artifacts.Store
+	handler  shaping.Handler
+	fetched  shaping.Handler // the same links around a result fetched outside a call (a task's)
+	maxChars int
+	limits   artifacts.SearchLimits // of search_files over the store
+}
+
+// newCallChain builds the chain for cfg, keeping prev's store when the
+// workspace did not change (prev may be nil).
+func (h *Host) newCallChain(cfg *config.Config, prev *state) (*callChain, error) {
+	var store *artifacts.Store
+	a := cfg.MCP.Artifacts
+	limits := artifacts.SearchLimits{Timeout: a.SearchTimeout(), MaxBytes: a.SearchMaxBytes()}
+	if prev != nil && prev.cfg.MCP.Workspace == cfg.MCP.Workspace && prev.chain.limits == limits {
+		store = prev.chain.store
+	} else {
+		var err error
+		if store, err = artifacts.NewStore(cfg.MCP.Workspace, artifacts.WithSearchLimits(limits)); err != nil {
+			return nil, fmt.Errorf("tools.mcp.workspace: %w", err)
+		}
+	}
+	opts := shaping.Options{
+		MaxInlineChars: cfg.MCP.MaxInlineTextChars,
+		Saver:          store,
+		Logger:         h.logger.Named("shaping"),
+		Metrics:        &h.metrics,
+		CallTimeout:    h.callTimeout,
+	}
+	return &callChain{store: store, handler: shaping.New(h.callServer, opts), fetched: shaping.New(fetchedResult, opts),
+		maxChars: cfg.MCP.MaxInlineTextChars, limits: limits}, nil
+}
+
+// call runs an MCP tool call through the current config's chain.
+func (h *Host) call(ctx context.Context, c shaping.Call) (*mcp.CallToolResult, error) {
+	return h.st().chain.handler(ctx, c)
+}
+
+// callServer is the chain's last link: the call to the server's plugin.
+func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolResult, error) {
+	srv, ok := h.st().servers[c.Server]
+	if !ok {
+		return nil, fmt.Errorf("tool %q: server %q: %w", c.Name, c.Server, errServerNotRunning)
+	}
+	res, err := srv.sup.Call(ctx, c.Tool, c.Args)
+	if err == nil {
+		noteResultSize(ctx, resultSize(res))
+	}
+	return res, h.masker.Error(err) // a crashed server's error quotes its stderr
+}
+
+// resultSize is about how many bytes of memory a result holds: its text,
+// binary data and structured content.
+func resultSize(res *mcp.CallToolResult) int {
+	n := len(res.RawStructuredContent)
+	for _, c := range res.Content {
+		switch v := c.(type) {
+		case mcp.TextContent:
+			n += len(v.Text)
+		case mcp.ImageContent:
+			n += len(v.Data)
+		case mcp.AudioContent:
+			n += len(v.Data)
+		case mcp.EmbeddedResource:
+			if b, ok := v.Resource.(mcp.BlobResourceContents); ok {
+				n += len(b.Blob)
+			} else if t, ok := v.Resource.(mcp.TextResourceContents); ok {
+				n += len(t.Text)
+			}
+		}
+	}
+	return n
+}
+
+func (h *Host) callTimeout(c shaping.Call) time.Duration {
+	cfg := h.st().cfg
+	srv, ok := cfg.MCP.Servers[c.Server]
+	if !ok {
+		return 0
+	}
+	return srv.Timeouts(cfg.MCP.Timeouts.Durations()).Call + shapingGrace
+}
+
+// restartRetention (re)starts artifact retention for st: old saved results
+// are removed now and every retentionInterval. Callers hold applyMu.
+func (h *Host) restartRetention(st *state) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.retention != nil {
+		h.retention()
+	}
+	ctx, cancel := context.WithCancel(h.runCtx)
+	h.retention = cancel
+	r := artifacts.Retention{
+		MaxAge:        st.cfg.MCP.Artifacts.MaxAge(),
+		MaxTotalBytes: st.cfg.MCP.Artifacts.MaxTotalBytes(),
+		Grace:         retentionGrace,
+	}
+	store := st.chain.store
+	h.running.Add(1)
+	go func() {
+		defer h.running.Done()
+		store.RunRetention(ctx, r, retentionInterval, func(res artifacts.SweepResult, err error) {
+			if err != nil {
+				h.logger.Warn("artifact retention", "error", err)
+			}
+			if res.Removed > 0 {
+				h.logger.Info("artifact retention removed old results", "files", res.Removed, "freed_bytes", res.FreedBytes, "kept_bytes", res.KeptBytes)
+			}
+		})
+	}()
+}
+
+// Artifacts returns the store of saved results (the workspace).
+func (h *Host) Artifacts() *artifacts.Store { return h.st().chain.store }
+
+// ShapingMetrics returns what result shaping did so far.
+func (h *Host) ShapingMetrics() shaping.MetricsSnapshot { return h.metrics.Snapshot() }
+
+// pagingTools returns read_file and search_files as the model sees them.
+func pagingTools() []registry.Tool {
+	defs := artifacts.ToolDefs()
+	out := make([]registry.Tool, len(defs))
+	for i, d := range defs {
+		out[i] = registry.NewTool(d.Name, d.Description, d.InputSchema)
+	}
+	return out
+}
+
+// callPaging runs read_file or search_files, bounded by the inline budget.
+func (h *Host) callPaging(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
+	chain := h.st().chain
+	text, isError := chain.store.HandleTool(ctx, name, args, chain.maxChars)
+	res := mcp.NewToolResultText(text)
+	res.IsError = isError
+	return res
+}

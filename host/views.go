@@ -1,0 +1,258 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/host/tokens"
+)
+
+// StateNotProbed is the state of an enabled server of a host that was never
+// started: nothing is known about it beyond its config.
+const StateNotProbed supervisor.State = "not probed"
+
+// ServerView is one configured server as front ends list it: its status,
+// how its transport was chosen, and whether its tools are deferred and why.
+type ServerView struct {
+	supervisor.Status
+	// Type is the configured type ("" when it is detected from command or
+	// url).
+	Type string `json:"type"`
+	// Detected reports that the transport was detected, not configured.
+	Detected bool `json:"detected"`
+	// Enabled is the server's "enabled" setting.
+	Enabled bool `json:"enabled"`
+	// Deferred is the effective deferred state; DeferredReason says why:
+	// global, pinned, opt-in or discovery off (config.Server.DeferredState).
+	Deferred       bool   `json:"deferred"`
+	DeferredReason string `json:"deferred_reason"`
+	// Description is the status as one line for people (DescribeState).
+	Description string `json:"description"`
+}
+
+// ServerViews returns every configured server, sorted by name.
+func (h *Host) ServerViews() []ServerView {
+	st, started := h.st(), h.started()
+	out := make([]ServerView, 0, len(st.order))
+	for _, name := range st.order {
+		out = append(out, st.view(name, started))
+	}
+	return out
+}
+
+// view builds the ServerView of a configured server of st.
+func (st *state) view(name string, started bool) ServerView {
+	status, _ := st.status(name)
+	srv := st.cfg.MCP.Servers[name]
+	if _, running := st.servers[name]; running && !started {
+		status.State = StateNotProbed
+	}
+	if status.Transport == "" {
+		status.Transport = srv.Transport()
+	}
+	d, why := srv.DeferredState(st.cfg.MCP.Discovery.Enabled)
+	return ServerView{
+		Status: status, Type: srv.Type, Detected: srv.Type == "" || status.TransportNote != "",
+		Enabled: srv.Enabled, Deferred: d, DeferredReason: why, Description: DescribeState(status),
+	}
+}
+
+// DescribeState renders a status as the one phrase a person wants to read
+// in a table or a log line: the state (StateText) and, for an OAuth
+// server, its login (LoginText) — "connected, 7 tools (started in 120ms);
+// logged in (expires in 54m)", "error: … (retry in 4s)", "invalid config:
+// …", "disabled".
+func DescribeState(st supervisor.Status) string {
+	s := StateText(st)
+	if a := LoginText(st.Auth, time.Now()); a != "" && st.State != supervisor.StateNeedsLogin && st.State != supervisor.StateInvalid {
+		s += "; " + a
+	}
+	return s
+}
+
+// StateText renders a status's state alone. A multi-line error (several
+// config problems) is joined with "; ", so that every status stays on one
+// line of a table or log.
+func StateText(st supervisor.Status) string {
+	st.LastError = strings.ReplaceAll(st.LastError, "\n", "; ")
+	switch st.State {
+	case supervisor.StateNeedsLogin:
+		reason := "not logged in"
+		if st.Auth != nil && st.Auth.Reason != "" {
+			reason = st.Auth.Reason
+		}
+		return fmt.Sprintf("needs login (%s): run `plughost mcp login %s`", reason, st.Name)
+	case supervisor.StateConnected:
+		s := fmt.Sprintf("connected, %s (started in %s)", count(st.Tools, "tool"), st.StartupDuration.Round(time.Millisecond))
+		for _, w := range st.Warnings {
+			s += "; warning: " + w
+		}
+		return s
+	case supervisor.StateError:
+		s := "error: " + st.LastError
+		if !st.NextRetry.IsZero() {
+			s += fmt.Sprintf(" (retry in %s)", time.Until(st.NextRetry).Round(time.Second))
+		}
+		return s
+	case supervisor.StateInvalid:
+		return "invalid config: " + st.LastError
+	case supervisor.StateDisabled:
+		if st.LastError != "" {
+			return "disabled (" + st.LastError + ")"
+		}
+		return "disabled"
+	}
+	return string(st.State)
+}
+
+// LoginText describes a server's OAuth login in one phrase, without tokens:
+// "logged in (expires in 54m, scopes read write)", "needs login: not logged
+// in", …; "" for a server without OAuth.
+func LoginText(a *tokens.Status, now time.Time) string {
+	if a == nil {
+		return ""
+	}
+	if a.Error != "" {
+		return "login unreadable: " + a.Error
+	}
+	var s string
+	if a.LoggedIn {
+		s = "logged in"
+		if d := loginDetails(a, now); d != "" {
+			s += " (" + d + ")"
+		}
+	}
+	if a.NeedsLogin {
+		need := "needs login: " + a.Reason
+		if len(a.WantScopes) > 0 {
+			need += " (scopes " + strings.Join(a.WantScopes, " ") + ")"
+		}
+		if s != "" {
+			return s + "; " + need
+		}
+		return need
+	}
+	return s
+}
+
+func loginDetails(a *tokens.Status, now time.Time) string {
+	var parts []string
+	switch left := a.ExpiresAt.Sub(now); {
+	case a.ExpiresAt.IsZero():
+	case left > 0:
+		parts = append(parts, "expires in "+roundDuration(left))
+	case a.Refreshable:
+		parts = append(parts, "expired, refreshed on next use")
+	default:
+		parts = append(parts, "expired")
+	}
+	if len(a.Scopes) > 0 {
+		parts = append(parts, "scopes "+strings.Join(a.Scopes, " "))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// roundDuration renders d to a readable precision: 45s, 54m, 3h20m, 2d.
+func roundDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		h := int(d.Hours())
+		if m := int(d.Minutes()) % 60; m != 0 {
+			return fmt.Sprintf("%dh%dm", h, m)
+		}
+		return fmt.Sprintf("%dh", h)
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// count writes n with its noun, singular for 1: "1 tool", "7 tools".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// ServerDetail is everything about one server a front end shows: its view,
+// its config entry (secrets masked whenever printed or marshalled), its
+// tools under their agent-facing names and the tail of its stderr.
+type ServerDetail struct {
+	// ServerView is the server's row, under "server" in JSON (its "tools"
+	// is a count, the detail's a list).
+	ServerView `json:"server"`
+	// Config is the server's entry (env, header and unknown-key values
+	// masked in every print and JSON encoding).
+	Config config.Server `json:"config"`
+	// Tools are the server's tools, sorted by agent-facing name.
+	Tools []registry.Tool `json:"tools"`
+	// Stderr is the tail of the server's stderr (stdio servers).
+	Stderr string `json:"stderr,omitempty"`
+}
+
+// ServerDetail returns one server's detail; an unknown name is a
+// *NoServerError.
+func (h *Host) ServerDetail(ctx context.Context, name string) (ServerDetail, error) {
+	st := h.st()
+	srv, ok := st.cfg.MCP.Servers[name]
+	if !ok {
+		return ServerDetail{}, &NoServerError{Name: name, Configured: append([]string(nil), st.order...)}
+	}
+	d := ServerDetail{ServerView: st.view(name, h.started()), Config: srv, Tools: h.ServerTools(name)}
+	if d.Tools == nil {
+		d.Tools = []registry.Tool{}
+	}
+	if diag, ok := h.Diagnostics(ctx, name); ok {
+		d.Stderr = diag.Stderr
+	}
+	return d, nil
+}
+
+// Readiness says which servers are up.
+type Readiness struct {
+	// Ready is true when every enabled server with a valid config is
+	// connected.
+	Ready bool `json:"ready"`
+	// Servers lists every configured server.
+	Servers []ServerReadiness `json:"servers"`
+}
+
+// ServerReadiness is one server in Readiness.
+type ServerReadiness struct {
+	// Name is the server's name in the config.
+	Name string `json:"name"`
+	// State is its lifecycle state (connected, connecting, error, …).
+	State supervisor.State `json:"state"`
+	// Up is true when it is connected.
+	Up bool `json:"up"`
+	// Tools is how many tools it lists.
+	Tools int `json:"tools"`
+	// Restarts counts its restarts after crashes or failed attempts.
+	Restarts int `json:"restarts"`
+	// LastError is its most recent failure (secrets are never part of it).
+	LastError string `json:"last_error,omitempty"`
+}
+
+// Readiness reports which servers are up: ready when every enabled server
+// with a valid config is connected (disabled and invalid ones do not count).
+func (h *Host) Readiness() Readiness {
+	r := Readiness{Ready: true, Servers: []ServerReadiness{}}
+	for _, st := range h.Statuses() {
+		up := st.State == supervisor.StateConnected
+		if !up && st.State != supervisor.StateDisabled && st.State != supervisor.StateInvalid {
+			r.Ready = false
+		}
+		r.Servers = append(r.Servers, ServerReadiness{
+			Name: st.Name, State: st.State, Up: up, Tools: st.Tools, Restarts: st.Restarts, LastError: st.LastError,
+		})
+	}
+	return r
+}

@@ -1,0 +1,94 @@
+package host_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/host/tokens"
+)
+
+func TestDescribeState(t *testing.T) {
+	for _, c := range []struct {
+		st   supervisor.Status
+		want string
+	}{
+		{supervisor.Status{State: supervisor.StateConnected, Tools: 1, StartupDuration: 1500 * time.Microsecond}, "connected, 1 tool (started in 2ms)"},
+		{supervisor.Status{State: supervisor.StateConnected, Tools: 0}, "connected, 0 tools (started in 0s)"},
+		{supervisor.Status{State: supervisor.StateConnected, Tools: 7, Warnings: []string{"plain http"}}, "connected, 7 tools (started in 0s); warning: plain http"},
+		{supervisor.Status{State: supervisor.StateInvalid, LastError: "a: x\nb: y"}, "invalid config: a: x; b: y"},
+		{supervisor.Status{State: supervisor.StateDisabled, LastError: "tools.mcp.enabled is false"}, "disabled (tools.mcp.enabled is false)"},
+		{supervisor.Status{State: supervisor.StateDisabled}, "disabled"},
+		{supervisor.Status{State: supervisor.StateError, LastError: "boom"}, "error: boom"},
+		{supervisor.Status{State: supervisor.StateConnecting}, "connecting"},
+		{supervisor.Status{Name: "gh", State: supervisor.StateNeedsLogin, Auth: &tokens.Status{NeedsLogin: true, Reason: "not logged in"}},
+			"needs login (not logged in): run `plughost mcp login gh`"},
+		{supervisor.Status{State: supervisor.StateConnected, Tools: 2, Auth: &tokens.Status{LoggedIn: true}}, "connected, 2 tools (started in 0s); logged in"},
+	} {
+		if got := host.DescribeState(c.st); got != c.want {
+			t.Errorf("DescribeState(%+v) = %q, want %q", c.st, got, c.want)
+		}
+	}
+}
+
+// A host that was never started has not probed its enabled servers; the
+// views say so, and carry the deferred rule's state and reason.
+func TestServerViewsNotStarted(t *testing.T) {
+	pinned := server()
+	pinned["deferred"] = false
+	off := server()
+	off["enabled"] = false
+	h, err := newHost(t, map[string]any{
+		"enabled": true, "discovery": map[string]any{"enabled": true},
+		"servers": map[string]any{"a": server(), "p": pinned, "z": off},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	got := map[string]host.ServerView{}
+	for _, v := range h.ServerViews() {
+		got[v.Name] = v
+	}
+	for name, want := range map[string]struct {
+		state    supervisor.State
+		deferred bool
+		why      string
+	}{
+		"a": {host.StateNotProbed, true, "global"},
+		"p": {host.StateNotProbed, false, "pinned"},
+		"z": {supervisor.StateDisabled, true, "global"},
+	} {
+		v := got[name]
+		if v.State != want.state || v.Deferred != want.deferred || v.DeferredReason != want.why || v.Transport != "stdio" || !v.Detected {
+			t.Errorf("%s: %+v; want state %s, deferred %v (%s), stdio detected", name, v, want.state, want.deferred, want.why)
+		}
+	}
+}
+
+func TestLoginText(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	cases := []struct {
+		name string
+		st   *tokens.Status
+		want string
+	}{
+		{"no oauth", nil, ""},
+		{"logged in", &tokens.Status{LoggedIn: true, ExpiresAt: now.Add(3*time.Hour + 20*time.Minute), Scopes: []string{"a", "b"}},
+			"logged in (expires in 3h20m, scopes a b)"},
+		{"no expiry", &tokens.Status{LoggedIn: true}, "logged in"},
+		{"expired, refreshable", &tokens.Status{LoggedIn: true, ExpiresAt: now.Add(-time.Second), Refreshable: true},
+			"logged in (expired, refreshed on next use)"},
+		{"not logged in", &tokens.Status{NeedsLogin: true, Reason: "not logged in"}, "needs login: not logged in"},
+		{"step-up", &tokens.Status{LoggedIn: true, ExpiresAt: now.Add(90 * time.Second), NeedsLogin: true,
+			Reason: "the server asks for more scope: write", WantScopes: []string{"read", "write"}},
+			"logged in (expires in 1m); needs login: the server asks for more scope: write (scopes read write)"},
+		{"unreadable", &tokens.Status{Error: "the token file x is damaged"}, "login unreadable: the token file x is damaged"},
+	}
+	for _, tc := range cases {
+		if got := host.LoginText(tc.st, now); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
