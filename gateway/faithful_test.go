@@ -308,6 +308,19 @@ func TestAggregateEndpointIsFaithful(t *testing.T) {
 		}
 		c.call(t, "mcp_a_touch", map[string]any{"uri": "test://a/own"})
 		c.waitNote(t, "notifications/resources/updated", `"test://a/own"`)
+		c.call(t, "mcp_b_add_resource", map[string]any{"uri": "test://b/added"})
+		c.waitNote(t, "notifications/resources/list_changed", "")
+		list, err := c.ListResources(ctx20(t), mcp.ListResourcesRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, r := range list.Resources {
+			found = found || r.URI == "test://b/added"
+		}
+		if !found {
+			t.Errorf("after list_changed, resources/list %v lacks test://b/added", list.Resources)
+		}
 	})
 
 	t.Run("tasks", func(t *testing.T) {
@@ -333,6 +346,14 @@ func TestAggregateEndpointIsFaithful(t *testing.T) {
 		list := raw.request(3, "tasks/list", `{}`)
 		if !strings.Contains(list.body, id) {
 			t.Errorf("tasks/list: %s; want %s", list.body, id)
+		}
+		r = raw.request(6, "tools/call", `{"name":"mcp_b_slow","arguments":{"ms":3000},"task":{}}`)
+		if err := json.Unmarshal([]byte(lastEvent(r)), &created); err != nil || !strings.HasPrefix(created.Result.Task.TaskID, "b/") {
+			t.Fatalf("a second task: %s", r.body)
+		}
+		cancelled := raw.request(7, "tasks/cancel", fmt.Sprintf(`{"taskId":%q}`, created.Result.Task.TaskID))
+		if !strings.Contains(cancelled.body, `"status":"cancelled"`) || !strings.Contains(cancelled.body, created.Result.Task.TaskID) {
+			t.Errorf("tasks/cancel: %s; want the task cancelled, under the client's id", cancelled.body)
 		}
 		other := newRaw(t, url)
 		other.initialize()

@@ -16,7 +16,8 @@ import (
 //
 //   - resources: test://static (text, subscribable), test://<name>/own,
 //     and the template test://items/{id}; `touch` sends
-//     notifications/resources/updated for a URI
+//     notifications/resources/updated for a URI, `add_resource` adds one
+//     (and notifications/resources/list_changed)
 //   - prompts: greet (argument "who", completed from alice, bob, carol)
 //     and linked (embeds test://static)
 //   - completions for greet's "who" and for the template's "id"
@@ -83,6 +84,15 @@ func faithfulTools(s *server.MCPServer) []server.ServerTool {
 				return nil, err
 			}
 			return mcp.NewToolResultText("touched " + uri), nil
+		}},
+		{Tool: mcp.NewTool("add_resource", mcp.WithDescription("Adds a text resource at uri, which sends notifications/resources/list_changed."),
+			mcp.WithString("uri", mcp.Required())), Handler: func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			uri := req.GetString("uri", "")
+			s.AddResource(mcp.NewResource(uri, "added", mcp.WithMIMEType("text/plain")),
+				func(context.Context, mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+					return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: "added"}}, nil
+				})
+			return mcp.NewToolResultText("added " + uri), nil
 		}},
 		{Tool: mcp.NewTool("log", mcp.WithDescription("Sends notifications/message with level and message."),
 			mcp.WithString("level", mcp.Required()), mcp.WithString("message", mcp.Required())),
