@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -37,32 +36,7 @@ func stdioFaithful(t *testing.T, serve func(ctx context.Context, in io.Reader, o
 	})
 	errR, errW := io.Pipe()
 	t.Cleanup(func() { errW.Close() })
-	c := &faithfulClient{got: make(chan struct{}, 1)}
-	tr := transport.NewIO(outR, inW, errR)
-	c.mcpClient = &mcpClient{Client: client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125),
-		client.WithSamplingHandler(c), client.WithElicitationHandler(c), client.WithRootsHandler(c)), changed: make(chan struct{}, 64)}
-	c.OnNotification(func(n mcp.JSONRPCNotification) {
-		c.mu.Lock()
-		c.notes = append(c.notes, n)
-		c.mu.Unlock()
-		select {
-		case c.got <- struct{}{}:
-		default:
-		}
-	})
-	ictx, icancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer icancel()
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	req.Params.ClientInfo = mcp.Implementation{Name: "everything-test", Version: "1"}
-	if _, err := c.Initialize(ictx, req); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c
+	return startFaithful(t, transport.NewIO(outR, inW, errR), true)
 }
 
 // server-everything behind plughost's stdio gateway: progress before the

@@ -98,6 +98,13 @@ func connectFaithful(t *testing.T, url string, capabilities bool) *faithfulClien
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startFaithful(t, tr, capabilities)
+}
+
+// startFaithful starts a faithfulClient on tr; capabilities false declares
+// none of sampling, elicitation and roots.
+func startFaithful(t *testing.T, tr transport.Interface, capabilities bool) *faithfulClient {
+	t.Helper()
 	c := &faithfulClient{got: make(chan struct{}, 1)}
 	opts := []client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}
 	if capabilities {
@@ -113,18 +120,7 @@ func connectFaithful(t *testing.T, url string, capabilities bool) *faithfulClien
 		default:
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	req.Params.ClientInfo = mcp.Implementation{Name: "faithful-test", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	initialize(t, c.Client, "faithful-test")
 	return c
 }
 

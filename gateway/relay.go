@@ -175,17 +175,7 @@ func (g *Gateway) ask(ctx context.Context, session string, ch channel, method st
 		delete(g.pending, key)
 		g.mu.Unlock()
 	}()
-	m, _ := json.Marshal(method) // a string always encodes
-	msg := make([]byte, 0, len(params)+len(method)+len(id)+48)
-	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
-	msg = append(msg, id...)
-	msg = append(msg, `,"method":`...)
-	msg = append(msg, m...)
-	if len(params) > 0 {
-		msg = append(msg, `,"params":`...)
-		msg = append(msg, params...)
-	}
-	ch.send(append(msg, '}'))
+	ch.send(encodeRequest(json.RawMessage(id), method, params))
 	select {
 	case a := <-answer:
 		if len(a.Error) > 0 {

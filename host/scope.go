@@ -74,15 +74,23 @@ func (s *Session) ToolDefinitions(ctx context.Context) ([]json.RawMessage, error
 			out = append(out, p.Definition)
 		}
 	}
-	_, err = s.update(ctx, func(st *SessionState) error {
+	_, err = s.learn(ctx, v)
+	return out, err
+}
+
+// learn records the list the session sees in v as the one its client
+// learned, and reports whether it differs from the one it had learned.
+func (s *Session) learn(ctx context.Context, v *discovery.View) (bool, error) {
+	changed := false
+	_, err := s.update(ctx, func(st *SessionState) error {
 		fp := s.h.fingerprint(v, *st)
-		if st.Listed == fp {
+		if changed = st.Listed != fp; !changed {
 			return ErrSessionUnchanged
 		}
 		st.Listed = fp
 		return nil
 	})
-	return out, err
+	return changed, err
 }
 
 // Scope returns the server the session is scoped to ("" for every server;

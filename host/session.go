@@ -168,17 +168,7 @@ func (s *Session) Visible(ctx context.Context) ([]registry.Tool, error) {
 // calls it to send notifications/tools/list_changed exactly when a
 // session's list changed. It costs O(what the session unlocked).
 func (s *Session) TakeListChange(ctx context.Context) (bool, error) {
-	v := s.h.view()
-	changed := false
-	_, err := s.update(ctx, func(st *SessionState) error {
-		fp := s.h.fingerprint(v, *st)
-		if changed = st.Listed != fp; !changed {
-			return ErrSessionUnchanged
-		}
-		st.Listed = fp
-		return nil
-	})
-	return changed, err
+	return s.learn(ctx, s.h.view())
 }
 
 // EndTurn marks the end of one conversational turn: tools unlocked by a
