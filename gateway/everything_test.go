@@ -15,9 +15,9 @@ import (
 	"github.com/plughost/plughost/internal/testbin"
 )
 
-// stdioFaithful serves h's gateway over stdio pipes and returns an mcp-go
-// client of it that answers sampling, elicitation and roots.
-func stdioFaithful(t *testing.T, serve func(ctx context.Context, in io.Reader, out io.Writer) error) *faithfulClient {
+// stdioPipes runs serve (a gateway's ServeStdio) on pipes until the test
+// ends and returns the client's transport over them.
+func stdioPipes(t *testing.T, serve func(ctx context.Context, in io.Reader, out io.Writer) error) transport.Interface {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -34,9 +34,9 @@ func stdioFaithful(t *testing.T, serve func(ctx context.Context, in io.Reader, o
 			t.Errorf("ServeStdio: %v", err)
 		}
 	})
-	errR, errW := io.Pipe()
+	errR, errW := io.Pipe() // the client's "stderr": nothing is written to it
 	t.Cleanup(func() { errW.Close() })
-	return startFaithful(t, transport.NewIO(outR, inW, errR), true)
+	return transport.NewIO(outR, inW, errR)
 }
 
 // server-everything behind plughost's stdio gateway: progress before the
@@ -52,7 +52,7 @@ func TestEverythingThroughTheGateway(t *testing.T) {
 	h := startHost(t, map[string]any{
 		"everything": map[string]any{"enabled": true, "command": "node", "args": []string{everything, "stdio"}},
 	}, nil)
-	c := stdioFaithful(t, gateway.New(h, gateway.Options{}).ServeStdio)
+	c := startFaithful(t, stdioPipes(t, gateway.New(h, gateway.Options{}).ServeStdio), true)
 
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "mcp_everything_trigger-long-running-operation"
