@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -22,12 +21,6 @@ const MCPPath = "/mcp"
 // (http.ServeMux syntax): /servers/<name>/mcp serves one server alone.
 const ServerPattern = "/servers/{name}/mcp"
 
-// ServerURL is the client-facing URL of server's own endpoint on a
-// listener address.
-func ServerURL(addr net.Addr, server string) string {
-	base := strings.TrimSuffix(URL(addr), MCPPath)
-	return base + "/servers/" + url.PathEscape(server) + "/mcp"
-}
 
 // Streamable-HTTP headers (MCP 2025-11-25).
 const (
