@@ -21,7 +21,6 @@ const MCPPath = "/mcp"
 // (http.ServeMux syntax): /servers/<name>/mcp serves one server alone.
 const ServerPattern = "/servers/{name}/mcp"
 
-
 // Streamable-HTTP headers (MCP 2025-11-25).
 const (
 	sessionHeader  = "Mcp-Session-Id"
