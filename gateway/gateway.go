@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -44,8 +45,10 @@ type Gateway struct {
 
 	mu       sync.Mutex
 	inflight map[inflightKey]context.CancelFunc
-	streams  map[string][]*stream // server→client streams by session id
-	calls    sync.WaitGroup       // requests being handled
+	streams  map[string][]*stream        // server→client streams by session id
+	pending  map[pendingKey]chan message // the gateway's requests to clients
+	askSeq   atomic.Uint64               // numbers them
+	calls    sync.WaitGroup              // requests being handled
 }
 
 // handler answers one request. An *rpcError chooses the JSON-RPC error; any
@@ -70,6 +73,7 @@ func New(h *host.Host, opts Options) *Gateway {
 		h: h, opts: opts, logger: opts.Logger,
 		inflight: map[inflightKey]context.CancelFunc{},
 		streams:  map[string][]*stream{},
+		pending:  map[pendingKey]chan message{},
 	}
 	g.metrics = newMetrics(h)
 	// The method table: protocol features are added here, one handler each.
@@ -79,9 +83,13 @@ func New(h *host.Host, opts Options) *Gateway {
 		"tools/list": g.toolsList,
 		"tools/call": g.toolsCall,
 	}
+	for _, m := range relayedMethods {
+		g.methods[m] = g.relayed
+	}
 	g.notifications = map[string]notificationHandler{
-		"notifications/initialized": func(context.Context, *exchange) {},
-		"notifications/cancelled":   g.cancelled,
+		"notifications/initialized":        func(context.Context, *exchange) {},
+		"notifications/cancelled":          g.cancelled,
+		"notifications/roots/list_changed": g.passOn,
 	}
 	return g
 }
@@ -96,10 +104,14 @@ func versionOr(v string) string {
 // exchange is one message from a client and what the engine knows of its
 // session.
 type exchange struct {
+	g     *Gateway
 	msg   message
 	sess  *host.Session     // nil only for a request that needs no session
 	state host.SessionState // as loaded when the message arrived
 	out   sink
+
+	boxOnce sync.Once
+	box     *outbox // what the request relays before its response; nil until used
 }
 
 // sink is where the engine writes what a request produces: messages sent
@@ -133,18 +145,33 @@ func (g *Gateway) serveRequest(ctx context.Context, x *exchange) {
 		g.mu.Unlock()
 	}()
 	result, err := g.run(ctx, x)
+	x.closeOutbox()
 	if x.sess != nil && x.msg.Method != "initialize" {
 		g.announce(ctx, x.sess, x.out)
 	}
 	if err != nil {
-		var re *rpcError
-		if !errors.As(err, &re) {
-			re = &rpcError{Code: codeInternalError, Message: err.Error()}
-		}
-		x.out.respond(encodeError(x.msg.ID, re))
+		x.out.respond(encodeError(x.msg.ID, asRPCError(err)))
 		return
 	}
 	x.out.respond(encodeResult(x.msg.ID, result))
+}
+
+// asRPCError is the JSON-RPC error answering err: the handler's choice, a
+// server's error passed on as the server sent it, or an internal error.
+func asRPCError(err error) *rpcError {
+	var re *rpcError
+	if errors.As(err, &re) {
+		return re
+	}
+	var server *host.RPCError
+	if errors.As(err, &server) {
+		re = &rpcError{Code: server.Code, Message: server.Message}
+		if len(server.Data) > 0 {
+			re.Data = server.Data
+		}
+		return re
+	}
+	return &rpcError{Code: codeInternalError, Message: err.Error()}
 }
 
 // run calls the method's handler, turning a panic into an error.

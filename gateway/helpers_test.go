@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 	os.Exit(testbin.Main(m, &bins, func() (testbin.Set, error) {
 		return testbin.Build(map[string]string{
 			"plugins/mcp-transport-stdio": "./plugins/stdio",
+			"plugins/mcp-transport-http":  "./plugins/http",
 			"testserver":                  "./internal/testserver",
 		})
 	}))
@@ -108,6 +109,7 @@ func serveHTTP(t *testing.T, h *host.Host) (string, *gateway.Gateway) {
 		t.Fatal(err)
 	}
 	door.Mount(gateway.MCPPath, gw.HTTPHandler())
+	door.Mount(gateway.ServerPattern, gw.ServerHTTPHandler())
 	door.OnShutdown(gw.Shutdown)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -151,6 +153,13 @@ func start(t *testing.T, tr transport.Interface) *mcpClient {
 			c.changed <- struct{}{}
 		}
 	})
+	initialize(t, c.Client, "gateway-test")
+	return c
+}
+
+// initialize starts c, closed when the test ends, and runs initialize.
+func initialize(t *testing.T, c *client.Client, name string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := c.Start(context.Background()); err != nil {
@@ -159,11 +168,10 @@ func start(t *testing.T, tr transport.Interface) *mcpClient {
 	t.Cleanup(func() { c.Close() })
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	req.Params.ClientInfo = mcp.Implementation{Name: "gateway-test", Version: "1"}
+	req.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
 	if _, err := c.Initialize(ctx, req); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
-	return c
 }
 
 // toolNames lists the session's tools.

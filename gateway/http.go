@@ -17,6 +17,10 @@ import (
 // MCPPath is where the streamable-HTTP MCP endpoint is mounted.
 const MCPPath = "/mcp"
 
+// ServerPattern is where the per-server endpoints are mounted
+// (http.ServeMux syntax): /servers/<name>/mcp serves one server alone.
+const ServerPattern = "/servers/{name}/mcp"
+
 // Streamable-HTTP headers (MCP 2025-11-25).
 const (
 	sessionHeader  = "Mcp-Session-Id"
@@ -49,16 +53,36 @@ func URL(addr net.Addr) string {
 // initialize and checked against the host's session store on every
 // request, so no session state lives only in this process. Run must run
 // beside it for list_changed to reach GET streams.
-func (g *Gateway) HTTPHandler() http.Handler { return http.HandlerFunc(g.serveHTTP) }
+func (g *Gateway) HTTPHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { g.serveHTTP(w, r, "") })
+}
 
-func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request) {
+// ServerHTTPHandler returns the per-server endpoints, to mount at
+// ServerPattern: /servers/<name>/mcp serves the server <name> alone, as if
+// the client were connected to it — its own tool, prompt and resource names,
+// its own capabilities and serverInfo — through the same supervision,
+// shaping, sessions and limits as /mcp. A name that is not a running
+// server is 404.
+func (g *Gateway) ServerHTTPHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("name")
+		if _, ok := g.h.Server(name); !ok || name == "" {
+			httpError(w, http.StatusNotFound, &rpcError{Code: codeInvalidRequest,
+				Message: fmt.Sprintf("no running server %q: /servers/<name>/mcp serves one configured, enabled server (see plughost mcp list)", name)})
+			return
+		}
+		g.serveHTTP(w, r, name)
+	})
+}
+
+func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request, scope string) {
 	switch r.Method {
 	case http.MethodPost:
-		g.post(w, r)
+		g.post(w, r, scope)
 	case http.MethodGet:
-		g.get(w, r)
+		g.get(w, r, scope)
 	case http.MethodDelete:
-		g.delete(w, r)
+		g.delete(w, r, scope)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		httpError(w, http.StatusMethodNotAllowed, &rpcError{Code: codeInvalidRequest, Message: "method not allowed: use POST, GET or DELETE"})
@@ -72,7 +96,7 @@ func httpError(w http.ResponseWriter, status int, e *rpcError) {
 	_, _ = w.Write(encodeError(nil, e)) // the client went away: nothing to do
 }
 
-func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
+func (g *Gateway) post(w http.ResponseWriter, r *http.Request, scope string) {
 	if !checkVersionHeader(w, r) {
 		return
 	}
@@ -97,20 +121,23 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	var sess *host.Session
 	if k == kindRequest && msg.Method == "initialize" {
-		if sess, err = g.h.CreateSession(ctx, host.SessionState{}); err != nil {
+		if sess, err = g.h.CreateSession(ctx, host.SessionState{Scope: scope}); err != nil {
 			storeError(w, err)
 			return
 		}
 		w.Header().Set(sessionHeader, sess.ID())
-	} else if sess = g.sessionOf(w, r); sess == nil {
+	} else if sess = g.sessionOf(w, r, scope); sess == nil {
 		return
 	}
-	x := &exchange{msg: msg, sess: sess}
+	x := &exchange{g: g, msg: msg, sess: sess}
 	switch k {
 	case kindNotification:
 		g.serveNotification(ctx, x)
 		w.WriteHeader(http.StatusAccepted)
 	case kindResponse:
+		if !g.answered(sess.ID(), msg) {
+			g.logger.Debug("a client's response matches no request of the gateway", "session", sess.ID(), "id", string(msg.ID))
+		}
 		w.WriteHeader(http.StatusAccepted)
 	default:
 		x.out = newHTTPSink(w, accepts(r, "text/event-stream"))
@@ -119,15 +146,19 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request) {
 }
 
 // sessionOf returns the session named by the request's Mcp-Session-Id,
-// or answers 400 (no id) or 404 (unknown or expired: initialize again).
-func (g *Gateway) sessionOf(w http.ResponseWriter, r *http.Request) *host.Session {
+// or answers 400 (no id) or 404 (unknown or expired, or a session of
+// another endpoint: initialize again).
+func (g *Gateway) sessionOf(w http.ResponseWriter, r *http.Request, scope string) *host.Session {
 	id := r.Header.Get(sessionHeader)
 	if id == "" {
 		httpError(w, http.StatusBadRequest, &rpcError{Code: codeInvalidRequest,
 			Message: "missing " + sessionHeader + " header: send initialize first and then the session id it returned"})
 		return nil
 	}
-	sess, _, err := g.h.OpenSession(r.Context(), id)
+	sess, st, err := g.h.OpenSession(r.Context(), id)
+	if err == nil && st.Scope != scope {
+		err = host.ErrSessionNotFound // a session id is good for the endpoint that issued it
+	}
 	if errors.Is(err, host.ErrSessionNotFound) {
 		httpError(w, http.StatusNotFound, &rpcError{Code: codeInvalidRequest,
 			Message: "session not found (it ended or expired): send initialize without " + sessionHeader + " to start a new one"})
@@ -178,7 +209,7 @@ func accepts(r *http.Request, mediaType string) bool {
 }
 
 // get opens the session's event stream for server-initiated messages.
-func (g *Gateway) get(w http.ResponseWriter, r *http.Request) {
+func (g *Gateway) get(w http.ResponseWriter, r *http.Request, scope string) {
 	if !checkVersionHeader(w, r) {
 		return
 	}
@@ -186,13 +217,18 @@ func (g *Gateway) get(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotAcceptable, &rpcError{Code: codeInvalidRequest, Message: "GET opens an event stream: send Accept: text/event-stream"})
 		return
 	}
-	sess := g.sessionOf(w, r)
+	sess := g.sessionOf(w, r, scope)
 	if sess == nil {
 		return
 	}
 	rc := http.NewResponseController(w)
 	st := g.attach(sess.ID())
-	defer g.detach(st)
+	sess.SetHandlers(g.handlers(sess.ID(), streamChannel{g, sess.ID()}))
+	defer func() {
+		if g.detach(st) == 0 {
+			sess.ClearHandlers() // nothing outside a request can reach the client now
+		}
+	}()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -219,8 +255,8 @@ func (g *Gateway) get(w http.ResponseWriter, r *http.Request) {
 }
 
 // delete ends the session.
-func (g *Gateway) delete(w http.ResponseWriter, r *http.Request) {
-	sess := g.sessionOf(w, r)
+func (g *Gateway) delete(w http.ResponseWriter, r *http.Request, scope string) {
+	sess := g.sessionOf(w, r, scope)
 	if sess == nil {
 		return
 	}

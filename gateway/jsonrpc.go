@@ -127,6 +127,21 @@ func encodeError(id json.RawMessage, e *rpcError) []byte {
 	return b
 }
 
+// encodeRequest is a request with params (nil: none), written as they are.
+func encodeRequest(id json.RawMessage, method string, params json.RawMessage) []byte {
+	m, _ := json.Marshal(method) // a string always encodes
+	out := make([]byte, 0, len(id)+len(m)+len(params)+48)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"method":`...)
+	out = append(out, m...)
+	if len(params) > 0 {
+		out = append(out, `,"params":`...)
+		out = append(out, params...)
+	}
+	return append(out, '}')
+}
+
 // encodeNotification is a notification with params (nil: none).
 func encodeNotification(method string, params json.RawMessage) []byte {
 	b, _ := json.Marshal(struct { // a string and raw JSON always encode

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/artifacts"
 )
 
 // protocolVersions are the MCP versions the gateway speaks, newest first.
@@ -31,7 +32,10 @@ const instructions = "plughost serves the tools of several MCP servers under nam
 	"search for a capability before concluding it is missing; found tools become callable for a few turns."
 
 // initialize records the client's protocol version and self-description in
-// the session and answers with the gateway's.
+// the session and answers with the gateway's: the aggregate endpoint's
+// capabilities follow what its servers offer (host.ServerCapabilities); a
+// per-server endpoint answers with its server's own capabilities, serverInfo
+// and instructions.
 func (g *Gateway) initialize(ctx context.Context, x *exchange) (json.RawMessage, error) {
 	var p struct {
 		ProtocolVersion string          `json:"protocolVersion"`
@@ -46,7 +50,7 @@ func (g *Gateway) initialize(ctx context.Context, x *exchange) (json.RawMessage,
 		Info         json.RawMessage `json:"clientInfo,omitempty"`
 		Capabilities json.RawMessage `json:"capabilities,omitempty"`
 	}{p.ClientInfo, p.Capabilities})
-	_, err := g.h.Sessions().Update(ctx, x.sess.ID(), func(st *host.SessionState) error {
+	st, err := g.h.Sessions().Update(ctx, x.sess.ID(), func(st *host.SessionState) error {
 		st.Protocol, st.Client = version, client
 		return nil
 	})
@@ -56,35 +60,61 @@ func (g *Gateway) initialize(ctx context.Context, x *exchange) (json.RawMessage,
 	if _, err := x.sess.TakeListChange(ctx); err != nil { // the client lists next: nothing to announce
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	return json.Marshal(mcp.InitializeResult{
-		ProtocolVersion: version,
-		Capabilities: mcp.ServerCapabilities{Tools: &struct {
-			ListChanged bool `json:"listChanged,omitempty"`
-		}{ListChanged: true}},
-		ServerInfo:   mcp.Implementation{Name: "plughost", Version: versionOr(g.opts.Version)},
-		Instructions: instructions,
-	})
+	if st.Scope != "" {
+		return g.serverInitialize(st.Scope, version)
+	}
+	return json.Marshal(struct {
+		ProtocolVersion string             `json:"protocolVersion"`
+		Capabilities    json.RawMessage    `json:"capabilities"`
+		ServerInfo      mcp.Implementation `json:"serverInfo"`
+		Instructions    string             `json:"instructions"`
+	}{version, g.h.ServerCapabilities(), mcp.Implementation{Name: "plughost", Version: versionOr(g.opts.Version)}, instructions})
+}
+
+// serverInitialize answers initialize on a per-server endpoint with what
+// the server said at its own (last) initialize; a server that never
+// initialized offers tools under plughost's serverInfo.
+func (g *Gateway) serverInitialize(server, version string) (json.RawMessage, error) {
+	res := struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      json.RawMessage `json:"serverInfo"`
+		Instructions    json.RawMessage `json:"instructions,omitempty"`
+	}{ProtocolVersion: version, Capabilities: json.RawMessage(`{"tools":{"listChanged":true}}`)}
+	res.ServerInfo, _ = json.Marshal(mcp.Implementation{Name: "plughost/" + server, Version: versionOr(g.opts.Version)})
+	if srv, ok := g.h.Server(server); ok {
+		if init, ok := srv.Initialized(); ok {
+			if len(init.Capabilities) > 0 {
+				res.Capabilities = init.Capabilities
+			}
+			if len(init.ServerInfo) > 0 {
+				res.ServerInfo = init.ServerInfo
+			}
+			res.Instructions = init.Instructions
+		}
+	}
+	return json.Marshal(res)
 }
 
 // toolsList answers tools/list with the tools the session sees: the
-// servers' definitions as they listed them (names aside), written out
-// without re-encoding. One page holds every tool.
+// servers' definitions as they listed them (names aside on the aggregate
+// endpoint), written out without re-encoding. One page holds every tool.
 func (g *Gateway) toolsList(ctx context.Context, x *exchange) (json.RawMessage, error) {
-	tools, err := x.sess.Visible(ctx)
+	defs, err := x.sess.ToolDefinitions(ctx)
 	if err != nil {
 		return nil, err
 	}
 	size := len(`{"tools":[]}`)
-	for _, t := range tools {
-		size += len(t.Definition) + 1
+	for _, d := range defs {
+		size += len(d) + 1
 	}
 	out := bytes.NewBuffer(make([]byte, 0, size))
 	out.WriteString(`{"tools":[`)
-	for i, t := range tools {
+	for i, d := range defs {
 		if i > 0 {
 			out.WriteByte(',')
 		}
-		out.Write(t.Definition)
+		out.Write(d)
 	}
 	out.WriteString(`]}`)
 	return out.Bytes(), nil
@@ -92,19 +122,30 @@ func (g *Gateway) toolsList(ctx context.Context, x *exchange) (json.RawMessage, 
 
 // toolsCall answers tools/call through the session: every call that is not
 // a search ends a turn. An unknown tool is a JSON-RPC error (-32602,
-// invalid params, as the MCP spec says); a call that could not be made —
-// server down, crash, timeout, bad arguments — is a result with isError
-// set that says why, so it degrades only that tool.
+// invalid params, as the MCP spec says), and so is a JSON-RPC error the
+// server answered (passed on as the server sent it); a call that could not
+// be made — server down, crash, timeout, bad arguments — is a result with
+// isError set that says why, so it degrades only that tool. The request's
+// _meta (a progress token) travels to the server, and what the server
+// sends during the call comes back on the request's channel; a call with a
+// "task" member answers with the task the server created.
 func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, error) {
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
+		Meta      json.RawMessage `json:"_meta"`
+		Task      json.RawMessage `json:"task"`
 	}
 	if err := json.Unmarshal(x.msg.Params, &p); err != nil || p.Name == "" {
 		return nil, invalidParams(`tools/call: params must be {"name": "<tool>", "arguments": {...}}`)
 	}
+	opts := g.callOptions(x)
+	opts.Meta = p.Meta
+	if len(p.Task) > 0 && !bytes.Equal(p.Task, []byte("null")) {
+		opts.Task = p.Task
+	}
 	began := time.Now()
-	res, err := x.sess.Call(ctx, p.Name, p.Arguments)
+	r, err := x.sess.CallWith(ctx, p.Name, p.Arguments, opts)
 	took := time.Since(began)
 	var unknown *host.UnknownToolError
 	if errors.As(err, &unknown) {
@@ -120,11 +161,47 @@ func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, 
 			g.logger.Warn("ending a turn", "session", x.sess.ID(), "error", err)
 		}
 	}
-	g.metrics.call(g.labels(p.Name, search), took, res, err, search)
-	if err != nil {
-		res = mcp.NewToolResultError(callFailure(p.Name, err))
+	g.metrics.call(g.labels(ctx, x.sess, p.Name, search), took, r.Result, err, search)
+	var serverErr *host.RPCError
+	switch {
+	case errors.As(err, &serverErr):
+		return nil, serverErr
+	case err != nil:
+		return json.Marshal(mcp.NewToolResultError(callFailure(p.Name, err)))
+	case r.Task != nil:
+		return r.Task, nil
 	}
-	return json.Marshal(res)
+	return json.Marshal(r.Result)
+}
+
+// relayedMethods are the requests the host answers through
+// host.Session.Request.
+var relayedMethods = []string{
+	"resources/list", "resources/templates/list", "resources/read",
+	"resources/subscribe", "resources/unsubscribe",
+	"prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
+	"tasks/get", "tasks/result", "tasks/cancel", "tasks/list",
+}
+
+// relayed answers a request the host relays to the servers: resources,
+// prompts, completion, logging and tasks. JSON-RPC errors (the server's,
+// or the host's: an unknown prompt, a resource no server offers) are passed
+// on as they are; what the server sends meanwhile comes back on the
+// request's channel.
+func (g *Gateway) relayed(ctx context.Context, x *exchange) (json.RawMessage, error) {
+	res, err := x.sess.Request(ctx, x.msg.Method, x.msg.Params, g.callOptions(x))
+	var re *host.RPCError
+	if errors.As(err, &re) {
+		return nil, re
+	}
+	return res, err
+}
+
+// passOn gives a notification of the client to the servers it concerns.
+func (g *Gateway) passOn(ctx context.Context, x *exchange) {
+	if x.sess != nil {
+		x.sess.Notify(ctx, x.msg.Method, x.msg.Params)
+	}
 }
 
 // callFailure is the text of an isError result for a call that failed.
@@ -139,7 +216,13 @@ func callFailure(name string, err error) string {
 // labels are the metric labels of a call: the server and its own tool
 // name, or "plughost" and the name for tools the host answers itself
 // (search, built-ins).
-func (g *Gateway) labels(name string, search bool) [2]string {
+func (g *Gateway) labels(ctx context.Context, sess *host.Session, name string, search bool) [2]string {
+	if scope, err := sess.Scope(ctx); err == nil && scope != "" {
+		if artifacts.IsTool(name) && !g.h.HasServerTool(scope, name) {
+			return [2]string{"plughost", name}
+		}
+		return [2]string{scope, name}
+	}
 	if !search {
 		if t, ok := g.h.Registry().Lookup(name); ok {
 			return [2]string{t.Server, t.ServerTool}

@@ -230,10 +230,12 @@ func TestStreamableHTTPSessions(t *testing.T) {
 	if r := c.request(1, "ping", `{}`); r.status != 200 || r.header.Get("Content-Type") != "application/json" || !strings.Contains(r.body, `"result":{}`) {
 		t.Errorf("ping: %d %s", r.status, r.body)
 	}
-	if r := c.request(2, "resources/templates/list", `{}`); r.status != 200 {
-		t.Errorf("unknown method: %d", r.status)
-	} else if code, _ := errorOf(t, r.msg(t)); code != -32601 {
-		t.Errorf("unknown method: code %v", code)
+	for _, method := range []string{"no/such-method", "resources/templates/list", "prompts/list", "tasks/list"} { // no server offers these
+		if r := c.request(2, method, `{}`); r.status != 200 {
+			t.Errorf("%s: %d", method, r.status)
+		} else if code, _ := errorOf(t, r.msg(t)); code != -32601 {
+			t.Errorf("%s: code %v, want -32601", method, code)
+		}
 	}
 	if r := c.do("POST", `{"jsonrpc":"2.0","id":3,"method":"ping"}`, map[string]string{"Mcp-Protocol-Version": "1900-01-01"}); r.status != 400 || !strings.Contains(r.body, "unsupported Mcp-Protocol-Version") {
 		t.Errorf("bad protocol header: %d %s", r.status, r.body)

@@ -51,6 +51,9 @@ func TestClientSnippet(t *testing.T) {
 	if !strings.Contains(s, `claude mcp add --transport http plughost http://127.0.0.1:1/mcp --header "Authorization: Bearer tok-0123456789abcdef"`) {
 		t.Errorf("no claude mcp add line:\n%s", s)
 	}
+	if !strings.Contains(s, "http://127.0.0.1:1/servers/<name>/mcp") {
+		t.Errorf("no per-server endpoint:\n%s", s)
+	}
 	if noAuth := ClientSnippet("http://127.0.0.1:1/mcp", "", "/bin/plughost"); strings.Contains(noAuth, "Authorization") {
 		t.Errorf("snippet without a token mentions Authorization:\n%s", noAuth)
 	}

@@ -33,6 +33,7 @@ func (g *Gateway) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) e
 	w := &lineWriter{w: out}
 	st := g.attach(sess.ID())
 	defer g.detach(st)
+	sess.SetHandlers(g.handlers(sess.ID(), streamChannel{g, sess.ID()}))
 
 	runCtx, stop := context.WithCancel(ctx)
 	var background sync.WaitGroup
@@ -84,7 +85,7 @@ func (g *Gateway) stdioMessage(ctx context.Context, sess *host.Session, data []b
 		w.write(encodeError(nil, perr))
 		return
 	}
-	x := &exchange{msg: msg, sess: sess, out: stdioSink{w}}
+	x := &exchange{g: g, msg: msg, sess: sess, out: stdioSink{w}}
 	switch k {
 	case kindRequest:
 		slots <- struct{}{}
@@ -95,7 +96,9 @@ func (g *Gateway) stdioMessage(ctx context.Context, sess *host.Session, data []b
 	case kindNotification:
 		g.serveNotification(ctx, x)
 	case kindResponse:
-		g.logger.Debug("ignoring a response from the client: the gateway sends no requests", "id", string(msg.ID))
+		if !g.answered(sess.ID(), msg) {
+			g.logger.Debug("a client's response matches no request of the gateway", "id", string(msg.ID))
+		}
 	}
 }
 

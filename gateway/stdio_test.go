@@ -1,12 +1,9 @@
 package gateway_test
 
 import (
-	"context"
-	"github.com/google/go-cmp/cmp"
-	"io"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/plughost/plughost/gateway"
 )
@@ -18,24 +15,7 @@ func TestStdio(t *testing.T) {
 	h := startHost(t, map[string]any{"s": testserver(nil)}, func(m map[string]any) {
 		m["discovery"] = map[string]any{"enabled": true}
 	})
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- gateway.New(h, gateway.Options{}).ServeStdio(ctx, inR, outW)
-		outW.Close()
-	}()
-	t.Cleanup(func() {
-		cancel()
-		inW.Close()
-		if err := <-done; err != nil {
-			t.Errorf("ServeStdio: %v", err)
-		}
-	})
-	errR, errW := io.Pipe() // the client's "stderr": nothing is written to it
-	t.Cleanup(func() { errW.Close() })
-	c := start(t, transport.NewIO(outR, inW, errR))
+	c := start(t, stdioPipes(t, gateway.New(h, gateway.Options{}).ServeStdio))
 	if diff := cmp.Diff([]string{"read_file", "search_files", "tool_search_tool_bm25"}, c.toolNames(t)); diff != "" {
 		t.Fatalf("tools with discovery on: want only the search and paging tools (-want +got):\n%s", diff)
 	}

@@ -8,9 +8,10 @@ import (
 )
 
 // stream is a channel for server→client messages outside any request: the
-// GET event stream of an HTTP session, or stdout of the stdio session. Its
-// queue is bounded; a message that finds it full is dropped with a warning
-// (today only list_changed travels here, and one pending is enough).
+// GET event stream of an HTTP session, or stdout of the stdio session
+// (list_changed, resource updates, log messages, a server's requests that
+// came outside a request of the client's). Its queue is bounded; a message
+// that finds it full is dropped with a warning.
 type stream struct {
 	session string
 	queue   chan []byte
@@ -18,7 +19,7 @@ type stream struct {
 }
 
 // streamQueue is how many messages wait for a slow stream.
-const streamQueue = 64
+const streamQueue = 256
 
 // attach registers a stream for a session; the newest stream of a session
 // carries its messages (a message goes out on one stream only).
@@ -30,8 +31,9 @@ func (g *Gateway) attach(session string) *stream {
 	return st
 }
 
-// detach forgets a stream (its reader stopped).
-func (g *Gateway) detach(st *stream) {
+// detach forgets a stream (its reader stopped) and returns how many
+// streams the session has left.
+func (g *Gateway) detach(st *stream) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	list := g.streams[st.session]
@@ -46,6 +48,7 @@ func (g *Gateway) detach(st *stream) {
 	} else {
 		g.streams[st.session] = list
 	}
+	return len(list)
 }
 
 // push queues msg on the session's newest stream; false when it has none.
@@ -152,6 +155,7 @@ func (g *Gateway) Run(ctx context.Context) {
 				g.announceAll(ctx)
 			case c.Ended:
 				g.endStreams(c.ID)
+				g.h.Session(c.ID).Release()
 			case g.hasStream(c.ID):
 				g.announce(ctx, g.h.Session(c.ID), nil)
 			}

@@ -32,6 +32,7 @@ const retentionGrace = 10 * time.Minute
 type callChain struct {
 	store    *artifacts.Store
 	handler  shaping.Handler
+	fetched  shaping.Handler // the same links around a result fetched outside a call (a task's)
 	maxChars int
 	limits   artifacts.SearchLimits // of search_files over the store
 }
@@ -50,14 +51,15 @@ func (h *Host) newCallChain(cfg *config.Config, prev *state) (*callChain, error)
 			return nil, fmt.Errorf("tools.mcp.workspace: %w", err)
 		}
 	}
-	handler := shaping.New(h.callServer, shaping.Options{
+	opts := shaping.Options{
 		MaxInlineChars: cfg.MCP.MaxInlineTextChars,
 		Saver:          store,
 		Logger:         h.logger.Named("shaping"),
 		Metrics:        &h.metrics,
 		CallTimeout:    h.callTimeout,
-	})
-	return &callChain{store: store, handler: handler, maxChars: cfg.MCP.MaxInlineTextChars, limits: limits}, nil
+	}
+	return &callChain{store: store, handler: shaping.New(h.callServer, opts), fetched: shaping.New(fetchedResult, opts),
+		maxChars: cfg.MCP.MaxInlineTextChars, limits: limits}, nil
 }
 
 // call runs an MCP tool call through the current config's chain.

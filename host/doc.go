@@ -11,5 +11,14 @@
 //	tools := s.Tools()
 //	res, err := s.Call(ctx, "mcp_demo_echo", json.RawMessage(`{"text":"hi"}`))
 //
+// Beyond tools, a session serves the rest of MCP for a client: Request
+// answers resources, prompts, completion, logging and tasks (every server's,
+// under plughost's names and URIs, or one server's as they are, for a
+// session scoped to it), and what a server sends on its own — progress, log
+// messages, sampling, elicitation and roots requests — is relayed to the
+// session that caused it, through its ClientHandlers:
+//
+//	s.SetHandlers(host.ClientHandlers{Sampling: askTheModel, Notify: show})
+//
 // Every front end (CLI, dashboard, gateway) drives the same Host.
 package host

@@ -75,6 +75,7 @@ type Host struct {
 	largeDone chan struct{}   // signals returnMemory after a large call
 	sessions  SessionStore
 	unlocks   atomic.Int64 // tools unlocked by searches and exact-name calls
+	relay     *relay       // what servers send on their own, to sessions
 
 	viewMu sync.Mutex                     // serializes building views
 	viewAt atomic.Pointer[discovery.View] // the view of the current snapshot and rules
@@ -190,6 +191,7 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 		}
 		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
+	h.relay = newRelay(h)
 	h.auth = newAuth(opts.TokenStore, h.logger)
 	st, err := h.buildState(cfg, problems, nil)
 	if err != nil {
@@ -318,6 +320,7 @@ func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []s
 		InProcess:     inProcess,
 		Masker:        h.masker,
 		Limits:        supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name)},
+		Relay:         h.relay,
 	}, nil
 }
 

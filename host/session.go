@@ -16,6 +16,7 @@ import (
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/shaping"
+	"github.com/plughost/plughost/host/supervisor"
 )
 
 // Session is one agent conversation's view of the host: the tools its model
@@ -30,23 +31,32 @@ type Session struct {
 	// empty one (NewSession). Otherwise a missing state means the session
 	// ended (CreateSession, OpenSession).
 	lazy bool
+	// scope is the state's Scope, known when scopeKnown (every way to get
+	// a Session but Host.Session reads or sets it).
+	scope      string
+	scopeKnown bool
 }
 
 // NewSession starts a session for an embedding agent. Nothing is stored
 // until the session unlocks something; a session idle past the store's
 // expiry starts over with nothing unlocked.
-func (h *Host) NewSession() *Session { return &Session{h: h, id: newSessionID(), lazy: true} }
+func (h *Host) NewSession() *Session {
+	return &Session{h: h, id: newSessionID(), lazy: true, scopeKnown: true}
+}
 
 // CreateSession stores a new session with state st (its discovery state
 // usually empty) under a fresh random id, for a front end that hands the
 // id to a client (the gateway's Mcp-Session-Id).
 func (h *Host) CreateSession(ctx context.Context, st SessionState) (*Session, error) {
-	s := &Session{h: h, id: newSessionID()}
+	if _, ok := h.Server(st.Scope); st.Scope != "" && !ok {
+		return nil, fmt.Errorf("create session: server %q is not running (not configured, disabled or invalid)", st.Scope)
+	}
+	s := &Session{h: h, id: newSessionID(), scope: st.Scope, scopeKnown: true}
 	if st.Created.IsZero() {
 		st.Created = time.Now()
 	}
 	if st.Listed == 0 { // the client starts from the list as it is now
-		st.Listed = h.view().Fingerprint(st.Discovery)
+		st.Listed = h.fingerprint(h.view(), st)
 	}
 	if err := h.sessions.Create(ctx, s.id, st); err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
@@ -61,7 +71,7 @@ func (h *Host) OpenSession(ctx context.Context, id string) (*Session, SessionSta
 	if err != nil {
 		return nil, SessionState{}, err
 	}
-	return &Session{h: h, id: id}, st, nil
+	return &Session{h: h, id: id, scope: st.Scope, scopeKnown: true}, st, nil
 }
 
 // Session returns a handle on the session with id without reading the
@@ -74,6 +84,19 @@ func (h *Host) Sessions() SessionStore { return h.sessions }
 
 // ID returns the session's id.
 func (s *Session) ID() string { return s.id }
+
+// scopeOf returns the session's scope (SessionState.Scope).
+func (s *Session) scopeOf(ctx context.Context) (string, error) {
+	if s.scopeKnown {
+		return s.scope, nil
+	}
+	st, err := s.State(ctx)
+	if err != nil {
+		return "", err
+	}
+	s.scope, s.scopeKnown = st.Scope, true
+	return st.Scope, nil
+}
 
 // newSessionID returns 128 random bits, URL-safe: unguessable, and valid
 // as an Mcp-Session-Id (visible ASCII).
@@ -129,7 +152,7 @@ func (s *Session) Visible(ctx context.Context) ([]registry.Tool, error) {
 	var tools []registry.Tool
 	_, err := s.update(ctx, func(st *SessionState) error {
 		tools = v.Visible(st.Discovery)
-		fp := v.Fingerprint(st.Discovery)
+		fp := s.h.fingerprint(v, *st)
 		if st.Listed == fp {
 			return ErrSessionUnchanged
 		}
@@ -145,17 +168,7 @@ func (s *Session) Visible(ctx context.Context) ([]registry.Tool, error) {
 // calls it to send notifications/tools/list_changed exactly when a
 // session's list changed. It costs O(what the session unlocked).
 func (s *Session) TakeListChange(ctx context.Context) (bool, error) {
-	v := s.h.view()
-	changed := false
-	_, err := s.update(ctx, func(st *SessionState) error {
-		fp := v.Fingerprint(st.Discovery)
-		if changed = st.Listed != fp; !changed {
-			return ErrSessionUnchanged
-		}
-		st.Listed = fp
-		return nil
-	})
-	return changed, err
+	return s.learn(ctx, s.h.view())
 }
 
 // EndTurn marks the end of one conversational turn: tools unlocked by a
@@ -174,8 +187,12 @@ func (s *Session) EndTurn(ctx context.Context) error {
 	return err
 }
 
-// Close ends the session and forgets its state.
-func (s *Session) Close(ctx context.Context) error { return s.h.sessions.Delete(ctx, s.id) }
+// Close ends the session and forgets its state (and what the relay kept
+// for it: see Release).
+func (s *Session) Close(ctx context.Context) error {
+	s.Release()
+	return s.h.sessions.Delete(ctx, s.id)
+}
 
 // IsSearchTool reports whether name is one of the discovery search tools
 // (a call of one searches and unlocks; it does not end a turn).
@@ -188,40 +205,80 @@ func (s *Session) IsSearchTool(name string) bool { return s.h.st().rules.IsSearc
 // bounded and its full payload saved in the workspace. A tool's own failure
 // is a result with IsError set; an error means the call could not be made:
 // an unknown tool (*UnknownToolError), a server that is down
-// (*ServerUnavailableError), a crash or a timeout. The cost does not depend
-// on the catalog's size.
+// (*ServerUnavailableError), a crash or a timeout, or the server's JSON-RPC
+// error answer (an *RPCError, wrapped). The cost does not depend on the
+// catalog's size.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	r, err := s.CallWith(ctx, name, args, CallOptions{})
+	return r.Result, err
+}
+
+// CallResult is the answer to a call: the tool's result, or, for a call
+// with CallOptions.Task, the task the server created (its
+// CreateTaskResult, raw; see tasks/get and tasks/result).
+type CallResult struct {
+	Result *mcp.CallToolResult
+	Task   json.RawMessage
+}
+
+// CallWith is Call with what a client's request carries besides name and
+// arguments (CallOptions): its _meta (progress), task augmentation, and the
+// handlers of what the server sends during the call. In a session scoped to
+// one server, name is the server's own tool name and discovery does not
+// apply.
+func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (CallResult, error) {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = json.RawMessage("{}")
 	}
 	if args[0] != '{' || !json.Valid(args) {
-		return nil, fmt.Errorf("tool %q: arguments must be a JSON object, like {\"key\": \"value\"}", name)
+		return CallResult{}, fmt.Errorf("tool %q: arguments must be a JSON object, like {\"key\": \"value\"}", name)
 	}
-	if artifacts.IsTool(name) {
-		return s.h.callPaging(ctx, name, args), nil
+	scope, err := s.scopeOf(ctx)
+	if err != nil {
+		return CallResult{}, err
 	}
 	v := s.h.view()
-	if v.Rules().IsSearchTool(name) {
-		return s.search(ctx, v, name, args)
+	tool, ok := registry.Tool{}, false
+	if scope != "" {
+		tool, ok = serverTool(v.Snapshot(), scope, name)
 	}
-	tool, ok := v.Lookup(name)
-	if !ok {
-		return nil, s.h.unknownTool(v, name)
+	if !ok && artifacts.IsTool(name) {
+		return CallResult{Result: s.h.callPaging(ctx, name, args)}, nil
 	}
-	if err := s.use(ctx, v, tool); err != nil {
-		return nil, err
+	switch {
+	case scope != "" && !ok:
+		return CallResult{}, &UnknownToolError{Name: name, Server: scope}
+	case scope == "" && v.Rules().IsSearchTool(name):
+		res, err := s.search(ctx, v, name, args)
+		return CallResult{Result: res}, err
+	case scope == "":
+		if tool, ok = v.Lookup(name); !ok {
+			return CallResult{}, s.h.unknownTool(v, name)
+		}
+		if err := s.use(ctx, v, tool); err != nil {
+			return CallResult{}, err
+		}
 	}
+	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: tool.Name, Args: args, OutputSchema: tool.OutputSchema}
+	if scope == "" {
+		call.MapURI = func(u string) string { return s.h.clientURI(tool.Server, u) }
+	}
+	if len(opts.Task) > 0 {
+		return s.callTask(ctx, scope, call, opts)
+	}
+	f, meta := s.h.relay.withMeta(s.id, scope, tool.Server, opts.Meta, opts.Handlers)
+	defer s.h.relay.end(f)
+	ctx = supervisor.WithMeta(s.h.relay.noteID(ctx, f), meta)
 	size := 0
-	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: name, Args: args, OutputSchema: tool.OutputSchema}
 	res, err := s.h.call(context.WithValue(ctx, resultSizeKey{}, &size), call)
 	if size >= largeResultBytes {
 		s.h.afterLargeCall()
 	}
 	if err != nil {
-		return nil, s.h.explainCallError(tool.Name, tool.Server, err)
+		return CallResult{}, s.h.explainCallError(tool.Name, tool.Server, err)
 	}
-	return res, nil
+	return CallResult{Result: res}, nil
 }
 
 // search runs a search tool and unlocks what it found.

@@ -39,6 +39,10 @@ type SessionState struct {
 	// Client is what the client said about itself at initialize
 	// (clientInfo and capabilities), as JSON.
 	Client json.RawMessage `json:"client,omitempty"`
+	// Scope is the server the session is scoped to (the gateway's
+	// /servers/<name>/mcp: that server alone, under its own names), or ""
+	// for every server under plughost's names. It never changes.
+	Scope string `json:"scope,omitempty"`
 }
 
 // Clone returns a copy sharing nothing a transition could modify.

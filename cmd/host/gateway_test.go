@@ -218,8 +218,10 @@ func (l *lockedBuffer) String() string {
 }
 
 // The MCP Inspector's CLI (npm @modelcontextprotocol/inspector-cli) lists
-// and calls tools through `plughost serve` over streamable HTTP with the
-// bearer token, and through `plughost stdio`.
+// and calls tools, lists and reads resources, lists and gets prompts and
+// sets the log level through `plughost serve` over streamable HTTP with the
+// bearer token, through `plughost stdio`, and through serve's per-server
+// endpoint /servers/one/mcp, which shows the server's own names.
 func TestInspectorCLI(t *testing.T) {
 	c := newCLI(t)
 	t.Parallel()
@@ -227,7 +229,7 @@ func TestInspectorCLI(t *testing.T) {
 	if err != nil {
 		t.Skipf("SKIPPING the MCP Inspector integration test: %v", err)
 	}
-	cfg := mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"one": testserver()}})
+	cfg := mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"one": testserver("-faithful", "-name", "one")}})
 	g := startServe(t, c, cfg)
 	path := filepath.Join(t.TempDir(), "c.json")
 	writeConfig(t, path, cfg)
@@ -244,8 +246,28 @@ func TestInspectorCLI(t *testing.T) {
 			call := inspector(t, c, dir, append(append([]string{}, target.args...), "--method", "tools/call",
 				"--tool-name", "mcp_one_echo", "--tool-arg", "text=from the inspector")...)
 			wantContains(t, "inspector tools/call", call, `"text": "from the inspector"`)
+			run := func(args ...string) string {
+				return inspector(t, c, dir, append(append([]string{}, target.args...), args...)...)
+			}
+			wantContains(t, "inspector resources/list", run("--method", "resources/list"), `"uri": "test://static"`, `"uri": "test://one/own"`)
+			wantContains(t, "inspector resources/read", run("--method", "resources/read", "--uri", "test://one/own"), `"text": "own text of one"`)
+			wantContains(t, "inspector prompts/list", run("--method", "prompts/list"), `"name": "mcp_one_greet"`)
+			wantContains(t, "inspector prompts/get", run("--method", "prompts/get", "--prompt-name", "mcp_one_greet", "--prompt-args", "who=ada"),
+				`"text": "Hello, ada, from one"`)
+			wantContains(t, "inspector logging/setLevel", run("--method", "logging/setLevel", "--log-level", "debug"), `{}`)
 		})
 	}
+	t.Run("server endpoint", func(t *testing.T) {
+		url := strings.TrimSuffix(g.url, "/mcp") + "/servers/one/mcp"
+		auth := []string{url, "--transport", "http", "--header", "Authorization: Bearer " + g.token}
+		list := inspector(t, c, dir, append(auth, "--method", "tools/list")...)
+		wantContains(t, "inspector tools/list on /servers/one/mcp", list, `"name": "echo"`, `"name": "slow"`)
+		if strings.Contains(list, "mcp_one_") {
+			t.Errorf("the per-server endpoint shows aggregate names:\n%s", list)
+		}
+		wantContains(t, "inspector prompts/get on /servers/one/mcp", inspector(t, c, dir, append(auth, "--method", "prompts/get", "--prompt-name", "greet", "--prompt-args", "who=bo")...),
+			`"text": "Hello, bo, from one"`)
+	})
 	t.Run("wrong token", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

@@ -83,6 +83,7 @@ and every plugin and server is stopped.`,
 				return err
 			}
 			door.Mount(gateway.MCPPath, gw.HTTPHandler())
+			door.Mount(gateway.ServerPattern, gw.ServerHTTPHandler())
 			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api")}))
 			door.OnShutdown(gw.Shutdown)
 			exe, _ := os.Executable()

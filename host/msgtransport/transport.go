@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/rawjson"
+	"github.com/plughost/plughost/pluginapi"
 )
 
 // Conn moves whole JSON-RPC messages; pluginapi.Conn satisfies it.
@@ -50,15 +51,64 @@ type Transport struct {
 	lastID    atomic.Uint64 // of the requests Call sends
 
 	mu             sync.Mutex
-	pending        map[string]chan *transport.JSONRPCResponse
+	pending        map[string]chan reply
 	onNotification func(mcp.JSONRPCNotification)
 	onRequest      transport.RequestHandler
+	onRaw          RawHandlers
 	onLost         func(error)
-	endErr         error         // why the connection ended
-	ended          chan struct{} // closed when the read loop stops
+	endErr         error                         // why the connection ended
+	ended          chan struct{}                 // closed when the read loop stops
+	serving        map[string]context.CancelFunc // server requests being answered, by id
+	dispatched     uint64                        // sequence number of the last notification handled
+	dispatchWake   chan struct{}                 // closed when dispatched moves, if someone waits
 
-	notifications chan mcp.JSONRPCNotification
+	queued        uint64 // sequence number of the last notification queued (read loop only)
+	notifications chan notification
 }
+
+// notification is a server notification waiting for dispatch.
+type notification struct {
+	seq    uint64
+	method string
+	params json.RawMessage
+	msg    json.RawMessage
+}
+
+// reply is a response for a caller, and the sequence number of the last
+// notification the server sent before it: the caller returns only once that
+// one was handled, so what a server sent during a request (progress, log
+// messages) is relayed before the request's answer.
+type reply struct {
+	resp  *transport.JSONRPCResponse
+	after uint64
+}
+
+// RawHandlers receive what the server sends on its own as raw JSON, in place
+// of the handlers mcp-go's client installs (see SetRawHandlers).
+type RawHandlers struct {
+	// Notification gets every notification, in the order sent, off the
+	// read loop. params is nil when the notification has none. It must
+	// not block: a request's response is returned only after the
+	// notifications the server sent before it were handled, so what a
+	// server sends during a request reaches its relay before the answer.
+	Notification func(method string, params json.RawMessage)
+	// Request answers a server→client request; each runs in a goroutine
+	// of its own, with a ctx that ends when the server cancels the request
+	// (notifications/cancelled) or the connection ends. An *RPCError picks
+	// the error answered; any other error is answered as -32603.
+	Request func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// RPCError is a JSON-RPC error: a server's error answer to a request
+// (Request returns it as is), or the error a raw request handler answers
+// with.
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RPCError) Error() string { return fmt.Sprintf("%s (JSON-RPC error %d)", e.Message, e.Code) }
 
 // New returns a Transport over conn. Start must be called before use (mcp-go's
 // client.Start does it).
@@ -72,9 +122,10 @@ func New(conn Conn, logger hclog.Logger) *Transport {
 		logger:        logger,
 		ctx:           ctx,
 		stop:          stop,
-		pending:       make(map[string]chan *transport.JSONRPCResponse),
+		pending:       make(map[string]chan reply),
+		serving:       make(map[string]context.CancelFunc),
 		ended:         make(chan struct{}),
-		notifications: make(chan mcp.JSONRPCNotification, notificationQueue),
+		notifications: make(chan notification, notificationQueue),
 	}
 }
 
@@ -108,7 +159,14 @@ func (t *Transport) SendRequest(ctx context.Context, request transport.JSONRPCRe
 	if err != nil {
 		return nil, err
 	}
-	ch := make(chan *transport.JSONRPCResponse, 1)
+	return t.exchange(ctx, key, msg)
+}
+
+// exchange sends msg, a request whose id encodes as key, and waits for its
+// response; the notifications the server sent before the response are
+// handled first.
+func (t *Transport) exchange(ctx context.Context, key string, msg []byte) (*transport.JSONRPCResponse, error) {
+	ch := make(chan reply, 1)
 	if err := t.addPending(key, ch); err != nil {
 		return nil, err
 	}
@@ -117,13 +175,124 @@ func (t *Transport) SendRequest(ctx context.Context, request transport.JSONRPCRe
 		return nil, t.betterError(err)
 	}
 	select {
-	case resp := <-ch:
-		return resp, nil
+	case r := <-ch:
+		t.waitDispatched(ctx, r.after)
+		return r.resp, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-t.ended:
 		return nil, t.Err()
 	}
+}
+
+// waitDispatched returns once notification seq was handled (or ctx
+// ended). It waits only for raw handlers, which must not block: mcp-go's
+// handlers may, and a slow one must not hold up responses.
+func (t *Transport) waitDispatched(ctx context.Context, seq uint64) {
+	for {
+		t.mu.Lock()
+		if t.dispatched >= seq || t.onRaw.Notification == nil {
+			t.mu.Unlock()
+			return
+		}
+		if t.dispatchWake == nil {
+			t.dispatchWake = make(chan struct{})
+		}
+		wake := t.dispatchWake
+		t.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Request sends a request for method with params (raw JSON, sent as is; nil
+// for none) under an id of its own and returns the raw "result" of the
+// response, which the caller owns. A JSON-RPC error answer is returned as an
+// *RPCError, code, message and data as the server sent them. When ctx ends
+// before the response, the server is sent notifications/cancelled.
+func (t *Transport) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	id := "plughost-" + strconv.FormatUint(t.lastID.Add(1), 10)
+	key := strconv.Quote(id)
+	m, _ := json.Marshal(method) // a string always encodes
+	msg := make([]byte, 0, len(params)+len(method)+len(key)+48)
+	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
+	msg = append(msg, key...)
+	msg = append(msg, `,"method":`...)
+	msg = append(msg, m...)
+	if len(params) > 0 {
+		msg = append(msg, `,"params":`...)
+		msg = append(msg, params...)
+	}
+	msg = append(msg, '}')
+	if note, ok := ctx.Value(idNoteKey{}).(func(string)); ok {
+		note(key)
+	}
+	resp, err := t.exchange(ctx, key, msg)
+	if err != nil {
+		if ctx.Err() != nil {
+			t.cancel(mcp.NewRequestId(id), ctx.Err())
+		}
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, rpcErrorOf(resp.Error)
+	}
+	return resp.Result, nil
+}
+
+// idNoteKey carries the function WithIDNote installs.
+type idNoteKey struct{}
+
+// WithIDNote returns ctx with note, which Request calls with the id of the
+// request it sends under ctx (as JSON, e.g. "plughost-7" quoted) before
+// sending it: a caller can then recognise server requests related to it
+// (RelatedRequest).
+func WithIDNote(ctx context.Context, note func(id string)) context.Context {
+	return context.WithValue(ctx, idNoteKey{}, note)
+}
+
+// relatedKey carries the related request id of a server request.
+type relatedKey struct{}
+
+// RelatedRequest returns the id (as JSON) of the request of the host's
+// during which the server sent the request being handled under ctx, when
+// the transport said (pluginapi.RelatedRequestMetaKey).
+func RelatedRequest(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(relatedKey{}).(string)
+	return id, ok
+}
+
+// takeRelated takes the transport's related-request mark out of a server
+// request's params: the id, and the params as the server sent them.
+func takeRelated(params json.RawMessage) (string, json.RawMessage, bool) {
+	start, end, ok := rawjson.Member(params, "_meta", pluginapi.RelatedRequestMetaKey)
+	if !ok {
+		return "", params, false
+	}
+	id := string(bytes.TrimSpace(params[start:end]))
+	out, _ := rawjson.Delete(params, "_meta", pluginapi.RelatedRequestMetaKey)
+	if ms, me, ok := rawjson.Member(out, "_meta"); ok && isEmptyObject(out[ms:me]) {
+		out, _ = rawjson.Delete(out, "_meta")
+	}
+	return id, out, true
+}
+
+func isEmptyObject(b []byte) bool {
+	empty := true
+	ok := rawjson.ScanMembers(rawjson.View(b), func(string, int, int) bool { empty = false; return true })
+	return ok && empty
+}
+
+// rpcErrorOf is the *RPCError of an error answer.
+func rpcErrorOf(d *mcp.JSONRPCErrorDetails) *RPCError {
+	e := &RPCError{Code: d.Code, Message: d.Message}
+	if d.Data != nil {
+		e.Data, _ = json.Marshal(d.Data) // decoded from JSON: it encodes
+	}
+	return e
 }
 
 // Call sends a request for method with params under an id of its own
@@ -180,7 +349,7 @@ func (t *Transport) betterError(sendErr error) error {
 	}
 }
 
-func (t *Transport) addPending(key string, ch chan *transport.JSONRPCResponse) error {
+func (t *Transport) addPending(key string, ch chan reply) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.endErr != nil {
@@ -225,6 +394,16 @@ func (t *Transport) SetRequestHandler(h transport.RequestHandler) {
 	t.mu.Unlock()
 }
 
+// SetRawHandlers sets handlers that receive the server's notifications and
+// requests as raw JSON. Once set they replace the handlers of
+// SetNotificationHandler and SetRequestHandler (which mcp-go's client.Start
+// installs), so nothing the server sends is decoded into mcp-go's types.
+func (t *Transport) SetRawHandlers(h RawHandlers) {
+	t.mu.Lock()
+	t.onRaw = h
+	t.mu.Unlock()
+}
+
 // SetConnectionLostHandler sets a callback run once when the connection ends
 // other than by Close.
 func (t *Transport) SetConnectionLostHandler(h func(error)) {
@@ -262,6 +441,7 @@ func (t *Transport) finish(reason error) bool {
 type envelope struct {
 	ID     json.RawMessage
 	Method string
+	Params json.RawMessage
 	Result json.RawMessage
 	Error  *mcp.JSONRPCErrorDetails
 }
@@ -279,6 +459,8 @@ func parseEnvelope(msg json.RawMessage) (envelope, error) {
 			env.ID = v
 		case "method":
 			err = json.Unmarshal(v, &env.Method)
+		case "params":
+			env.Params = v
 		case "result":
 			env.Result = v
 		case "error":
@@ -322,14 +504,13 @@ func (t *Transport) route(msg json.RawMessage) {
 	hasID := len(env.ID) > 0 && !bytes.Equal(env.ID, []byte("null"))
 	switch {
 	case env.Method != "" && hasID:
-		go t.handleRequest(msg)
+		t.startServing(env, msg)
 	case env.Method != "":
-		var n mcp.JSONRPCNotification
-		if err := json.Unmarshal(msg, &n); err != nil {
-			t.logger.Warn("dropping malformed notification", "method", env.Method, "error", err)
-			return
+		if env.Method == string(mcp.MethodNotificationCancelled) {
+			t.stopServing(env.Params)
 		}
-		t.notifications <- n
+		t.queued++
+		t.notifications <- notification{seq: t.queued, method: env.Method, params: env.Params, msg: msg}
 	case hasID:
 		t.deliver(env)
 	default:
@@ -348,17 +529,117 @@ func (t *Transport) deliver(env envelope) {
 	}
 	var id mcp.RequestId
 	_ = json.Unmarshal(env.ID, &id)
-	ch <- &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: env.Result, Error: env.Error}
+	ch <- reply{resp: &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: env.Result, Error: env.Error}, after: t.queued}
 }
 
 func (t *Transport) dispatchNotifications() {
 	for n := range t.notifications {
 		t.mu.Lock()
-		h := t.onNotification
+		raw, typed := t.onRaw.Notification, t.onNotification
 		t.mu.Unlock()
-		if h != nil {
-			h(n)
+		switch {
+		case raw != nil:
+			raw(n.method, n.params)
+		case typed != nil:
+			var jn mcp.JSONRPCNotification
+			if err := json.Unmarshal(n.msg, &jn); err != nil {
+				t.logger.Warn("dropping malformed notification", "method", n.method, "error", err)
+				break
+			}
+			typed(jn)
 		}
+		t.mu.Lock()
+		t.dispatched = n.seq
+		if t.dispatchWake != nil {
+			close(t.dispatchWake)
+			t.dispatchWake = nil
+		}
+		t.mu.Unlock()
+	}
+}
+
+// startServing answers a server→client request in a goroutine of its own:
+// with the raw handler when one is set, else with mcp-go's.
+func (t *Transport) startServing(env envelope, msg json.RawMessage) {
+	t.mu.Lock()
+	raw := t.onRaw.Request
+	if raw == nil {
+		t.mu.Unlock()
+		go t.handleRequest(msg)
+		return
+	}
+	key := string(bytes.TrimSpace(env.ID))
+	ctx, cancel := context.WithCancel(t.ctx)
+	if related, params, ok := takeRelated(env.Params); ok {
+		ctx = context.WithValue(ctx, relatedKey{}, related)
+		env.Params = params
+	}
+	if prev := t.serving[key]; prev != nil {
+		prev() // the server reused an id: the older request is abandoned
+	}
+	t.serving[key] = cancel
+	t.mu.Unlock()
+	go func() {
+		defer func() {
+			t.mu.Lock()
+			if t.serving[key] != nil {
+				delete(t.serving, key)
+			}
+			t.mu.Unlock()
+			cancel()
+		}()
+		result, err := raw(ctx, env.Method, env.Params)
+		t.answer(env.ID, env.Method, result, err)
+	}()
+}
+
+// stopServing cancels the server request a notifications/cancelled names.
+func (t *Transport) stopServing(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	t.mu.Lock()
+	cancel := t.serving[string(bytes.TrimSpace(p.RequestID))]
+	t.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// answer sends the response to server request id: result, or err as a
+// JSON-RPC error.
+func (t *Transport) answer(id json.RawMessage, method string, result json.RawMessage, err error) {
+	var out []byte
+	if err == nil {
+		if len(result) == 0 {
+			result = json.RawMessage("{}")
+		}
+		out = make([]byte, 0, len(id)+len(result)+36)
+		out = append(out, `{"jsonrpc":"2.0","id":`...)
+		out = append(out, id...)
+		out = append(out, `,"result":`...)
+		out = append(out, result...)
+		out = append(out, '}')
+	} else {
+		var re *RPCError
+		if !errors.As(err, &re) {
+			re = &RPCError{Code: mcp.INTERNAL_ERROR, Message: err.Error()}
+		}
+		out, err = json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   *RPCError       `json:"error"`
+		}{mcp.JSONRPC_VERSION, id, re})
+		if err != nil {
+			t.logger.Warn("cannot encode the answer to a server request", "method", method, "error", err)
+			return
+		}
+	}
+	if err := t.conn.Send(t.ctx, out); err != nil {
+		t.logger.Debug("cannot answer server request", "method", method, "error", err)
 	}
 }
 

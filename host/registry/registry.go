@@ -37,6 +37,12 @@ type Tool struct {
 	// server's own JSON object, byte for byte, with only "name" replaced by
 	// Name.
 	Definition json.RawMessage `json:"-"`
+	// Listed is the definition exactly as the server listed it (its own
+	// name; compacted if it spanned lines), for a client of that server
+	// alone. nil for tools plughost provides.
+	Listed json.RawMessage `json:"-"`
+	// ListedHash identifies Listed as Hash does Definition.
+	ListedHash uint64 `json:"-"`
 	// Hash identifies Definition: tools with equal definitions have equal
 	// hashes, so a change of a tool list can be detected without comparing
 	// lists.
@@ -201,6 +207,6 @@ func toolOf(server, name string, d definition) Tool {
 	def, _ := d.withName(name)
 	return Tool{
 		Name: name, Server: server, ServerTool: d.name, Description: d.description,
-		InputSchema: d.schema, OutputSchema: d.output, Definition: def, Hash: hashOf(def),
+		InputSchema: d.schema, OutputSchema: d.output, Definition: def, Listed: d.raw, Hash: hashOf(def), ListedHash: hashOf(d.raw),
 	}
 }

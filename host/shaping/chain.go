@@ -22,6 +22,9 @@ type Call struct {
 	// OutputSchema is the tool's outputSchema as the server listed it, nil
 	// when it declares none (Structured keeps results valid against it).
 	OutputSchema json.RawMessage
+	// MapURI, when set, maps the URIs of resource links and embedded
+	// resources in the result as the client must see them (Links).
+	MapURI func(uri string) string
 }
 
 // Handler runs a tool call. A tool's own failure is a result with IsError;
@@ -120,6 +123,7 @@ func Standard(o Options) []Middleware {
 		Artifact(b, o.Saver),
 		Sanitize(),
 		Unwrap(b),
+		Links(),
 	}
 }
 

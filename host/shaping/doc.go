@@ -8,10 +8,14 @@
 // results, which travel from the innermost link outwards, so the order of
 // New's chain (outermost first) is
 //
-//	Recover, Timeout, LogMetrics, Structured, Bound, Spillover, Artifact, Sanitize, Unwrap
+//	Recover, Timeout, LogMetrics, Structured, Bound, Spillover, Artifact, Sanitize, Unwrap, Links
 //
 // and a result from the server meets them in reverse:
 //
+//  0. Links maps the URIs of resource links and embedded resources through
+//     the call's MapURI (the gateway's per-server URI form), so everything
+//     after it — the link summaries of Sanitize too — shows the URIs a
+//     client can read.
 //  1. Unwrap rewrites an oversized text that is a JSON object
 //     {"result": "<text>", <known keys>…} into the text with real newlines
 //     plus a <mcp-result-metadata> block with the other keys.

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -19,51 +20,100 @@ var ErrNotConnected = errors.New("server is not connected")
 // IsError set; an error means the call could not be made or completed: the
 // server is down, it crashed mid-call (then it is being restarted), or the call
 // timed out (then the server was told to cancel it).
+// The tools/call carries the _meta of ctx (WithMeta).
 func (s *Server) Call(ctx context.Context, tool string, args any) (*mcp.CallToolResult, error) {
-	s.mu.RLock()
-	sess, st, limit := s.live, s.status, s.spec.Timeouts.Call
-	s.mu.RUnlock()
-	if sess == nil {
-		reason := ""
-		if st.LastError != "" {
-			reason = "; last error: " + st.LastError
-		}
-		return nil, fmt.Errorf("server %q (%s%s): %w", s.spec.Name, st.State, reason, ErrNotConnected)
+	meta, _ := ctx.Value(metaKey{}).(json.RawMessage)
+	return s.CallTool(ctx, ToolCall{Tool: tool, Args: args, Meta: meta})
+}
+
+// ToolCall is one tools/call request.
+type ToolCall struct {
+	// Tool is the server's own tool name.
+	Tool string
+	// Args are the arguments (raw JSON or any value that encodes).
+	Args any
+	// Meta is the request's _meta as the server gets it (a progress token,
+	// …); nil for none.
+	Meta json.RawMessage
+}
+
+// CallTool is Call with the whole request: arguments and _meta.
+func (s *Server) CallTool(ctx context.Context, c ToolCall) (*mcp.CallToolResult, error) {
+	sess, limit, err := s.liveSession()
+	if err != nil {
+		return nil, err
 	}
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	res, err := callTool(callCtx, sess, tool, args)
-	if err == nil {
-		return res, nil
+	res, err := callTool(callCtx, sess, c)
+	if err != nil {
+		return nil, s.requestError(ctx, callCtx, fmt.Sprintf("tool %q", c.Tool), limit, err)
 	}
+	return res, nil
+}
+
+// requestError explains why a request (what names it) failed: the caller
+// cancelled it, it timed out (the server was told to cancel), the message
+// was too large, the server crashed, or the server's own error answer
+// (an *RPCError, wrapped: errors.As finds it).
+func (s *Server) requestError(ctx, callCtx context.Context, what string, limit time.Duration, err error) error {
 	switch {
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("server %q: tool %q: cancelled by the caller: %w", s.spec.Name, tool, ctx.Err())
+		return fmt.Errorf("server %q: %s: cancelled by the caller: %w", s.spec.Name, what, ctx.Err())
 	case callCtx.Err() != nil || deadlinePassed(callCtx):
-		return nil, fmt.Errorf("server %q: tool %q: no result within %s (raise timeouts.call_seconds to wait longer); the server was asked to cancel: %w",
-			s.spec.Name, tool, limit, callCtx.Err())
+		return fmt.Errorf("server %q: %s: no result within %s (raise timeouts.call_seconds to wait longer); the server was asked to cancel: %w",
+			s.spec.Name, what, limit, callCtx.Err())
 	}
 	switch pluginapi.KindOf(err) {
 	case pluginapi.KindMessageTooLarge:
-		return nil, fmt.Errorf("server %q: tool %q: %w; the server is being restarted", s.spec.Name, tool, s.withLimitHint(err))
+		return fmt.Errorf("server %q: %s: %w; the server is being restarted", s.spec.Name, what, s.withLimitHint(err))
 	case pluginapi.KindServerExited, pluginapi.KindPluginExited:
-		return nil, fmt.Errorf("server %q crashed during tool %q and is being restarted: %w", s.spec.Name, tool, err)
+		return fmt.Errorf("server %q crashed during %s and is being restarted: %w", s.spec.Name, what, err)
 	}
-	return nil, fmt.Errorf("server %q: tool %q: %w", s.spec.Name, tool, err)
+	return fmt.Errorf("server %q: %s: %w", s.spec.Name, what, err)
 }
 
 // callParams are the params of a tools/call request.
 type callParams struct {
-	Name      string `json:"name"`
-	Arguments any    `json:"arguments,omitempty"`
+	Name      string          `json:"name"`
+	Arguments any             `json:"arguments,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// encode returns the params as JSON; raw arguments and _meta are written as
+// they are, byte for byte.
+func (c ToolCall) encode() (json.RawMessage, error) {
+	args, raw := c.Args.(json.RawMessage)
+	if !raw || len(args) == 0 {
+		b, err := json.Marshal(callParams{Name: c.Tool, Arguments: c.Args, Meta: c.Meta})
+		if err != nil {
+			return nil, fmt.Errorf("encode the arguments of %q: %w", c.Tool, err)
+		}
+		return b, nil
+	}
+	name, _ := json.Marshal(c.Tool) // a string always encodes
+	out := make([]byte, 0, len(name)+len(args)+len(c.Meta)+32)
+	out = append(out, `{"name":`...)
+	out = append(out, name...)
+	out = append(out, `,"arguments":`...)
+	out = append(out, args...)
+	if len(c.Meta) > 0 {
+		out = append(out, `,"_meta":`...)
+		out = append(out, c.Meta...)
+	}
+	return append(out, '}'), nil
 }
 
 // callTool sends a raw tools/call and decodes its result leanly: the text of
 // a large result is decoded into the message's own buffer, never copied (see
 // callresult), where mcp-go's client would decode it through several
-// generic copies.
-func callTool(ctx context.Context, sess *session, tool string, args any) (*mcp.CallToolResult, error) {
-	raw, err := sess.transport.Call(ctx, string(mcp.MethodToolsCall), callParams{Name: tool, Arguments: args})
+// generic copies. A JSON-RPC error answer is an *RPCError.
+func callTool(ctx context.Context, sess *session, c ToolCall) (*mcp.CallToolResult, error) {
+	params, err := c.encode()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := sess.transport.Request(ctx, string(mcp.MethodToolsCall), params)
 	if err != nil {
 		return nil, err
 	}
@@ -80,3 +130,16 @@ func deadlinePassed(ctx context.Context) bool {
 
 // deadlineSlack is how close to its deadline a failed call counts as timed out.
 const deadlineSlack = 50 * time.Millisecond
+
+// metaKey carries the _meta of a tools/call (see WithMeta).
+type metaKey struct{}
+
+// WithMeta returns ctx carrying meta, the _meta Call sends with the
+// tools/call it makes under ctx (a progress token, …): it lets a caller
+// that reaches Call through the host's shaping chain pass it along.
+func WithMeta(ctx context.Context, meta json.RawMessage) context.Context {
+	if len(meta) == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, metaKey{}, meta)
+}

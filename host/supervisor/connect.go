@@ -32,6 +32,11 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 	if err == nil {
 		err = s.listTools(ctx, sess)
 	}
+	if err == nil {
+		s.mu.Lock()
+		s.init = init
+		s.mu.Unlock()
+	}
 	if err != nil {
 		s.teardown(sess, false)
 		return nil, err
@@ -46,13 +51,16 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 	s.update(func(st *Status) {
 		st.State = StateConnected
 		st.StartupDuration = took
-		st.ServerName, st.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Version
+		st.ServerName, st.ServerVersion = init.name()
 		st.ProtocolVersion = init.ProtocolVersion
 		st.PluginPID, st.ServerPID = sess.plugin.PID(), sess.serverPID
 		st.Warnings = s.spec.Masker.MaskAll(d.Warnings)
 		st.Path = sess.path
 	})
 	s.logger.Info("connected", "tools", s.Status().Tools, "startup", took.Round(time.Millisecond))
+	if s.spec.Relay != nil {
+		go s.spec.Relay.Connected(s.spec.Name)
+	}
 	return sess, nil
 }
 
@@ -104,14 +112,7 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 		s.teardown(sess, false)
 		return nil, fmt.Errorf("start MCP client: %w", err)
 	}
-	sess.client.OnNotification(func(n mcp.JSONRPCNotification) {
-		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
-			select {
-			case sess.relist <- struct{}{}:
-			default: // a re-list is already pending; it will see this change too
-			}
-		}
-	})
+	s.serveRaw(sess)
 	return sess, nil
 }
 
@@ -133,18 +134,45 @@ func (s *Server) launch(startTimeout time.Duration) (pluginProcess, error) {
 	return pc, nil
 }
 
-func (s *Server) initialize(ctx context.Context, sess *session) (*mcp.InitializeResult, error) {
+// initialize runs the MCP handshake over the message transport itself,
+// declaring ClientCapabilities, and keeps the server's answer raw.
+func (s *Server) initialize(ctx context.Context, sess *session) (Initialized, error) {
 	limit := s.tuning().Timeouts.Initialize
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = protocolVersion
-	req.Params.ClientInfo = mcp.Implementation{Name: "plughost", Version: s.spec.ClientVersion}
-	res, err := sess.client.Initialize(ctx, req)
+	params, _ := json.Marshal(struct { // strings and valid JSON always encode
+		ProtocolVersion string             `json:"protocolVersion"`
+		Capabilities    json.RawMessage    `json:"capabilities"`
+		ClientInfo      mcp.Implementation `json:"clientInfo"`
+	}{protocolVersion, ClientCapabilities, mcp.Implementation{Name: "plughost", Version: s.spec.ClientVersion}})
+	raw, err := sess.transport.Request(ctx, string(mcp.MethodInitialize), params)
 	if err != nil {
-		return nil, phaseError("initialize", limit, "initialize_seconds", err)
+		return Initialized{}, phaseError("initialize", limit, "initialize_seconds", err)
 	}
-	return res, nil
+	var res struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		Capabilities    json.RawMessage `json:"capabilities"`
+		ServerInfo      json.RawMessage `json:"serverInfo"`
+		Instructions    json.RawMessage `json:"instructions"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || res.ProtocolVersion == "" {
+		return Initialized{}, fmt.Errorf("initialize: the server's answer is not an initialize result: %s", truncate(raw, 200))
+	}
+	if !mcp.IsValidProtocolVersion(res.ProtocolVersion) {
+		return Initialized{}, fmt.Errorf("initialize: the server speaks MCP %q, which plughost does not", res.ProtocolVersion)
+	}
+	note := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
+	if err := sess.transport.SendNotification(ctx, note); err != nil {
+		return Initialized{}, phaseError("initialize", limit, "initialize_seconds", err)
+	}
+	return Initialized{ProtocolVersion: res.ProtocolVersion, Capabilities: res.Capabilities, ServerInfo: res.ServerInfo, Instructions: res.Instructions}, nil
+}
+
+// name returns the server's name and version from its serverInfo.
+func (i Initialized) name() (string, string) {
+	var info mcp.Implementation
+	_ = json.Unmarshal(i.ServerInfo, &info) // absent or odd: shown as unknown
+	return info.Name, info.Version
 }
 
 // listTools lists every page of the server's tools and publishes them,

@@ -32,6 +32,7 @@ type Server struct {
 	mu       sync.RWMutex
 	status   Status
 	tools    []json.RawMessage // definitions as the server listed them
+	init     Initialized       // the last initialize answer, kept while down
 	live     *session
 	lastDiag pluginapi.Diagnostics
 	listID   atomic.Int64 // numbers the tools/list requests

@@ -161,6 +161,45 @@ func TestSessionMemoryIsIndependentOfCatalog(t *testing.T) {
 	}
 }
 
+// BenchmarkRelay compares calls whose server talks back during the call —
+// 10 progress notifications, one sampling round trip — and a plain call,
+// directly and through the gateway, alternating (see RelayOverhead).
+func BenchmarkRelay(b *testing.B) {
+	o := options()
+	o.Args = []string{"-faithful"}
+	o.Calls = 500
+	for b.Loop() {
+		r, err := RelayOverhead(context.Background(), o, 10)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for name, c := range map[string]Comparison{"progress": r.Progress, "sampling": r.Sampling, "plain": r.Plain} {
+			b.ReportMetric(float64(c.Direct.P50)/1e3, name+"-direct-p50-us")
+			b.ReportMetric(float64(c.Gateway.P50)/1e3, name+"-gateway-p50-us")
+			b.ReportMetric(c.RatioP50, name+"-ratio-p50")
+			b.ReportMetric(c.RatioP99, name+"-ratio-p99")
+		}
+	}
+}
+
+// TestRelayOverhead runs the relay measurement once, small, so its code is
+// exercised by the suite (no timing is asserted).
+func TestRelayOverhead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts plugin and server processes")
+	}
+	o := options()
+	o.Args = []string{"-faithful"}
+	o.Calls = 20
+	r, err := RelayOverhead(t.Context(), o, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Progress.Gateway.N != 50 || r.Sampling.Direct.N != 50 {
+		t.Errorf("samples: %+v", r)
+	}
+}
+
 // TestReload runs the reload measurement small: each edit of s00 is applied
 // and restarts s00 with a new process, and no other server is restarted.
 func TestReload(t *testing.T) {

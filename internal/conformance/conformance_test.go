@@ -1,5 +1,7 @@
-// Package conformance runs the official MCP conformance suite's client
-// scenarios against plughost, through the adapter command in ./client.
+// Package conformance runs the official MCP conformance suite against
+// plughost: its client scenarios through the adapter command in ./client
+// (plughost as the client), and its server scenarios against plughost's
+// gateway with the suite's reference server behind it (server_test.go).
 package conformance
 
 import (
@@ -29,6 +31,10 @@ var authScenarios = []string{
 	"auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
 	"auth/pre-registration",
 }
+
+// coreScenarios are the suite's "core" client scenarios: the auth ones
+// and the rest of the protocol. Each must pass with a non-zero check count.
+var coreScenarios = append([]string{"initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"}, authScenarios...)
 
 // suite locates the installed conformance CLI and the Node 22 it needs:
 // under $PLUGHOST_CONFORMANCE_DIR, else <module>/.cache/conformance, where
@@ -60,7 +66,11 @@ type counts struct {
 
 func (c counts) passed() bool { return c.Success > 0 && c.Failure == 0 && c.Warning == 0 }
 
-func TestClientAuthScenarios(t *testing.T) {
+// TestClientScenarios runs the suite's core client scenarios with plughost
+// as the client: the auth scenarios (OAuth), initialize, a tool call, an
+// elicitation answered with the form's defaults (relayed from the
+// scenario's server to the adapter's session handlers) and SSE retry.
+func TestClientScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the conformance suite (Node) and plughost plugin processes")
 	}
@@ -81,7 +91,7 @@ func TestClientAuthScenarios(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, cli, "client", "--command", set.Path("client"), "--suite", "auth", "--timeout", "90000", "-o", out)
+	cmd := exec.CommandContext(ctx, cli, "client", "--command", set.Path("client"), "--suite", "core", "--timeout", "90000", "-o", out)
 	cmd.Env = append(os.Environ(), "PATH="+nodeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	log, runErr := cmd.CombinedOutput()
 	if ctx.Err() != nil {
@@ -91,8 +101,8 @@ func TestClientAuthScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("auth scenarios (conformance suite exit: %v):\n%s", runErr, table(results))
-	for _, name := range authScenarios {
+	t.Logf("core client scenarios (conformance suite exit: %v):\n%s", runErr, table(results))
+	for _, name := range coreScenarios {
 		c, ran := results[name]
 		switch {
 		case !ran:

@@ -11,6 +11,8 @@
 //	-echo-env            write the whole environment to stderr at startup, one
 //	                     KEY=value per line (secret masking tests)
 //	-fail-start          exit with status 3 on reading the first request (after -echo-env)
+//	-faithful            also offer resources, prompts, completions, logging, progress,
+//	                     sampling, elicitation, roots and a task tool (faithful.go)
 //
 // Tools: noop, echo, env, pid, sleep, add_tool, remove_tool, stderr, crash, big
 // (see tools.go). Diagnostics and markers go to stderr, one per line:
@@ -50,6 +52,7 @@ type options struct {
 	flood           time.Duration
 	echoEnv         bool
 	failStart       bool
+	faithful        bool
 }
 
 func main() {
@@ -79,6 +82,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.flood, "flood", 0, "send notifications/tools/list_changed this often once listed (0: never)")
 	fs.BoolVar(&o.echoEnv, "echo-env", false, "write the environment to stderr at startup")
 	fs.BoolVar(&o.failStart, "fail-start", false, "exit with status 3 on reading the first request")
+	fs.BoolVar(&o.faithful, "faithful", false, "also offer resources, prompts, completions, logging, progress, sampling, elicitation, roots and tasks")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

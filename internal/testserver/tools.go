@@ -37,14 +37,21 @@ func newServer(o options, f *fixture) *server.MCPServer {
 		fl = &flood{interval: o.flood}
 		fl.hook(hooks)
 	}
-	s := server.NewMCPServer(o.name, "0.0.0-test",
+	sopts := []server.ServerOption{
 		// listChanged: true makes AddTool/DeleteTools send
 		// notifications/tools/list_changed to the initialized session.
 		server.WithToolCapabilities(true),
 		server.WithHooks(hooks),
-	)
+	}
+	if o.faithful {
+		sopts = append(sopts, faithfulOptions()...)
+	}
+	s := server.NewMCPServer(o.name, "0.0.0-test", sopts...)
 	f.server = s
 	s.AddTools(f.tools()...)
+	if o.faithful {
+		addFaithful(s, o.name)
+	}
 	s.AddTools(extraTools(o.extraTools)...)
 	if fl != nil {
 		s.AddTools(fl.tool())

@@ -139,9 +139,10 @@ func (a *adapter) exercise(ctx context.Context) error {
 	tools := a.h.ServerTools(serverName)
 	fmt.Fprintf(a.out, "connected: %d tools\n", len(tools))
 	s := a.h.NewSession()
+	s.SetHandlers(a.handlers())
 	for _, t := range tools {
 		for {
-			res, err := s.Call(ctx, t.Name, json.RawMessage(`{}`))
+			res, err := s.Call(ctx, t.Name, sampleArguments(t.InputSchema))
 			if err == nil {
 				fmt.Fprintf(a.out, "called %s: error=%v\n", t.ServerTool, res.IsError)
 				break
@@ -155,6 +156,64 @@ func (a *adapter) exercise(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// handlers play the user and the model behind the client: an elicitation
+// form is accepted as pre-filled with its defaults (a URL elicitation is
+// declined: there is no browser session to finish it), a sampling request
+// gets a fixed answer, and the client has no roots.
+func (a *adapter) handlers() host.ClientHandlers {
+	return host.ClientHandlers{
+		Elicitation: func(_ context.Context, r host.ServerRequest) (json.RawMessage, error) {
+			var p struct {
+				Mode string `json:"mode"`
+			}
+			_ = json.Unmarshal(r.Params, &p)
+			if p.Mode == "url" {
+				return json.RawMessage(`{"action":"decline"}`), nil
+			}
+			content, err := host.FormDefaults(r.Params)
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(a.out, "elicitation from %s: accepted with %s\n", r.Server, content)
+			return json.Marshal(map[string]any{"action": "accept", "content": content})
+		},
+		Sampling: func(context.Context, host.ServerRequest) (json.RawMessage, error) {
+			return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"a reply from the conformance adapter"},"model":"conformance-adapter","stopReason":"endTurn"}`), nil
+		},
+		Roots: func(context.Context, host.ServerRequest) (json.RawMessage, error) {
+			return json.RawMessage(`{"roots":[]}`), nil
+		},
+	}
+}
+
+// sampleArguments are arguments a model could send: a sample value for
+// every required property of the schema (1 for numbers, "test" for strings,
+// true for booleans).
+func sampleArguments(schema json.RawMessage) json.RawMessage {
+	var s struct {
+		Properties map[string]struct {
+			Type string `json:"type"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if json.Unmarshal(schema, &s) != nil {
+		return json.RawMessage(`{}`)
+	}
+	args := map[string]any{}
+	for _, name := range s.Required {
+		switch s.Properties[name].Type {
+		case "number", "integer":
+			args[name] = 1
+		case "boolean":
+			args[name] = true
+		default:
+			args[name] = "test"
+		}
+	}
+	out, _ := json.Marshal(args) // plain values always encode
+	return out
 }
 
 // connect waits until the server is connected, logging in when it needs.

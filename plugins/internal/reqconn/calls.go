@@ -58,8 +58,14 @@ func (c *conn) newCall(ctx context.Context, m message) *call {
 		cctx = dctx
 		cancel = func(cause error) { cancelCause(cause); stop() }
 	}
+	cctx = context.WithValue(cctx, hostRequestKey{}, m.id)
 	return &call{key: idKey(m.reqID), id: m.id, req: m.request(), ctx: cctx, cancel: cancel}
 }
+
+// hostRequestKey carries, in the context of a host request's call, the
+// request's id as the host sent it: a server request made on that call's
+// response stream gets it as its related request (see serverRequest).
+type hostRequestKey struct{}
 
 // run sends cl and queues its response. A request the server answered with
 // HTTP 404 for the session was never processed: it is re-sent once, on a new

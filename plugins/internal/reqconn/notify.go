@@ -76,6 +76,9 @@ func (c *conn) serverNotification(n mcp.JSONRPCNotification) {
 // host's response (sent back through Send), ctx's end or the connection's.
 func (c *conn) serverRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	req.JSONRPC = mcp.JSONRPC_VERSION
+	if id, ok := ctx.Value(hostRequestKey{}).(json.RawMessage); ok {
+		req.Params = withRelatedRequest(req.Params, id)
+	}
 	msg, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("encode server request %s: %w", req.Method, err)
@@ -122,4 +125,29 @@ func (c *conn) answerServer(m message) {
 		return
 	}
 	ch <- m.raw
+}
+
+// withRelatedRequest marks a server request's params as made during the
+// host request id (pluginapi.RelatedRequestMetaKey). Params that are not an
+// object are left alone.
+func withRelatedRequest(params any, id json.RawMessage) any {
+	var p map[string]any
+	switch v := params.(type) {
+	case nil:
+		p = map[string]any{}
+	case map[string]any:
+		p = v
+	default:
+		return params
+	}
+	meta, _ := p["_meta"].(map[string]any)
+	if meta == nil {
+		if _, set := p["_meta"]; set {
+			return params // a _meta that is not an object: leave it as the server sent it
+		}
+		meta = map[string]any{}
+	}
+	meta[pluginapi.RelatedRequestMetaKey] = id
+	p["_meta"] = meta
+	return p
 }

@@ -1,0 +1,126 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/plughost/plughost/host/supervisor"
+)
+
+// ClientHandlers are what the MCP client behind a session does for the
+// servers. plughost relays a server's requests (sampling, elicitation,
+// roots) and notifications (progress, log messages, resource updates, list
+// changes, task status) to the session that caused them — see
+// docs/gateway.md, "Relaying to the client" — and answers the server -32601
+// when that session has no handler for the request, or when no session can
+// be told apart as its cause.
+type ClientHandlers struct {
+	// Sampling answers sampling/createMessage; nil when the client cannot.
+	Sampling RequestHandler
+	// Elicitation answers elicitation/create; nil when the client cannot.
+	Elicitation RequestHandler
+	// Roots answers roots/list; nil when the client cannot.
+	Roots RequestHandler
+	// Notify receives the notifications relayed to the session, with
+	// progress tokens, task ids and URIs as the session's client knows
+	// them. It must not block (queue what it cannot deliver at once): it
+	// runs on the path of the server's messages, and a call's answer waits
+	// until the notifications sent before it were handed over.
+	Notify func(Notification)
+}
+
+// RequestHandler answers one server→client request with its raw result; an
+// *RPCError picks the JSON-RPC error the server gets.
+type RequestHandler func(ctx context.Context, r ServerRequest) (json.RawMessage, error)
+
+// ServerRequest is a request a server sent to the client.
+type ServerRequest struct {
+	// Server is the configured server that sent it.
+	Server string
+	// Method is its method (sampling/createMessage, elicitation/create,
+	// roots/list).
+	Method string
+	// Params are its params as the server sent them.
+	Params json.RawMessage
+}
+
+// Notification is a server notification relayed to a session.
+type Notification struct {
+	// Server is the configured server that sent it.
+	Server string
+	// Method is its method.
+	Method string
+	// Params are its params as the session's client must see them.
+	Params json.RawMessage
+}
+
+// RPCError is a JSON-RPC error: a server's error answer (passed on to the
+// client as is), or one plughost answers with (an unknown prompt, a
+// resource it cannot route, a client that cannot answer a server request).
+type RPCError = supervisor.RPCError
+
+// JSON-RPC and MCP error codes plughost answers with.
+const (
+	codeMethodNotFound   = -32601
+	codeInvalidParams    = -32602
+	codeResourceNotFound = -32002
+)
+
+// CallOptions are what a call carries besides its name and arguments.
+type CallOptions struct {
+	// Meta is the request's _meta as the client sent it. A progressToken in
+	// it travels to the server (under a token of plughost's, so tokens of
+	// different sessions never clash) and the server's progress comes back
+	// to Handlers with the client's token.
+	Meta json.RawMessage
+	// Task is the request's "task" member (task augmentation, MCP
+	// 2025-11-25): the server then answers with the task it created
+	// instead of the result (see CallResult.Task).
+	Task json.RawMessage
+	// Handlers receive what the server sends because of this request; nil
+	// means the session's (SetHandlers). A front end passes handlers bound
+	// to the request's own channel (an HTTP response stream).
+	Handlers *ClientHandlers
+}
+
+// SetHandlers sets what the session's client does for the servers (see
+// ClientHandlers); a session without handlers answers every server request
+// -32601. It replaces earlier handlers; ClearHandlers removes them.
+func (s *Session) SetHandlers(c ClientHandlers) { s.h.relay.setHandlers(s.id, s.scope, c) }
+
+// ClearHandlers removes the session's handlers: notifications outside its
+// calls are no longer relayed to it, and server requests that cannot be
+// tied to one of its calls are answered -32601.
+func (s *Session) ClearHandlers() { s.h.relay.clearHandlers(s.id) }
+
+// Release forgets everything the relay keeps for an ended session: its
+// handlers, log level, resource subscriptions (unsubscribed at the servers
+// when no other session holds them) and task records. Close does it; a
+// front end calls it for a session that expired.
+func (s *Session) Release() { s.h.relay.release(s.id) }
+
+// FormDefaults returns the content a client pre-fills an elicitation form
+// with (SEP-1034): for params of an elicitation/create request in form
+// mode, an object holding the "default" of every property of its
+// requestedSchema that has one. A client that accepts the form unchanged
+// answers {"action": "accept", "content": <this>}.
+func FormDefaults(params json.RawMessage) (json.RawMessage, error) {
+	var p struct {
+		RequestedSchema struct {
+			Properties map[string]struct {
+				Default json.RawMessage `json:"default"`
+			} `json:"properties"`
+		} `json:"requestedSchema"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, fmt.Errorf("elicitation/create params: %w", err)
+	}
+	content := map[string]json.RawMessage{}
+	for name, prop := range p.RequestedSchema.Properties {
+		if len(prop.Default) > 0 {
+			content[name] = prop.Default
+		}
+	}
+	return json.Marshal(content)
+}

@@ -1,0 +1,134 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Request answers one request of the session's client other than
+// initialize, ping and the tools methods: resources/*, prompts/*,
+// completion/complete, logging/setLevel and tasks/*. A session of the
+// aggregate endpoint gets every server's resources, prompts and tasks under
+// plughost's names and URIs (see docs/gateway.md); a session scoped to one
+// server (CreateSession with SessionState.Scope) has the request sent to
+// that server as is. Either way the server's answer comes back raw, its
+// JSON-RPC errors as *RPCError, and what the server sends meanwhile
+// (progress, log messages, sampling, elicitation, roots) goes to
+// opts.Handlers or the session's. A method the aggregate endpoint does not
+// serve is an *RPCError -32601.
+func (s *Session) Request(ctx context.Context, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+	scope, err := s.scopeOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if feature := featureOf(method); scope == "" && feature != "" && !s.h.offers(feature) {
+		return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q: no server offers %s", method, feature)}
+	}
+	switch method {
+	case "logging/setLevel":
+		var p struct {
+			Level string `json:"level"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, &RPCError{Code: codeInvalidParams, Message: `logging/setLevel: params must be {"level": "<level>"}`}
+		}
+		return json.RawMessage("{}"), s.SetLogLevel(ctx, p.Level)
+	case "resources/subscribe", "resources/unsubscribe":
+		return s.subscription(ctx, scope, method == "resources/subscribe", params)
+	case "tasks/get", "tasks/result", "tasks/cancel":
+		return s.taskRequest(ctx, scope, method, params, opts)
+	case "tasks/list":
+		return s.listTasks(ctx, scope)
+	}
+	if scope != "" {
+		return s.forward(ctx, scope, scope, method, params, opts)
+	}
+	switch method {
+	case "resources/list":
+		return s.listResources(ctx, false)
+	case "resources/templates/list":
+		return s.listResources(ctx, true)
+	case "resources/read":
+		return s.readResource(ctx, params, opts)
+	case "prompts/list":
+		return s.promptsList(ctx)
+	case "prompts/get":
+		return s.getPrompt(ctx, params, opts)
+	case "completion/complete":
+		return s.complete(ctx, params, opts)
+	}
+	return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q is not supported by the plughost gateway", method)}
+}
+
+// forward sends a request of the session to server and returns the raw
+// answer, relaying what the server sends meanwhile (see relay.begin).
+func (s *Session) forward(ctx context.Context, scope, server, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+	srv, ok := s.h.Server(server)
+	if !ok {
+		return nil, fmt.Errorf("server %q: %w", server, errServerNotRunning)
+	}
+	f, params := s.h.relay.begin(s.id, scope, server, params, opts.Handlers)
+	defer s.h.relay.end(f)
+	res, err := srv.Request(s.h.relay.noteID(ctx, f), method, params)
+	if err != nil {
+		return nil, s.h.masker.Error(err)
+	}
+	return res, nil
+}
+
+// Notify passes a notification of the session's client to the servers it
+// concerns: notifications/roots/list_changed to every server of the
+// session's scope. Others are ignored.
+func (s *Session) Notify(ctx context.Context, method string, params json.RawMessage) {
+	if method != "notifications/roots/list_changed" {
+		return
+	}
+	scope, err := s.scopeOf(ctx)
+	if err != nil {
+		return
+	}
+	for _, name := range s.h.st().order {
+		if scope != "" && name != scope {
+			continue
+		}
+		srv, ok := s.h.Server(name)
+		if !ok {
+			continue
+		}
+		if err := srv.Notify(ctx, method, params); err != nil {
+			s.h.relay.logger.Debug("passing a client notification on failed", "server", name, "method", method, "error", err)
+		}
+	}
+}
+
+// featureOf is the server capability behind an aggregate method.
+func featureOf(method string) string {
+	switch method {
+	case "resources/list", "resources/templates/list", "resources/read", "resources/subscribe", "resources/unsubscribe":
+		return "resources"
+	case "prompts/list", "prompts/get":
+		return "prompts"
+	case "completion/complete":
+		return "completions"
+	case "tasks/list", "tasks/get", "tasks/result", "tasks/cancel":
+		return "tasks"
+	}
+	return ""
+}
+
+// offers reports whether any server that initialized offers feature.
+func (h *Host) offers(feature string) bool {
+	for _, name := range h.st().order {
+		c, ok := h.serverCaps(name)
+		switch {
+		case !ok:
+		case feature == "resources" && c.Resources != nil,
+			feature == "prompts" && c.Prompts != nil,
+			feature == "completions" && c.Completions != nil,
+			feature == "tasks" && c.Tasks != nil:
+			return true
+		}
+	}
+	return false
+}

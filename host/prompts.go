@@ -1,0 +1,185 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/plughost/plughost/host/naming"
+	"github.com/plughost/plughost/host/rawjson"
+)
+
+// Prompts on the aggregate endpoint are named mcp_<server>_<prompt> by the
+// rules of tool names (host/naming: sanitizing, a hash suffix on a
+// collision or a name over 64 characters), over the set of every prompt
+// known, and map back through the table, never by splitting the name.
+
+// promptTable is the prompt names of one set of lists.
+type promptTable struct{ t *naming.Table }
+
+// promptServers returns the servers that offer prompts, in name order.
+func (h *Host) promptServers() []string {
+	var out []string
+	for _, name := range h.st().order {
+		if c, ok := h.serverCaps(name); ok && c.Prompts != nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// listPrompts lists every prompt server (a server that fails is left out
+// and logged), renames the prompts over the whole set and keeps the table.
+func (h *Host) listPrompts(ctx context.Context) ([]string, [][]promptEntry, *promptTable) {
+	servers := h.promptServers()
+	lists := make([][]promptEntry, len(servers))
+	var wg sync.WaitGroup
+	for i, srv := range servers {
+		wg.Go(func() {
+			l, err := h.relay.catalog(srv).promptList(ctx, h, srv)
+			if err != nil {
+				h.relay.logger.Warn("listing prompts failed; leaving the server out", "server", srv, "error", err)
+				l = h.relay.catalog(srv).cachedPrompts() // names stay resolvable
+			}
+			lists[i] = l
+		})
+	}
+	wg.Wait()
+	var pairs []naming.Pair
+	for i, l := range lists {
+		for _, p := range l {
+			pairs = append(pairs, naming.Pair{Server: servers[i], Tool: p.name})
+		}
+	}
+	tb := &promptTable{t: naming.NewTable(pairs)}
+	h.relay.mu.Lock()
+	h.relay.promptTb = tb
+	h.relay.mu.Unlock()
+	return servers, lists, tb
+}
+
+// promptsList answers prompts/list for an aggregate session: every prompt
+// in one page, its definition as the server listed it but for the name.
+func (s *Session) promptsList(ctx context.Context) (json.RawMessage, error) {
+	servers, lists, tb := s.h.listPrompts(ctx)
+	var b strings.Builder
+	b.WriteString(`{"prompts":[`)
+	n := 0
+	for i, l := range lists {
+		for _, p := range l {
+			name, _ := tb.t.Name(naming.Pair{Server: servers[i], Tool: p.name})
+			raw, _ := rawjson.Replace(p.raw, quote(name), "name")
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			n++
+			b.Write(raw)
+		}
+	}
+	b.WriteString(`]}`)
+	return json.RawMessage(b.String()), nil
+}
+
+// resolvePrompt maps an aggregate prompt name to its server and the
+// server's name; an unknown name lists the prompts again once.
+func (h *Host) resolvePrompt(ctx context.Context, name string) (naming.Pair, error) {
+	h.relay.mu.Lock()
+	tb := h.relay.promptTb
+	h.relay.mu.Unlock()
+	if tb != nil {
+		if p, ok := tb.t.Lookup(name); ok {
+			return p, nil
+		}
+	}
+	_, _, tb = h.listPrompts(ctx)
+	if p, ok := tb.t.Lookup(name); ok {
+		return p, nil
+	}
+	return naming.Pair{}, &RPCError{Code: codeInvalidParams, Message: fmt.Sprintf("unknown prompt %q: prompts/list names every prompt (mcp_<server>_<prompt>)", name)}
+}
+
+// getPrompt answers prompts/get for an aggregate session: routed by name,
+// and the URIs of resources in its messages as the session sees them.
+func (s *Session) getPrompt(ctx context.Context, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+	name, ok := rawjson.String(params, "name")
+	if !ok {
+		return nil, &RPCError{Code: codeInvalidParams, Message: `prompts/get: params must be {"name": "<prompt>", "arguments": {...}}`}
+	}
+	p, err := s.h.resolvePrompt(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	params, _ = rawjson.Replace(params, quote(p.Tool), "name")
+	raw, err := s.forward(ctx, "", p.Server, "prompts/get", params, opts)
+	if err != nil {
+		return nil, err
+	}
+	toClient := func(u string) string { return s.h.clientURI(p.Server, u) }
+	return mapEach(raw, []string{"messages"}, func(msg []byte) []byte {
+		start, end, ok := rawjson.Member(msg, "content")
+		if !ok {
+			return msg
+		}
+		c := msg[start:end:end]
+		if m := mapContentLinks(c, toClient); len(m) != len(c) || &m[0] != &c[0] {
+			msg, _ = rawjson.Replace(msg, m, "content")
+		}
+		return msg
+	}), nil
+}
+
+// complete answers completion/complete for an aggregate session: a prompt
+// reference is routed by the prompt's name, a resource reference by its
+// template (or URI).
+func (s *Session) complete(ctx context.Context, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+	typ, _ := rawjson.String(params, "ref", "type")
+	var server string
+	switch typ {
+	case "ref/prompt":
+		name, _ := rawjson.String(params, "ref", "name")
+		p, err := s.h.resolvePrompt(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		server = p.Server
+		params, _ = rawjson.Replace(params, quote(p.Tool), "ref", "name")
+	case "ref/resource":
+		uri, _ := rawjson.String(params, "ref", "uri")
+		srv, own, err := s.h.resolveTemplate(ctx, uri)
+		if err != nil {
+			return nil, err
+		}
+		server = srv
+		if own != uri {
+			params, _ = rawjson.Replace(params, quote(own), "ref", "uri")
+		}
+	default:
+		return nil, &RPCError{Code: codeInvalidParams, Message: fmt.Sprintf(`completion/complete: ref.type %q is neither "ref/prompt" nor "ref/resource"`, typ)}
+	}
+	return s.forward(ctx, "", server, "completion/complete", params, opts)
+}
+
+// resolveTemplate routes a resource reference of a completion: a template
+// in the per-server form, a template one server offers as written, or a
+// URI (routed like a read).
+func (h *Host) resolveTemplate(ctx context.Context, uri string) (string, string, error) {
+	var owners []string
+	for _, srv := range h.resourceServers() {
+		l := h.relay.catalog(srv).cachedResources()
+		if l == nil {
+			var err error
+			if l, err = h.relay.catalog(srv).resources(ctx, h, srv); err != nil {
+				continue
+			}
+		}
+		if l.tmplTexts[uri] {
+			owners = append(owners, srv)
+		}
+	}
+	if len(owners) == 1 {
+		return owners[0], uri, nil
+	}
+	return h.resolveURI(ctx, uri)
+}

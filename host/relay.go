@@ -1,0 +1,520 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/plughost/plughost/host/rawjson"
+	"github.com/plughost/plughost/host/resourceuri"
+	"github.com/plughost/plughost/host/supervisor"
+)
+
+// relay ties what servers send on their own to client sessions (see
+// docs/gateway.md, "Relaying to the client"). Every upstream connection is
+// shared by all sessions, so the relay keeps what tells sessions apart: the
+// requests in flight to each server (which session made them, the
+// handlers of their channel, their progress tokens), the tasks sessions
+// created, the resources they subscribed to, the log level each asked for,
+// and the handlers of sessions that can take messages outside a request.
+// It implements supervisor.Relay. Safe for concurrent use; its state lives
+// in this process only (the connections do too).
+type relay struct {
+	h      *Host
+	logger hclog.Logger
+	seq    atomic.Uint64 // numbers progress tokens
+
+	mu       sync.Mutex
+	clients  map[string]*client          // sessions with handlers, by id
+	levels   map[string]sessionLevel     // log levels sessions set, by id
+	flights  map[string]map[*flight]bool // requests in flight, by server
+	tokens   map[string]*flight          // by the progress token the server got
+	tasks    map[taskKey]*taskRecord     // tasks sessions created
+	subs     map[subKey]map[string]bool  // resource subscriptions: session ids
+	elicits  map[taskKey]string          // URL elicitations in progress: session id
+	applied  map[string]string           // the log level set at each server
+	catalogs map[string]*serverCatalog   // resources and prompts, by server
+	promptTb *promptTable                // names of every known prompt
+}
+
+// client is a session whose client takes messages outside its requests.
+type client struct {
+	id, scope string
+	handlers  ClientHandlers
+}
+
+// sessionLevel is the log level a session asked for, and its scope.
+type sessionLevel struct{ level, scope string }
+
+// flight is one request of a session in flight to a server.
+type flight struct {
+	session, scope, server string
+	handlers               *ClientHandlers // the request's own; nil: the session's
+	clientToken            json.RawMessage // the client's progressToken, nil if none
+	serverToken            string          // the token the server got
+	upstreamID             string          // its JSON-RPC id at the server, once sent (under relay.mu)
+	began                  time.Time
+}
+
+// noteID returns ctx set to record f's id at the server when it is sent.
+func (r *relay) noteID(ctx context.Context, f *flight) context.Context {
+	return supervisor.WithRequestIDNote(ctx, func(id string) {
+		r.mu.Lock()
+		f.upstreamID = id
+		r.mu.Unlock()
+	})
+}
+
+// taskKey names a server's task (or a server's elicitation).
+type taskKey struct{ server, id string }
+
+// taskRecord is a task a session created.
+type taskRecord struct {
+	session string
+	call    *taskCall // the tools/call behind it, for shaping its result
+	created time.Time
+}
+
+// subKey names a resource of a server.
+type subKey struct{ server, uri string }
+
+func newRelay(h *Host) *relay {
+	return &relay{
+		h: h, logger: h.logger.Named("relay"),
+		clients: map[string]*client{}, levels: map[string]sessionLevel{},
+		flights: map[string]map[*flight]bool{}, tokens: map[string]*flight{},
+		tasks: map[taskKey]*taskRecord{}, subs: map[subKey]map[string]bool{},
+		elicits: map[taskKey]string{}, applied: map[string]string{},
+		catalogs: map[string]*serverCatalog{},
+	}
+}
+
+func (r *relay) setHandlers(id, scope string, c ClientHandlers) {
+	r.mu.Lock()
+	r.clients[id] = &client{id: id, scope: scope, handlers: c}
+	r.mu.Unlock()
+}
+
+func (r *relay) clearHandlers(id string) {
+	r.mu.Lock()
+	delete(r.clients, id)
+	r.mu.Unlock()
+}
+
+// release forgets an ended session; subscriptions only it held are
+// cancelled at their servers in the background.
+func (r *relay) release(id string) {
+	r.mu.Lock()
+	delete(r.clients, id)
+	_, hadLevel := r.levels[id]
+	delete(r.levels, id)
+	for k, t := range r.tasks {
+		if t.session == id {
+			delete(r.tasks, k)
+		}
+	}
+	for k, s := range r.elicits {
+		if s == id {
+			delete(r.elicits, k)
+		}
+	}
+	var drop []subKey
+	for k, sessions := range r.subs {
+		if sessions[id] {
+			delete(sessions, id)
+			if len(sessions) == 0 {
+				delete(r.subs, k)
+				drop = append(drop, k)
+			}
+		}
+	}
+	r.mu.Unlock()
+	if len(drop) == 0 && !hadLevel {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for _, k := range drop {
+			r.upstream(ctx, k.server, "resources/unsubscribe", uriParams(k.uri))
+		}
+		if hadLevel {
+			r.applyLevels(ctx)
+		}
+	}()
+}
+
+// begin records a request of session to server and returns the params to
+// send: a progressToken in params._meta is replaced by one of plughost's.
+func (r *relay) begin(session, scope, server string, params json.RawMessage, h *ClientHandlers) (*flight, json.RawMessage) {
+	f := &flight{session: session, scope: scope, server: server, handlers: h, began: time.Now()}
+	if start, end, ok := rawjson.Member(params, "_meta", "progressToken"); ok {
+		f.clientToken = append(json.RawMessage(nil), params[start:end]...)
+		f.serverToken = "plughost-progress-" + strconv.FormatUint(r.seq.Add(1), 10)
+		params, _ = rawjson.Replace(params, []byte(strconv.Quote(f.serverToken)), "_meta", "progressToken")
+	}
+	r.mu.Lock()
+	set := r.flights[server]
+	if set == nil {
+		set = map[*flight]bool{}
+		r.flights[server] = set
+	}
+	set[f] = true
+	if f.serverToken != "" {
+		r.tokens[f.serverToken] = f
+	}
+	r.mu.Unlock()
+	return f, params
+}
+
+// withMeta is begin for a request whose _meta travels apart from its params
+// (tools/call): it returns the _meta to send.
+func (r *relay) withMeta(session, scope, server string, meta json.RawMessage, h *ClientHandlers) (*flight, json.RawMessage) {
+	if len(meta) == 0 {
+		f, _ := r.begin(session, scope, server, nil, h)
+		return f, nil
+	}
+	wrapped := append(append([]byte(`{"_meta":`), meta...), '}')
+	f, out := r.begin(session, scope, server, wrapped, h)
+	start, end, _ := rawjson.Member(out, "_meta")
+	return f, out[start:end]
+}
+
+// progressGrace is how long a request's progress token is still honoured
+// after its answer: a server may write its notifications and its answer
+// from different goroutines (mcp-go's stdio server does), so progress it
+// sent first can arrive after the answer.
+const progressGrace = 2 * time.Second
+
+// end forgets a request that got its answer; its progress token goes
+// after progressGrace.
+func (r *relay) end(f *flight) {
+	r.mu.Lock()
+	delete(r.flights[f.server], f)
+	if len(r.flights[f.server]) == 0 {
+		delete(r.flights, f.server)
+	}
+	r.mu.Unlock()
+	if f.serverToken != "" {
+		time.AfterFunc(progressGrace, func() {
+			r.mu.Lock()
+			delete(r.tokens, f.serverToken)
+			r.mu.Unlock()
+		})
+	}
+}
+
+// target is where a relayed message goes.
+type target struct {
+	session, scope string
+	handlers       *ClientHandlers
+}
+
+// cause finds the session a message of server belongs to, in order: the
+// request the transport says it was sent during (related, "" when
+// unknown), else the task named by its related-task _meta, else the one
+// session with requests in flight to the server (its newest request's
+// channel), else the one session in this process that takes messages. ok is
+// false when no session or several could be the cause; why says which.
+func (r *relay) cause(server, related string, params json.RawMessage) (t target, ok bool, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if related != "" {
+		for f := range r.flights[server] {
+			if f.upstreamID == related {
+				t = r.sessionTarget(f.session)
+				if f.handlers != nil {
+					t.handlers = f.handlers
+				}
+				return t, true, ""
+			}
+		}
+	}
+	if id, found := rawjson.String(params, "_meta", "io.modelcontextprotocol/related-task", "taskId"); found {
+		if rec := r.tasks[taskKey{server, id}]; rec != nil {
+			return r.sessionTarget(rec.session), true, ""
+		}
+	}
+	var newest *flight
+	sessions := map[string]bool{}
+	for f := range r.flights[server] {
+		sessions[f.session] = true
+		if newest == nil || f.began.After(newest.began) {
+			newest = f
+		}
+	}
+	switch {
+	case len(sessions) == 1:
+		t = r.sessionTarget(newest.session)
+		if newest.handlers != nil {
+			t.handlers = newest.handlers
+		}
+		return t, true, ""
+	case len(sessions) > 1:
+		return target{}, false, fmt.Sprintf("%d client sessions have requests in flight to server %q, and nothing in the message tells which one caused it", len(sessions), server)
+	case len(r.clients) == 1:
+		for id := range r.clients {
+			return r.sessionTarget(id), true, ""
+		}
+	}
+	return target{}, false, fmt.Sprintf("no client session has a request in flight to server %q", server)
+}
+
+// sessionTarget is the session's own channel. Callers hold r.mu.
+func (r *relay) sessionTarget(id string) target {
+	t := target{session: id}
+	if c := r.clients[id]; c != nil {
+		t.scope, t.handlers = c.scope, &c.handlers
+	} else if l, ok := r.levels[id]; ok {
+		t.scope = l.scope
+	}
+	return t
+}
+
+// Request answers a server→client request through the session that caused
+// it, or -32601 when none can.
+func (r *relay) Request(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error) {
+	related, _ := supervisor.RelatedRequest(ctx)
+	t, ok, why := r.cause(server, related, params)
+	if !ok {
+		return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("plughost cannot relay %s: %s", method, why)}
+	}
+	var h RequestHandler
+	if t.handlers != nil {
+		switch method {
+		case "sampling/createMessage":
+			h = t.handlers.Sampling
+		case "elicitation/create":
+			h = t.handlers.Elicitation
+		case "roots/list":
+			h = t.handlers.Roots
+		}
+	}
+	if h == nil {
+		return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("the client of the session that caused this request does not support %s", method)}
+	}
+	if method == "elicitation/create" {
+		if id, ok := rawjson.String(params, "elicitationId"); ok {
+			r.mu.Lock()
+			r.elicits[taskKey{server, id}] = t.session
+			r.mu.Unlock()
+		}
+	}
+	if limit := r.h.callLimit(server); limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, limit)
+		defer cancel()
+	}
+	return h(ctx, ServerRequest{Server: server, Method: method, Params: params})
+}
+
+// Connected restores what sessions set on the server's previous connection
+// (log level, subscriptions) and refreshes its catalog.
+func (r *relay) Connected(server string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r.mu.Lock()
+	delete(r.applied, server)
+	var uris []string
+	for k := range r.subs {
+		if k.server == server {
+			uris = append(uris, k.uri)
+		}
+	}
+	r.mu.Unlock()
+	r.catalog(server).invalidate()
+	r.applyLevels(ctx)
+	sort.Strings(uris)
+	for _, uri := range uris {
+		r.upstream(ctx, server, "resources/subscribe", uriParams(uri))
+	}
+	if caps, ok := r.h.serverCaps(server); ok && caps.Resources != nil {
+		if _, err := r.catalog(server).resources(ctx, r.h, server); err != nil {
+			r.logger.Debug("listing resources after connect", "server", server, "error", err)
+		}
+	}
+}
+
+// upstream sends a request of plughost's own to a server, logging a failure.
+func (r *relay) upstream(ctx context.Context, server, method string, params json.RawMessage) {
+	srv, ok := r.h.Server(server)
+	if !ok {
+		return
+	}
+	if _, err := srv.Request(ctx, method, params); err != nil {
+		r.logger.Warn("request to server failed", "server", server, "method", method, "error", err)
+	}
+}
+
+func uriParams(uri string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"uri": uri}) // a string always encodes
+	return b
+}
+
+// deliver hands n to t's handlers, if it has any.
+func deliver(t target, n Notification) {
+	if t.handlers != nil && t.handlers.Notify != nil {
+		t.handlers.Notify(n)
+	}
+}
+
+// Notification relays one notification of a server (see the rules in
+// docs/gateway.md). It never blocks on a session.
+func (r *relay) Notification(server, method string, params json.RawMessage) {
+	switch method {
+	case "notifications/progress":
+		r.progress(server, params)
+	case "notifications/message":
+		r.logMessage(server, params)
+	case "notifications/resources/updated":
+		r.resourceUpdated(server, params)
+	case "notifications/resources/list_changed":
+		r.catalog(server).invalidateResources()
+		r.broadcast(server, method, params)
+	case "notifications/prompts/list_changed":
+		r.catalog(server).invalidatePrompts()
+		r.broadcast(server, method, params)
+	case "notifications/tasks/status":
+		r.taskStatus(server, params)
+	case "notifications/tools/list_changed", "notifications/cancelled":
+		// tools: the supervisor re-lists and sessions learn it from their
+		// list's fingerprint; cancelled: it ended the server's own request.
+	case "notifications/elicitation/complete":
+		r.elicitationComplete(server, params)
+	default:
+		if t, ok, _ := r.cause(server, "", params); ok {
+			deliver(t, Notification{Server: server, Method: method, Params: params})
+		} else {
+			r.logger.Debug("dropping a notification no session can be tied to", "server", server, "method", method)
+		}
+	}
+}
+
+// progress goes to the request whose token the server got, with the
+// client's token back in place.
+func (r *relay) progress(server string, params json.RawMessage) {
+	start, end, ok := rawjson.Member(params, "progressToken")
+	if !ok {
+		return
+	}
+	var token string
+	if json.Unmarshal(params[start:end], &token) != nil {
+		return
+	}
+	r.mu.Lock()
+	f := r.tokens[token]
+	var t target
+	if f != nil {
+		t = r.sessionTarget(f.session)
+		if f.handlers != nil {
+			t.handlers = f.handlers
+		}
+	}
+	r.mu.Unlock()
+	if f == nil || f.server != server {
+		r.logger.Debug("dropping progress for no request in flight", "server", server)
+		return
+	}
+	out, _ := rawjson.Replace(params, f.clientToken, "progressToken")
+	deliver(t, Notification{Server: server, Method: "notifications/progress", Params: out})
+}
+
+// broadcast sends a notification to every session taking messages whose
+// scope includes server.
+func (r *relay) broadcast(server, method string, params json.RawMessage) {
+	r.mu.Lock()
+	var ts []target
+	for _, c := range r.clients {
+		if c.scope == "" || c.scope == server {
+			ts = append(ts, target{session: c.id, scope: c.scope, handlers: &c.handlers})
+		}
+	}
+	r.mu.Unlock()
+	for _, t := range ts {
+		deliver(t, Notification{Server: server, Method: method, Params: params})
+	}
+}
+
+// taskStatus goes to the session that created the task, its id as that
+// session knows it.
+func (r *relay) taskStatus(server string, params json.RawMessage) {
+	id, ok := rawjson.String(params, "taskId")
+	if !ok {
+		return
+	}
+	r.mu.Lock()
+	rec := r.tasks[taskKey{server, id}]
+	var t target
+	if rec != nil {
+		t = r.sessionTarget(rec.session)
+	}
+	r.mu.Unlock()
+	if rec == nil {
+		return
+	}
+	if t.scope == "" {
+		params, _ = rawjson.Replace(params, []byte(strconv.Quote(clientTaskID(server, id))), "taskId")
+	}
+	deliver(t, Notification{Server: server, Method: "notifications/tasks/status", Params: params})
+}
+
+// elicitationComplete goes to the session that was asked.
+func (r *relay) elicitationComplete(server string, params json.RawMessage) {
+	id, _ := rawjson.String(params, "elicitationId")
+	r.mu.Lock()
+	session, ok := r.elicits[taskKey{server, id}]
+	delete(r.elicits, taskKey{server, id})
+	var t target
+	if ok {
+		t = r.sessionTarget(session)
+	}
+	r.mu.Unlock()
+	if !ok {
+		var found bool
+		if t, found, _ = r.cause(server, "", params); !found {
+			return
+		}
+	}
+	deliver(t, Notification{Server: server, Method: "notifications/elicitation/complete", Params: params})
+}
+
+// callLimit is the server's call timeout, which also bounds a relayed
+// server request (0: none known).
+func (h *Host) callLimit(server string) time.Duration {
+	srv, ok := h.st().cfg.MCP.Servers[server]
+	if !ok {
+		return 0
+	}
+	return srv.Timeouts(h.st().cfg.MCP.Timeouts.Durations()).Call
+}
+
+// clientTaskID is a server's task id as a session of the aggregate
+// endpoint knows it: the server name, percent-encoded (no "/" left), a
+// slash, the server's id.
+func clientTaskID(server, id string) string { return resourceuri.EscapeServer(server) + "/" + id }
+
+// serverTaskID reverses clientTaskID.
+func serverTaskID(clientID string) (server, id string, ok bool) {
+	enc, id, found := strings.Cut(clientID, "/")
+	if !found {
+		return "", "", false
+	}
+	server, err := url.PathUnescape(enc)
+	return server, id, err == nil && server != ""
+}
+
+// InFlight returns how many requests of sessions are in flight to server.
+func (h *Host) InFlight(server string) int {
+	h.relay.mu.Lock()
+	defer h.relay.mu.Unlock()
+	return len(h.relay.flights[server])
+}

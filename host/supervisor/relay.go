@@ -1,0 +1,156 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/msgtransport"
+)
+
+// Relay receives what a server sends on its own, beyond answers to the
+// host's requests: its notifications and its requests for the client
+// (sampling, elicitation, roots). The host implements it and passes them on
+// to the client session they belong to.
+type Relay interface {
+	// Notification gets every notification of the server in the order
+	// sent (tools/list_changed too, after the supervisor started its
+	// re-list). It must not block: requests' answers wait for the
+	// notifications sent before them.
+	Notification(server, method string, params json.RawMessage)
+	// Request answers a server→client request. ctx ends when the server
+	// cancels the request or the connection ends. An *RPCError picks the
+	// JSON-RPC error; any other error is answered as -32603.
+	Request(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error)
+	// Connected is called after each successful connect (in a goroutine of
+	// its own), so per-connection state (subscriptions, the log level) can
+	// be restored on the new connection.
+	Connected(server string)
+}
+
+// RPCError is a JSON-RPC error: a server's error answer to Request, or what
+// a Relay answers a server request with.
+type RPCError = msgtransport.RPCError
+
+// ClientCapabilities is what plughost declares to every server at
+// initialize: it relays sampling, elicitation (form and URL mode) and roots
+// to the client session that caused the request, and answers -32601 itself
+// when that client cannot (see the host's relay).
+var ClientCapabilities = json.RawMessage(`{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}`)
+
+// Initialized is what a server said about itself at initialize, kept raw.
+type Initialized struct {
+	// ProtocolVersion is the negotiated version.
+	ProtocolVersion string
+	// Capabilities, ServerInfo and Instructions are the server's members as
+	// it sent them (nil when absent).
+	Capabilities json.RawMessage
+	ServerInfo   json.RawMessage
+	Instructions json.RawMessage
+}
+
+// Initialized returns what the server answered at its last successful
+// initialize (kept while it is down), and whether it ever initialized.
+func (s *Server) Initialized() (Initialized, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.init, s.init.ProtocolVersion != ""
+}
+
+// serveRaw installs the session's handlers of what the server sends on its
+// own: tools/list_changed triggers a re-list, everything goes to the Relay,
+// and ping is answered here.
+func (s *Server) serveRaw(sess *session) {
+	sess.transport.SetRawHandlers(msgtransport.RawHandlers{
+		Notification: func(method string, params json.RawMessage) {
+			if method == string(mcp.MethodNotificationToolsListChanged) {
+				select {
+				case sess.relist <- struct{}{}:
+				default: // a re-list is already pending; it will see this change too
+				}
+			}
+			if s.spec.Relay != nil {
+				s.spec.Relay.Notification(s.spec.Name, method, params)
+			}
+		},
+		Request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+			if method == string(mcp.MethodPing) {
+				return json.RawMessage("{}"), nil
+			}
+			if s.spec.Relay == nil {
+				return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf("plughost has no client to relay %s to", method)}
+			}
+			return s.spec.Relay.Request(ctx, s.spec.Name, method, params)
+		},
+	})
+}
+
+// Request sends method with params (raw JSON, nil for none) to the server
+// and returns its raw result: the path for every request a client makes
+// beyond tools/call (resources, prompts, completion, logging, tasks). A
+// JSON-RPC error answer of the server is an *RPCError, as sent; an error
+// otherwise means the request could not be made: the server is down, it
+// crashed, or no answer came within the call timeout (the server is then
+// told to cancel). Cancelling ctx cancels the request at the server too.
+func (s *Server) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	sess, limit, err := s.liveSession()
+	if err != nil {
+		return nil, err
+	}
+	callCtx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	res, err := sess.transport.Request(callCtx, method, params)
+	if err != nil {
+		return nil, s.requestError(ctx, callCtx, method, limit, err)
+	}
+	return res, nil
+}
+
+// liveSession returns the live session and the call timeout, or an error
+// wrapping ErrNotConnected that says the server's state.
+func (s *Server) liveSession() (*session, time.Duration, error) {
+	s.mu.RLock()
+	sess, st, limit := s.live, s.status, s.spec.Timeouts.Call
+	s.mu.RUnlock()
+	if sess != nil {
+		return sess, limit, nil
+	}
+	reason := ""
+	if st.LastError != "" {
+		reason = "; last error: " + st.LastError
+	}
+	return nil, 0, fmt.Errorf("server %q (%s%s): %w", s.spec.Name, st.State, reason, ErrNotConnected)
+}
+
+// Notify sends a notification of the client's to the server (e.g.
+// notifications/roots/list_changed); an error when it is not connected.
+func (s *Server) Notify(ctx context.Context, method string, params json.RawMessage) error {
+	sess, _, err := s.liveSession()
+	if err != nil {
+		return err
+	}
+	var p map[string]any
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return fmt.Errorf("notification %s: params: %w", method, err)
+		}
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: p}}}
+	return sess.transport.SendNotification(ctx, n)
+}
+
+// WithRequestIDNote returns ctx with note, called with the JSON-RPC id (as
+// JSON) of the request Request or Call sends under ctx, before it is sent:
+// the caller can then recognise the server requests related to it
+// (RelatedRequest).
+func WithRequestIDNote(ctx context.Context, note func(id string)) context.Context {
+	return msgtransport.WithIDNote(ctx, note)
+}
+
+// RelatedRequest returns, in a Relay.Request, the id (as JSON) of the
+// request during which the server sent its request, when the transport
+// knows it (streamable HTTP: pluginapi.RelatedRequestMetaKey).
+func RelatedRequest(ctx context.Context) (string, bool) { return msgtransport.RelatedRequest(ctx) }

@@ -1,0 +1,199 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/callresult"
+	"github.com/plughost/plughost/host/rawjson"
+	"github.com/plughost/plughost/host/shaping"
+)
+
+// Tasks (MCP 2025-11-25). A session that calls a tool with a "task" member
+// gets the task the server created; plughost records which session created
+// it, so tasks/get, tasks/result, tasks/cancel and tasks/list of a session
+// see its own tasks only (the upstream connection, and so the server's
+// task list, is shared), and notifications/tasks/status reaches it. On the
+// aggregate endpoint a task id is "<server>/<id>" (the server name
+// percent-encoded). tasks/result of a tools/call task goes through the
+// shaping chain like a call's result. The records live in this process.
+
+// maxTaskRecords bounds the tasks remembered; the oldest go first.
+const maxTaskRecords = 10000
+
+// relatedTaskKey is the _meta key naming the task a message belongs to.
+const relatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// taskCall is the tool call behind a task.
+type taskCall struct{ call shaping.Call }
+
+// recordTask remembers that session created a task of server.
+func (r *relay) recordTask(session, server, id string, call *taskCall) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.tasks) >= maxTaskRecords {
+		var oldest taskKey
+		first := true
+		for k, t := range r.tasks {
+			if first || t.created.Before(r.tasks[oldest].created) {
+				oldest, first = k, false
+			}
+		}
+		delete(r.tasks, oldest)
+	}
+	r.tasks[taskKey{server, id}] = &taskRecord{session: session, call: call, created: time.Now()}
+}
+
+// ownedTask returns the record of a task of server if session created it.
+func (r *relay) ownedTask(session, server, id string) (*taskRecord, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.tasks[taskKey{server, id}]
+	return t, t != nil && t.session == session
+}
+
+// callTask sends a task-augmented tools/call; the answer is the task the
+// server created (recorded for the session), or, from a server that ran
+// the call at once, its result.
+func (s *Session) callTask(ctx context.Context, scope string, call shaping.Call, opts CallOptions) (CallResult, error) {
+	params := make([]byte, 0, len(call.Args)+len(opts.Task)+len(opts.Meta)+len(call.Tool)+48)
+	params = append(params, `{"name":`...)
+	params = append(params, quote(call.Tool)...)
+	params = append(params, `,"arguments":`...)
+	params = append(params, call.Args...)
+	params = append(params, `,"task":`...)
+	params = append(params, opts.Task...)
+	if len(opts.Meta) > 0 {
+		params = append(params, `,"_meta":`...)
+		params = append(params, opts.Meta...)
+	}
+	params = append(params, '}')
+	raw, err := s.forward(ctx, scope, call.Server, "tools/call", params, opts)
+	if err != nil {
+		return CallResult{}, s.h.explainCallError(call.Name, call.Server, err)
+	}
+	id, isTask := rawjson.String(raw, "task", "taskId")
+	if !isTask {
+		res, err := s.h.shapeFetched(ctx, call, raw)
+		return CallResult{Result: res}, err
+	}
+	s.h.relay.recordTask(s.id, call.Server, id, &taskCall{call: call})
+	if scope == "" {
+		raw, _ = rawjson.Replace(raw, quote(clientTaskID(call.Server, id)), "task", "taskId")
+	}
+	return CallResult{Task: raw}, nil
+}
+
+// taskRequest answers tasks/get, tasks/result and tasks/cancel for a task
+// the session created.
+func (s *Session) taskRequest(ctx context.Context, scope, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+	clientID, ok := rawjson.String(params, "taskId")
+	if !ok {
+		return nil, &RPCError{Code: codeInvalidParams, Message: method + `: params must be {"taskId": "<task id>"}`}
+	}
+	server, id := scope, clientID
+	if scope == "" {
+		if server, id, ok = serverTaskID(clientID); !ok {
+			return nil, unknownTask(clientID)
+		}
+	}
+	rec, ok := s.h.relay.ownedTask(s.id, server, id)
+	if !ok {
+		return nil, unknownTask(clientID)
+	}
+	if id != clientID {
+		params, _ = rawjson.Replace(params, quote(id), "taskId")
+	}
+	raw, err := s.forward(ctx, scope, server, method, params, opts)
+	if err != nil {
+		return nil, err
+	}
+	if method != "tasks/result" {
+		if id != clientID {
+			raw, _ = rawjson.Replace(raw, quote(clientID), "taskId")
+		}
+		return raw, nil
+	}
+	if id != clientID {
+		raw, _ = rawjson.Replace(raw, quote(clientID), "_meta", relatedTaskKey, "taskId")
+	}
+	if rec.call == nil {
+		return raw, nil
+	}
+	call := rec.call.call
+	if scope == "" {
+		call.MapURI = func(u string) string { return s.h.clientURI(call.Server, u) }
+	}
+	res, err := s.h.shapeFetched(ctx, call, raw)
+	if err != nil {
+		return raw, nil // not a tool result (a cancelled task's, …): as the server sent it
+	}
+	return json.Marshal(res)
+}
+
+func unknownTask(id string) *RPCError {
+	return &RPCError{Code: codeInvalidParams, Message: fmt.Sprintf("unknown task %q: no task of this session has that id", id)}
+}
+
+// listTasks answers tasks/list: the tasks of the session's scope that the
+// session created, from every server that lists tasks (a server that
+// fails is left out and logged).
+func (s *Session) listTasks(ctx context.Context, scope string) (json.RawMessage, error) {
+	var b strings.Builder
+	b.WriteString(`{"tasks":[`)
+	n := 0
+	for _, server := range s.h.st().order {
+		if scope != "" && server != scope {
+			continue
+		}
+		if c, ok := s.h.serverCaps(server); !ok || c.Tasks == nil || c.Tasks.List == nil {
+			continue
+		}
+		items, err := listAll(ctx, s.h, server, "tasks/list", "tasks")
+		if err != nil {
+			s.h.relay.logger.Warn("listing tasks failed; leaving the server out", "server", server, "error", err)
+			continue
+		}
+		for _, it := range items {
+			id, _ := rawjson.String(it, "taskId")
+			if _, mine := s.h.relay.ownedTask(s.id, server, id); !mine {
+				continue
+			}
+			if scope == "" {
+				it, _ = rawjson.Replace(it, quote(clientTaskID(server, id)), "taskId")
+			}
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			n++
+			b.Write(it)
+		}
+	}
+	b.WriteString(`]}`)
+	return json.RawMessage(b.String()), nil
+}
+
+// fetchedKey carries a result already fetched to the last link of the
+// chain's fetched handler.
+type fetchedKey struct{}
+
+// fetchedResult is the last link of the chain's fetched handler: the
+// result in ctx.
+func fetchedResult(ctx context.Context, _ shaping.Call) (*mcp.CallToolResult, error) {
+	return ctx.Value(fetchedKey{}).(*mcp.CallToolResult), nil
+}
+
+// shapeFetched runs a tools/call result fetched outside a call (a task's
+// result) through the same shaping chain as a call's.
+func (h *Host) shapeFetched(ctx context.Context, call shaping.Call, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	res, err := callresult.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	return h.st().chain.fetched(context.WithValue(ctx, fetchedKey{}, res), call)
+}
