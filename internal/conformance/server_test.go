@@ -125,7 +125,8 @@ func referenceDeps(dir string) error {
 	return nil
 }
 
-// startReference runs the reference server (testdata/referenceserver) from
+// startReference runs the reference server (shared/conformance/everything-server.ts,
+// the suite's own, kept beside the checkout; the npm package lacks it) from
 // a directory inside confDir, so its imports resolve to confDir's
 // node_modules, on a free port; it returns its MCP URL.
 func startReference(t *testing.T, ctx context.Context, node, confDir string, env []string) string {
@@ -135,7 +136,11 @@ func startReference(t *testing.T, ctx context.Context, node, confDir string, env
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	src, err := os.ReadFile(filepath.Join("testdata", "referenceserver", "everything-server.ts"))
+	path, err := testbin.SharedPath("PLUGHOST_CONFORMANCE_SERVER", filepath.Join("conformance", "everything-server.ts"))
+	if err != nil {
+		t.Skipf("SKIPPED: the conformance suite's reference server is not available: %v", err)
+	}
+	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,3 +130,30 @@ func Main(m interface{ Run() int }, set *Set, build func() (Set, error)) int {
 	}
 	return code
 }
+
+// SharedPath finds rel (e.g. "conformance/everything-server.ts") in the
+// project's shared folder, which sits beside the checkout: $envVar when set,
+// else the first "shared/<rel>" found walking up from the module root's
+// parent (so worktrees and scratch clones find it too). The error says
+// where it looked and which variable to set.
+func SharedPath(envVar, rel string) (string, error) {
+	if p := os.Getenv(envVar); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("$%s: %w", envVar, err)
+		}
+		return p, nil
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	for dir := filepath.Dir(root); ; dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "shared", rel)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		if dir == filepath.Dir(dir) {
+			return "", fmt.Errorf("shared/%s is not beside the checkout %s or any folder above it (set $%s to its path)", rel, root, envVar)
+		}
+	}
+}

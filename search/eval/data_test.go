@@ -5,19 +5,20 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/plughost/plughost/internal/testbin"
 	"github.com/plughost/plughost/search"
 )
 
 // evalDir returns the benchmark directory: $PLUGHOST_EVAL_DIR, else
-// ../shared/eval relative to the module root; it skips the test loudly when
+// shared/eval beside the checkout (testbin.SharedPath); it skips the test loudly when
 // the data is absent.
 func evalDir(tb testing.TB) string {
-	dir := os.Getenv("PLUGHOST_EVAL_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "eval") // search/eval → module root → ..
+	dir, err := testbin.SharedPath("PLUGHOST_EVAL_DIR", "eval")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(dir, "tools.json"))
 	}
-	if _, err := os.Stat(filepath.Join(dir, "tools.json")); err != nil {
-		tb.Skipf("SKIPPED: no benchmark data at %s (set PLUGHOST_EVAL_DIR): %v", dir, err)
+	if err != nil {
+		tb.Skipf("SKIPPED: no benchmark data: %v", err)
 	}
 	return dir
 }
