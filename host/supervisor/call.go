@@ -39,13 +39,13 @@ type ToolCall struct {
 
 // CallTool is Call with the whole request: arguments and _meta.
 func (s *Server) CallTool(ctx context.Context, c ToolCall) (*mcp.CallToolResult, error) {
-	sess, limit, err := s.liveSession()
+	conn, limit, err := s.liveConnection()
 	if err != nil {
 		return nil, err
 	}
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	res, err := callTool(callCtx, sess, c)
+	res, err := callTool(callCtx, conn, c)
 	if err != nil {
 		return nil, s.requestError(ctx, callCtx, fmt.Sprintf("tool %q", c.Tool), limit, err)
 	}
@@ -108,12 +108,12 @@ func (c ToolCall) encode() (json.RawMessage, error) {
 // a large result is decoded into the message's own buffer, never copied (see
 // callresult), where mcp-go's client would decode it through several
 // generic copies. A JSON-RPC error answer is an *RPCError.
-func callTool(ctx context.Context, sess *session, c ToolCall) (*mcp.CallToolResult, error) {
+func callTool(ctx context.Context, conn *connection, c ToolCall) (*mcp.CallToolResult, error) {
 	params, err := c.encode()
 	if err != nil {
 		return nil, err
 	}
-	raw, err := sess.transport.Request(ctx, string(mcp.MethodToolsCall), params)
+	raw, err := conn.transport.Request(ctx, string(mcp.MethodToolsCall), params)
 	if err != nil {
 		return nil, err
 	}

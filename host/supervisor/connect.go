@@ -17,20 +17,20 @@ import (
 )
 
 // connect runs one full start-up: plugin process, connection, initialize,
-// tools/list. On success the session is live and the status connected.
-func (s *Server) connect(ctx context.Context) (*session, error) {
+// tools/list. On success the connection is live and the status connected.
+func (s *Server) connect(ctx context.Context) (*connection, error) {
 	began := time.Now()
 	s.update(func(st *Status) { st.State, st.NextRetry = StateConnecting, time.Time{} })
-	sess, err := s.open(ctx)
+	conn, err := s.open(ctx)
 	if err != nil && s.switchTransport(err) {
-		sess, err = s.open(ctx)
+		conn, err = s.open(ctx)
 	}
 	if err != nil {
 		return nil, err
 	}
-	init, err := s.initialize(ctx, sess)
+	init, err := s.initialize(ctx, conn)
 	if err == nil {
-		err = s.listTools(ctx, sess)
+		err = s.listTools(ctx, conn)
 	}
 	if err == nil {
 		s.mu.Lock()
@@ -38,14 +38,14 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 		s.mu.Unlock()
 	}
 	if err != nil {
-		s.teardown(sess, false)
+		s.teardown(conn, false)
 		return nil, err
 	}
 	diagCtx, cancel := context.WithTimeout(ctx, time.Second)
-	d, derr := sess.plugin.Diagnostics(diagCtx)
+	d, derr := conn.plugin.Diagnostics(diagCtx)
 	cancel()
 	if derr == nil {
-		sess.serverPID = d.PID
+		conn.serverPID = d.PID
 	}
 	took := time.Since(began)
 	s.update(func(st *Status) {
@@ -53,20 +53,20 @@ func (s *Server) connect(ctx context.Context) (*session, error) {
 		st.StartupDuration = took
 		st.ServerName, st.ServerVersion = init.name()
 		st.ProtocolVersion = init.ProtocolVersion
-		st.PluginPID, st.ServerPID = sess.plugin.PID(), sess.serverPID
+		st.PluginPID, st.ServerPID = conn.plugin.PID(), conn.serverPID
 		st.Warnings = s.spec.Masker.MaskAll(d.Warnings)
-		st.Path = sess.path
+		st.Path = conn.path
 	})
 	s.logger.Info("connected", "tools", s.Status().Tools, "startup", took.Round(time.Millisecond))
 	if s.spec.Relay != nil {
 		go s.spec.Relay.Connected(s.spec.Name)
 	}
-	return sess, nil
+	return conn, nil
 }
 
 // open launches the plugin (or takes the in-process transport) and opens
 // the connection.
-func (s *Server) open(ctx context.Context) (*session, error) {
+func (s *Server) open(ctx context.Context) (*connection, error) {
 	t := s.tuning().Timeouts
 	pc, err := s.launch(t.Start)
 	if err != nil {
@@ -91,29 +91,29 @@ func (s *Server) open(ctx context.Context) (*session, error) {
 			req.Credentials = s.spec.Auth
 		}
 	}
-	conn, err := pc.Transport().Open(openCtx, req)
+	stream, err := pc.Transport().Open(openCtx, req)
 	if err != nil {
 		pc.Kill()
 		return nil, phaseError("connect", t.Initialize, "initialize_seconds", err)
 	}
-	tr := msgtransport.New(conn, s.logger)
+	tr := msgtransport.New(stream, s.logger)
 	path := "relay"
-	if pluginapi.UsesDirectPipes(conn) {
+	if pluginapi.UsesDirectPipes(stream) {
 		path = "direct-pipes"
 	}
-	sess := &session{
+	conn := &connection{
 		path:      path,
 		plugin:    pc,
 		transport: tr,
 		client:    client.NewClient(tr, client.WithProtocolVersion(protocolVersion)),
 		relist:    make(chan struct{}, 1),
 	}
-	if err := sess.client.Start(ctx); err != nil {
-		s.teardown(sess, false)
+	if err := conn.client.Start(ctx); err != nil {
+		s.teardown(conn, false)
 		return nil, fmt.Errorf("start MCP client: %w", err)
 	}
-	s.serveRaw(sess)
-	return sess, nil
+	s.serveRaw(conn)
+	return conn, nil
 }
 
 // launch starts the plugin process, or wraps the in-process transport.
@@ -136,7 +136,7 @@ func (s *Server) launch(startTimeout time.Duration) (pluginProcess, error) {
 
 // initialize runs the MCP handshake over the message transport itself,
 // declaring ClientCapabilities, and keeps the server's answer raw.
-func (s *Server) initialize(ctx context.Context, sess *session) (Initialized, error) {
+func (s *Server) initialize(ctx context.Context, conn *connection) (Initialized, error) {
 	limit := s.tuning().Timeouts.Initialize
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -145,7 +145,7 @@ func (s *Server) initialize(ctx context.Context, sess *session) (Initialized, er
 		Capabilities    json.RawMessage    `json:"capabilities"`
 		ClientInfo      mcp.Implementation `json:"clientInfo"`
 	}{protocolVersion, ClientCapabilities, mcp.Implementation{Name: "plughost", Version: s.spec.ClientVersion}})
-	raw, err := sess.transport.Request(ctx, string(mcp.MethodInitialize), params)
+	raw, err := conn.transport.Request(ctx, string(mcp.MethodInitialize), params)
 	if err != nil {
 		return Initialized{}, phaseError("initialize", limit, "initialize_seconds", err)
 	}
@@ -162,7 +162,7 @@ func (s *Server) initialize(ctx context.Context, sess *session) (Initialized, er
 		return Initialized{}, fmt.Errorf("initialize: the server speaks MCP %q, which plughost does not", res.ProtocolVersion)
 	}
 	note := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
-	if err := sess.transport.SendNotification(ctx, note); err != nil {
+	if err := conn.transport.SendNotification(ctx, note); err != nil {
 		return Initialized{}, phaseError("initialize", limit, "initialize_seconds", err)
 	}
 	return Initialized{ProtocolVersion: res.ProtocolVersion, Capabilities: res.Capabilities, ServerInfo: res.ServerInfo, Instructions: res.Instructions}, nil
@@ -176,18 +176,18 @@ func (i Initialized) name() (string, string) {
 }
 
 // listTools lists every page of the server's tools and publishes them,
-// making sess the live session.
-func (s *Server) listTools(ctx context.Context, sess *session) error {
+// making conn the live connection.
+func (s *Server) listTools(ctx context.Context, conn *connection) error {
 	limit := s.tuning().Timeouts.ListTools
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	tools, err := s.listRaw(ctx, sess)
+	tools, err := s.listRaw(ctx, conn)
 	if err != nil {
 		return phaseError("list tools", limit, "list_tools_seconds", err)
 	}
 	s.mu.Lock()
 	s.tools = tools
-	s.live = sess
+	s.live = conn
 	s.mu.Unlock()
 	s.update(func(st *Status) { st.Tools = len(tools) })
 	return nil
@@ -201,7 +201,7 @@ const maxListPages = 1000
 // and keeps each definition as the raw JSON the server sent: mcp-go's typed
 // tool drops schema keywords it does not model. Entries that are not
 // objects with a string name are dropped with a warning.
-func (s *Server) listRaw(ctx context.Context, sess *session) ([]json.RawMessage, error) {
+func (s *Server) listRaw(ctx context.Context, conn *connection) ([]json.RawMessage, error) {
 	all := []json.RawMessage{} // not nil: listed, possibly nothing
 	cursor := ""
 	for page := 1; ; page++ {
@@ -216,7 +216,7 @@ func (s *Server) listRaw(ctx context.Context, sess *session) ([]json.RawMessage,
 		if cursor != "" {
 			req.Params = map[string]string{"cursor": cursor}
 		}
-		resp, err := sess.transport.SendRequest(ctx, req)
+		resp, err := conn.transport.SendRequest(ctx, req)
 		if err != nil {
 			return nil, err
 		}

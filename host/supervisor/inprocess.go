@@ -6,7 +6,7 @@ import (
 	"github.com/plughost/plughost/pluginapi"
 )
 
-// pluginProcess is what a session needs of its transport plugin:
+// pluginProcess is what a connection needs of its transport plugin:
 // *pluginapi.Client for a plugin process, inProcess for a transport that
 // runs inside the host (Spec.InProcess).
 type pluginProcess interface {
@@ -19,7 +19,7 @@ type pluginProcess interface {
 
 // inProcess serves a pluginapi.Transport implemented in the host process:
 // there is no process to start, watch or kill; closing the connection
-// (which the session does) ends everything.
+// (which the connection does) ends everything.
 type inProcess struct{ t pluginapi.Transport }
 
 func (p inProcess) Transport() pluginapi.Transport { return p.t }

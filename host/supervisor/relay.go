@@ -60,15 +60,15 @@ func (s *Server) Initialized() (Initialized, bool) {
 	return s.init, s.init.ProtocolVersion != ""
 }
 
-// serveRaw installs the session's handlers of what the server sends on its
+// serveRaw installs the connection's handlers of what the server sends on its
 // own: tools/list_changed triggers a re-list, everything goes to the Relay,
 // and ping is answered here.
-func (s *Server) serveRaw(sess *session) {
-	sess.transport.SetRawHandlers(msgtransport.RawHandlers{
+func (s *Server) serveRaw(conn *connection) {
+	conn.transport.SetRawHandlers(msgtransport.RawHandlers{
 		Notification: func(method string, params json.RawMessage) {
 			if method == string(mcp.MethodNotificationToolsListChanged) {
 				select {
-				case sess.relist <- struct{}{}:
+				case conn.relist <- struct{}{}:
 				default: // a re-list is already pending; it will see this change too
 				}
 			}
@@ -96,27 +96,27 @@ func (s *Server) serveRaw(sess *session) {
 // crashed, or no answer came within the call timeout (the server is then
 // told to cancel). Cancelling ctx cancels the request at the server too.
 func (s *Server) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	sess, limit, err := s.liveSession()
+	conn, limit, err := s.liveConnection()
 	if err != nil {
 		return nil, err
 	}
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	res, err := sess.transport.Request(callCtx, method, params)
+	res, err := conn.transport.Request(callCtx, method, params)
 	if err != nil {
 		return nil, s.requestError(ctx, callCtx, method, limit, err)
 	}
 	return res, nil
 }
 
-// liveSession returns the live session and the call timeout, or an error
+// liveConnection returns the live connection and the call timeout, or an error
 // wrapping ErrNotConnected that says the server's state.
-func (s *Server) liveSession() (*session, time.Duration, error) {
+func (s *Server) liveConnection() (*connection, time.Duration, error) {
 	s.mu.RLock()
-	sess, st, limit := s.live, s.status, s.spec.Timeouts.Call
+	conn, st, limit := s.live, s.status, s.spec.Timeouts.Call
 	s.mu.RUnlock()
-	if sess != nil {
-		return sess, limit, nil
+	if conn != nil {
+		return conn, limit, nil
 	}
 	reason := ""
 	if st.LastError != "" {
@@ -128,7 +128,7 @@ func (s *Server) liveSession() (*session, time.Duration, error) {
 // Notify sends a notification of the client's to the server (e.g.
 // notifications/roots/list_changed); an error when it is not connected.
 func (s *Server) Notify(ctx context.Context, method string, params json.RawMessage) error {
-	sess, _, err := s.liveSession()
+	conn, _, err := s.liveConnection()
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (s *Server) Notify(ctx context.Context, method string, params json.RawMessa
 		}
 	}
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: p}}}
-	return sess.transport.SendNotification(ctx, n)
+	return conn.transport.SendNotification(ctx, n)
 }
 
 // WithRequestIDNote returns ctx with note, called with the JSON-RPC id (as

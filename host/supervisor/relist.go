@@ -38,7 +38,7 @@ func (p RelistPacing) withDefaults() RelistPacing {
 	return p
 }
 
-// relistPacer applies RelistPacing to one session's re-lists. It is used
+// relistPacer applies RelistPacing to one connection's re-lists. It is used
 // by one goroutine only.
 type relistPacer struct {
 	pacing RelistPacing

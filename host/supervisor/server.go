@@ -33,13 +33,13 @@ type Server struct {
 	status   Status
 	tools    []json.RawMessage // definitions as the server listed them
 	init     Initialized       // the last initialize answer, kept while down
-	live     *session
+	live     *connection
 	lastDiag pluginapi.Diagnostics
 	listID   atomic.Int64 // numbers the tools/list requests
 }
 
-// session is one live connection: a plugin process and the MCP client on it.
-type session struct {
+// connection is one live link to the server: a plugin process and the MCP client on it.
+type connection struct {
 	plugin    pluginProcess
 	transport *msgtransport.Transport
 	client    *client.Client
@@ -92,7 +92,7 @@ func (s *Server) Run(ctx context.Context) {
 	var delay time.Duration
 	for {
 		refusals := s.refusals()
-		sess, err := s.connect(ctx)
+		conn, err := s.connect(ctx)
 		if err != nil && s.refusals() > refusals {
 			if !s.waitLogin(ctx, err) {
 				return
@@ -101,7 +101,7 @@ func (s *Server) Run(ctx context.Context) {
 		}
 		if err == nil {
 			upAt := time.Now()
-			err = s.serve(ctx, sess)
+			err = s.serve(ctx, conn)
 			if time.Since(upAt) >= stableAfter {
 				delay = 0
 			}
@@ -160,12 +160,12 @@ func (s *Server) waitLogin(ctx context.Context, err error) bool {
 // does not restart anything. The returned Status has the tool count and the
 // start-up duration; on failure the error says which phase failed.
 func (s *Server) ConnectOnce(ctx context.Context) (Status, []json.RawMessage, error) {
-	sess, err := s.connect(ctx)
+	conn, err := s.connect(ctx)
 	if err != nil {
 		return s.Status(), nil, s.spec.Masker.Error(err)
 	}
 	st, tools := s.Status(), s.Definitions()
-	s.teardown(sess, false)
+	s.teardown(conn, false)
 	return st, tools, nil
 }
 
@@ -174,10 +174,10 @@ func (s *Server) ConnectOnce(ctx context.Context) (Status, []json.RawMessage, er
 // secrets masked (servers echo their environment).
 func (s *Server) Diagnostics(ctx context.Context) pluginapi.Diagnostics {
 	s.mu.RLock()
-	sess, d := s.live, s.lastDiag
+	conn, d := s.live, s.lastDiag
 	s.mu.RUnlock()
-	if sess != nil {
-		if live, err := sess.plugin.Diagnostics(ctx); err == nil {
+	if conn != nil {
+		if live, err := conn.plugin.Diagnostics(ctx); err == nil {
 			d = live
 		}
 	}
@@ -197,19 +197,19 @@ func (s *Server) update(f func(*Status)) {
 	s.onChange()
 }
 
-// serve watches a live session until it ends, re-listing tools whenever the
+// serve watches a live connection until it ends, re-listing tools whenever the
 // server says they changed, paced by spec.Relist. It returns why the
-// session ended.
-func (s *Server) serve(ctx context.Context, sess *session) error {
+// connection ended.
+func (s *Server) serve(ctx context.Context, conn *connection) error {
 	pacer := newRelistPacer(s.spec.Relist)
 	var due <-chan time.Time // a paced re-list is waiting; changes meanwhile join it
 	for {
 		select {
-		case <-sess.transport.Done():
-			err := s.withLimitHint(sess.transport.Err())
-			s.teardown(sess, true)
+		case <-conn.transport.Done():
+			err := s.withLimitHint(conn.transport.Err())
+			s.teardown(conn, true)
 			return fmt.Errorf("connection lost: %w", err)
-		case <-sess.relist:
+		case <-conn.relist:
 			if due != nil {
 				continue
 			}
@@ -217,19 +217,19 @@ func (s *Server) serve(ctx context.Context, sess *session) error {
 				due = time.After(d)
 				continue
 			}
-			s.relist(ctx, sess, pacer)
+			s.relist(ctx, conn, pacer)
 		case <-due:
 			due = nil
-			s.relist(ctx, sess, pacer)
+			s.relist(ctx, conn, pacer)
 		case <-ctx.Done():
-			s.teardown(sess, false)
+			s.teardown(conn, false)
 			return ctx.Err()
 		}
 	}
 }
 
-func (s *Server) relist(ctx context.Context, sess *session, pacer *relistPacer) {
-	err := s.listTools(ctx, sess)
+func (s *Server) relist(ctx context.Context, conn *connection, pacer *relistPacer) {
+	err := s.listTools(ctx, conn)
 	pacer.done(time.Now())
 	if err != nil {
 		s.logger.Warn("re-listing tools after list_changed failed", "error", err)
@@ -238,28 +238,28 @@ func (s *Server) relist(ctx context.Context, sess *session, pacer *relistPacer) 
 	s.logger.Info("tools changed", "tools", s.Status().Tools)
 }
 
-// teardown closes a session. crashed says the connection already died: then
+// teardown closes a connection. crashed says the connection already died: then
 // the plugin may be gone too, and the server's process group is killed from
 // here so nothing is orphaned.
-func (s *Server) teardown(sess *session, crashed bool) {
+func (s *Server) teardown(conn *connection, crashed bool) {
 	diagCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-	d, derr := sess.plugin.Diagnostics(diagCtx)
+	d, derr := conn.plugin.Diagnostics(diagCtx)
 	cancel()
 	s.mu.Lock()
 	if derr == nil {
 		s.lastDiag = d
 	}
-	if s.live == sess {
+	if s.live == conn {
 		s.live = nil
 		s.tools = nil
 	}
 	s.mu.Unlock()
-	_ = sess.client.Close()
-	pluginDied := sess.plugin.Exited()
-	sess.plugin.Kill()
-	if crashed && pluginDied && sess.serverPID > 0 {
+	_ = conn.client.Close()
+	pluginDied := conn.plugin.Exited()
+	conn.plugin.Kill()
+	if crashed && pluginDied && conn.serverPID > 0 {
 		// The plugin died without stopping its server: stop the group here.
-		_ = syscall.Kill(-sess.serverPID, syscall.SIGKILL)
+		_ = syscall.Kill(-conn.serverPID, syscall.SIGKILL)
 	}
 	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0 })
 }
