@@ -1,0 +1,492 @@
+package eval
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/plughost/plughost/search"
+)
+
+// Sample is one query's BM25 candidates with their features: what the
+// learned re-rank is trained and measured on without searching again.
+type Sample struct {
+	ID    string
+	Level int
+	Multi bool
+	Cands []search.Candidate
+	Exact []string
+	// Relevant are the acceptable tools (single-tool queries) or every
+	// step's (multi-step queries); Steps the steps' (multi-step only).
+	Relevant map[string]bool
+	Steps    []map[string]bool
+}
+
+// MaxDepth is how many BM25 candidates Samples keeps per query: the
+// deepest re-rank measured.
+const MaxDepth = 50
+
+// Samples searches every query of d once on an index that computes the
+// re-rank features (wv: word vectors for the dense feature, may be nil)
+// and keeps its BM25 top MaxDepth.
+func (d Data) Samples(wv *search.WordVectors) ([]Sample, error) {
+	ix, err := BuildIndex(d.Tools, d.Servers, search.WithFeatures(wv))
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	var out []Sample
+	for _, q := range d.Single {
+		cands, exact, err := ix.Candidates(q.Query, MaxDepth)
+		if err != nil {
+			return nil, fmt.Errorf("eval: query %s: %w", q.ID, err)
+		}
+		out = append(out, Sample{ID: q.ID, Level: q.Level, Cands: cands, Exact: exact, Relevant: idSet(q.Relevant)})
+	}
+	for _, q := range d.Multi {
+		cands, exact, err := ix.Candidates(q.Query, MaxDepth)
+		if err != nil {
+			return nil, fmt.Errorf("eval: query %s: %w", q.ID, err)
+		}
+		s := Sample{ID: q.ID, Level: q.Level, Multi: true, Cands: cands, Exact: exact, Relevant: map[string]bool{}}
+		for _, st := range q.Steps {
+			set := idSet(st)
+			s.Steps = append(s.Steps, set)
+			for id := range set {
+				s.Relevant[id] = true
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// SplitSamples returns the samples of half ("" keeps all).
+func SplitSamples(ss []Sample, half string) []Sample {
+	if half == "" {
+		return ss
+	}
+	var out []Sample
+	for _, s := range ss {
+		if Half(s.ID) == half {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Ranking returns the top 10 Search returns for s with re-rank r (r off:
+// BM25 order): the first r.Depth candidates ordered by r's score, then
+// BM25, then ID, with the exact matches moved to the front.
+func (s Sample) Ranking(r search.Rerank) []search.Hit {
+	n := min(len(s.Cands), max(r.Depth, depth+len(s.Exact)))
+	type scored struct {
+		c search.Candidate
+		v float64
+	}
+	sc := make([]scored, n)
+	for i, c := range s.Cands[:n] {
+		sc[i] = scored{c, 0}
+		if r.Depth > 0 {
+			sc[i].v = r.Score(c.Features)
+		}
+	}
+	slices.SortStableFunc(sc, func(a, b scored) int {
+		if c := cmp.Compare(b.v, a.v); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.c.BM25, a.c.BM25); c != 0 {
+			return c
+		}
+		return strings.Compare(a.c.ID, b.c.ID)
+	})
+	isExact := map[string]bool{}
+	for _, id := range s.Exact {
+		isExact[id] = true
+	}
+	var front, rest []search.Hit
+	for _, x := range sc {
+		if isExact[x.c.ID] {
+			front = append(front, search.Hit{ID: x.c.ID})
+			delete(isExact, x.c.ID)
+		} else {
+			rest = append(rest, search.Hit{ID: x.c.ID})
+		}
+	}
+	for _, id := range s.Exact {
+		if isExact[id] {
+			front = append(front, search.Hit{ID: id})
+		}
+	}
+	out := append(front, rest...)
+	return out[:min(depth, len(out))]
+}
+
+// MeasureSamples returns the figures of re-rank r on samples.
+func MeasureSamples(ss []Sample, r search.Rerank) Figures {
+	levels := map[int]*singleAcc{1: {}, 2: {}}
+	var multi multiAcc
+	for _, s := range ss {
+		hits := s.Ranking(r)
+		if s.Multi {
+			addSteps(&multi, hits, s.Steps)
+			continue
+		}
+		if a := levels[s.Level]; a != nil {
+			a.add(rank(hits, s.Relevant))
+		}
+	}
+	return Figures{L1: levels[1].scores(), L2: levels[2].scores(), Multi: multi.scores()}
+}
+
+// addSteps is multiAcc.add for steps given as ID sets.
+func addSteps(a *multiAcc, hits []search.Hit, steps []map[string]bool) {
+	a.n++
+	every, in5 := true, 0
+	for _, st := range steps {
+		r := rank(hits, st)
+		if r >= 1 && r <= 5 {
+			in5++
+		}
+		if r == 0 || r > 10 {
+			every = false
+		}
+	}
+	if every {
+		a.all10++
+	}
+	if len(steps) > 0 {
+		a.stepFrac += float64(in5) / float64(len(steps))
+	}
+}
+
+// Trainer is one way of learning re-rank weights: pairwise logistic
+// regression with L2 penalty Lambda (Coordinate false), or coordinate
+// ascent on the objective itself; either over the BM25 top Depth, using
+// only the features not in Drop.
+type Trainer struct {
+	Depth      int
+	Coordinate bool
+	Lambda     float64
+	Drop       int // a feature left out (-1: none)
+	// Top, when > 0, keeps only the pairs whose other tool is in the BM25
+	// top Top: the order that the metrics read.
+	Top int
+}
+
+// String names the trainer.
+func (t Trainer) String() string {
+	m := fmt.Sprintf("pairwise logistic λ=%g top %d", t.Lambda, t.Top)
+	if t.Coordinate {
+		m = "coordinate ascent"
+	}
+	s := fmt.Sprintf("%s, depth %d", m, t.Depth)
+	if t.Drop >= 0 {
+		s += ", without " + search.FeatureName(t.Drop)
+	}
+	return s
+}
+
+// Trainers are the settings the cross-validation chooses from.
+func Trainers() []Trainer {
+	var out []Trainer
+	for _, d := range []int{20, 30, 50} {
+		for _, l := range []float64{0.1, 1, 10} {
+			for _, top := range []int{0, 5} {
+				out = append(out, Trainer{Depth: d, Lambda: l, Drop: -1, Top: top})
+			}
+		}
+		out = append(out, Trainer{Depth: d, Coordinate: true, Drop: -1})
+	}
+	return out
+}
+
+// Train learns a re-rank from samples.
+func (t Trainer) Train(ss []Sample) search.Rerank {
+	if t.Coordinate {
+		return t.coordinate(ss)
+	}
+	return t.logistic(ss)
+}
+
+// used reports whether feature f is learned.
+func (t Trainer) used(f int) bool { return f != t.Drop }
+
+// standardization returns the mean and standard deviation of each feature
+// over the candidates of ss (a constant feature gets sd 0).
+func (t Trainer) standardization(ss []Sample) (mean, sd search.Features) {
+	var n float64
+	for _, s := range ss {
+		for _, c := range s.Cands[:min(t.Depth, len(s.Cands))] {
+			n++
+			for f, v := range c.Features {
+				mean[f] += v
+				sd[f] += v * v
+			}
+		}
+	}
+	if n == 0 {
+		return mean, sd
+	}
+	for f := range mean {
+		mean[f] /= n
+		v := sd[f]/n - mean[f]*mean[f]
+		sd[f] = 0
+		if v > 1e-12 {
+			sd[f] = math.Sqrt(v)
+		}
+	}
+	return mean, sd
+}
+
+// pair is a (relevant, other) difference of standardized features, with
+// its weight (each query's pairs weigh 1 together).
+type pair struct {
+	d search.Features
+	w float64
+}
+
+// logistic fits w minimizing Σ weight × log(1 + exp(-w·(x⁺ - x⁻))) +
+// Lambda/2 |w|² over the pairs of each query's top Depth (standardized
+// features; Newton's method, which converges in a few steps with this
+// few dimensions), then maps w back to raw features.
+func (t Trainer) logistic(ss []Sample) search.Rerank {
+	_, sd := t.standardization(ss)
+	active := func(f int) bool { return t.used(f) && sd[f] > 0 }
+	var pairs []pair
+	for _, s := range ss {
+		cs := s.Cands[:min(t.Depth, len(s.Cands))]
+		var pos, neg []search.Candidate
+		for _, c := range cs {
+			if s.Relevant[c.ID] {
+				pos = append(pos, c)
+			} else {
+				neg = append(neg, c)
+			}
+		}
+		if len(pos) == 0 || len(neg) == 0 {
+			continue
+		}
+		w := 1 / float64(len(pos)*len(neg))
+		for _, p := range pos {
+			for _, q := range neg {
+				if t.Top > 0 && slices.IndexFunc(cs, func(c search.Candidate) bool { return c.ID == q.ID }) >= t.Top {
+					continue
+				}
+				var d search.Features
+				for f := range d {
+					if active(f) {
+						d[f] = (p.Features[f] - q.Features[f]) / sd[f]
+					}
+				}
+				pairs = append(pairs, pair{d, w})
+			}
+		}
+	}
+	var w search.Features
+	const k = search.NumFeatures
+	for iter := 0; iter < 50; iter++ {
+		var g search.Features
+		var h [k][k]float64
+		for f := 0; f < k; f++ {
+			g[f] = t.Lambda * w[f]
+			h[f][f] = t.Lambda
+		}
+		for _, p := range pairs {
+			var z float64
+			for f := range w {
+				z += w[f] * p.d[f]
+			}
+			sig := 1 / (1 + math.Exp(z)) // σ(-z)
+			for f := 0; f < k; f++ {
+				if p.d[f] == 0 {
+					continue
+				}
+				g[f] -= p.w * sig * p.d[f]
+				for e := 0; e < k; e++ {
+					h[f][e] += p.w * sig * (1 - sig) * p.d[f] * p.d[e]
+				}
+			}
+		}
+		step := solve(h, g)
+		var norm float64
+		for f := range w {
+			if active(f) {
+				w[f] -= step[f]
+				norm += step[f] * step[f]
+			}
+		}
+		if norm < 1e-16 {
+			break
+		}
+	}
+	r := search.Rerank{Depth: t.Depth}
+	for f := range w {
+		if active(f) {
+			r.Weights[f] = w[f] / sd[f]
+		}
+	}
+	return r
+}
+
+// solve returns x with h x = g (Gaussian elimination with partial
+// pivoting; h is positive definite here, a zero pivot leaves that
+// coordinate 0).
+func solve(h [search.NumFeatures][search.NumFeatures]float64, g search.Features) search.Features {
+	const k = search.NumFeatures
+	for c := 0; c < k; c++ {
+		p := c
+		for r := c + 1; r < k; r++ {
+			if math.Abs(h[r][c]) > math.Abs(h[p][c]) {
+				p = r
+			}
+		}
+		h[c], h[p] = h[p], h[c]
+		g[c], g[p] = g[p], g[c]
+		if math.Abs(h[c][c]) < 1e-12 {
+			continue
+		}
+		for r := c + 1; r < k; r++ {
+			m := h[r][c] / h[c][c]
+			for e := c; e < k; e++ {
+				h[r][e] -= m * h[c][e]
+			}
+			g[r] -= m * g[c]
+		}
+	}
+	var x search.Features
+	for c := k - 1; c >= 0; c-- {
+		if math.Abs(h[c][c]) < 1e-12 {
+			continue
+		}
+		s := g[c]
+		for e := c + 1; e < k; e++ {
+			s -= h[c][e] * x[e]
+		}
+		x[c] = s / h[c][c]
+	}
+	return x
+}
+
+// coordinate starts from the BM25 order (weight 1 on FeatScore) and, a
+// feature at a time, keeps the weight of a fixed grid (in units of the
+// feature's standard deviation) that most raises the training objective
+// (the earlier value on ties, so 0 is kept unless another is better);
+// three passes.
+func (t Trainer) coordinate(ss []Sample) search.Rerank {
+	_, sd := t.standardization(ss)
+	r := search.Rerank{Depth: t.Depth}
+	r.Weights[search.FeatScore] = 1
+	grid := []float64{0, -2, -1, -0.5, -0.25, -0.1, 0.1, 0.25, 0.5, 1, 2, 4}
+	obj := func(r search.Rerank) float64 { return MeasureSamples(ss, r).Objective() }
+	best := obj(r)
+	for pass := 0; pass < 3; pass++ {
+		improved := false
+		for f := 0; f < search.NumFeatures; f++ {
+			if f == search.FeatScore || !t.used(f) || sd[f] == 0 {
+				continue
+			}
+			for _, g := range grid {
+				c := r
+				c.Weights[f] = g * sd[search.FeatScore] / sd[f]
+				if v := obj(c); v > best+1e-12 {
+					best, r, improved = v, c, true
+				}
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	return r
+}
+
+// FoldResult is one direction of the cross-fitting: weights learned on
+// Train, measured on Test beside BM25's order (the lexical ranking).
+type FoldResult struct {
+	Train, Test string
+	Trainer     Trainer
+	Rerank      search.Rerank
+	Held        Figures // the learned re-rank on Test
+	Lexical     Figures // the lexical ranking on Test
+}
+
+// CrossFit learns t on each half and measures it on the other.
+func CrossFit(ss []Sample, t Trainer) [2]FoldResult {
+	var out [2]FoldResult
+	for i, h := range [][2]string{{"A", "B"}, {"B", "A"}} {
+		r := t.Train(SplitSamples(ss, h[0]))
+		test := SplitSamples(ss, h[1])
+		out[i] = FoldResult{Train: h[0], Test: h[1], Trainer: t, Rerank: r,
+			Held: MeasureSamples(test, r), Lexical: MeasureSamples(test, search.Rerank{})}
+	}
+	return out
+}
+
+// ChooseAndFit is the two-fold cross-validation of the trainers: on each
+// half, the trainer whose weights learned there score best there (ties:
+// the earlier trainer), measured on the other half.
+func ChooseAndFit(ss []Sample, ts []Trainer) [2]FoldResult {
+	var out [2]FoldResult
+	for i, h := range [][2]string{{"A", "B"}, {"B", "A"}} {
+		train, test := SplitSamples(ss, h[0]), SplitSamples(ss, h[1])
+		bestObj := math.Inf(-1)
+		for _, t := range ts {
+			r := t.Train(train)
+			if v := MeasureSamples(train, r).Objective(); v > bestObj {
+				bestObj = v
+				out[i] = FoldResult{Train: h[0], Test: h[1], Trainer: t, Rerank: r}
+			}
+		}
+		out[i].Held = MeasureSamples(test, out[i].Rerank)
+		out[i].Lexical = MeasureSamples(test, search.Rerank{})
+	}
+	return out
+}
+
+// LTRReport is the evaluation of the learned re-rank: every trainer
+// cross-fitted (learned on one half, measured on the other), the two-fold
+// cross-validation over them, and the ablation (each feature left out) of
+// the Ablated trainers.
+type LTRReport struct {
+	Lexical  [2]Figures // halves A and B, BM25 order
+	Trainers [][2]FoldResult
+	Chosen   [2]FoldResult
+	Ablation [][][2]FoldResult // per ablated trainer: all features, then each left out
+}
+
+// AblatedTrainers are the trainers whose features are ablated: one of
+// each method, over the top 30.
+func AblatedTrainers() []Trainer {
+	return []Trainer{{Depth: 30, Coordinate: true, Drop: -1}, {Depth: 30, Lambda: 1, Drop: -1}}
+}
+
+// LearnToRank evaluates the learned re-rank on d (wv: word vectors for the
+// dense feature, may be nil).
+func (d Data) LearnToRank(wv *search.WordVectors) (LTRReport, error) {
+	ss, err := d.Samples(wv)
+	if err != nil {
+		return LTRReport{}, err
+	}
+	var rep LTRReport
+	for i, h := range []string{"A", "B"} {
+		rep.Lexical[i] = MeasureSamples(SplitSamples(ss, h), search.Rerank{})
+	}
+	ts := Trainers()
+	for _, t := range ts {
+		rep.Trainers = append(rep.Trainers, CrossFit(ss, t))
+	}
+	rep.Chosen = ChooseAndFit(ss, ts)
+	for _, base := range AblatedTrainers() {
+		var rows [][2]FoldResult
+		for drop := -1; drop < search.NumFeatures; drop++ {
+			t := base
+			t.Drop = drop
+			rows = append(rows, CrossFit(ss, t))
+		}
+		rep.Ablation = append(rep.Ablation, rows)
+	}
+	return rep, nil
+}
