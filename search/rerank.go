@@ -36,6 +36,16 @@ const (
 	// FeatNameMiss is log(1 + the number of the name's distinct terms the
 	// query does not hold): the words a longer sibling name adds.
 	FeatNameMiss
+	// FeatNameHits is log(1 + the number of the name's distinct terms the
+	// query holds).
+	FeatNameHits
+	// FeatServerMass is the share of the candidates' summed FeatScore
+	// held by the other candidates of the tool's server: how much the
+	// query points to the server as a whole.
+	FeatServerMass
+	// FeatServerRank is 1/(1 + r), r the 0-based rank of the tool's server
+	// among the candidates' servers (ordered by their best candidate).
+	FeatServerRank
 	// NumFeatures is the number of features.
 	NumFeatures
 )
@@ -43,7 +53,7 @@ const (
 // FeatureName returns the short name of feature f (as the evaluation
 // prints it), or "" for an unknown f.
 func FeatureName(f int) string {
-	names := [NumFeatures]string{"bm25", "rank", "dense", "name_cover", "name_len", "query_cover", "idf_cover", "server", "name_miss"}
+	names := [NumFeatures]string{"bm25", "rank", "dense", "name_cover", "name_len", "query_cover", "idf_cover", "server", "name_miss", "name_hits", "server_mass", "server_rank"}
 	if f < 0 || f >= NumFeatures {
 		return ""
 	}
@@ -199,12 +209,30 @@ func (ix *Index) featuresOf(reader *bluge.Reader, query string, plain []string, 
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	servers := make([]string, len(hits))
+	mass := map[string]float64{}
+	serverRank := map[string]int{}
+	var total float64
+	for i, h := range hits {
+		if top > 0 {
+			out[i][FeatScore] = h.Score / top
+		}
+		if e, ok := ix.docs[h.ID]; ok {
+			servers[i] = e.doc.Server
+		}
+		if _, seen := serverRank[servers[i]]; !seen {
+			serverRank[servers[i]] = len(serverRank)
+		}
+		mass[servers[i]] += out[i][FeatScore]
+		total += out[i][FeatScore]
+	}
 	for i, h := range hits {
 		f := &out[i]
-		if top > 0 {
-			f[FeatScore] = h.Score / top
-		}
 		f[FeatRank] = 1 / float64(1+i)
+		if total > 0 {
+			f[FeatServerMass] = (mass[servers[i]] - f[FeatScore]) / total
+		}
+		f[FeatServerRank] = 1 / float64(1+serverRank[servers[i]])
 		e, ok := ix.docs[h.ID]
 		if !ok || e.feat == nil {
 			continue
@@ -215,6 +243,7 @@ func (ix *Index) featuresOf(reader *bluge.Reader, query string, plain []string, 
 		}
 		f[FeatNameCover] = share(fd.name, q)
 		f[FeatNameMiss] = math.Log1p(float64(len(fd.name)) * (1 - f[FeatNameCover]))
+		f[FeatNameHits] = math.Log1p(float64(len(fd.name)) * f[FeatNameCover])
 		f[FeatNameLen] = math.Log1p(float64(len(fd.name)))
 		f[FeatServer] = share(fd.server, q)
 		var in int

@@ -3,6 +3,7 @@ package eval
 import (
 	"cmp"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"strings"
@@ -162,23 +163,31 @@ func addSteps(a *multiAcc, hits []search.Hit, steps []map[string]bool) {
 	}
 }
 
-// Trainer is one way of learning re-rank weights: pairwise logistic
+// Trainer is one way of learning re-rank weights over the BM25 top
+// Depth, using only the features not in Drop: pairwise logistic
 // regression with L2 penalty Lambda (Coordinate false), or coordinate
-// ascent on the objective itself; either over the BM25 top Depth, using
-// only the features not in Drop.
+// ascent on the objective itself.
 type Trainer struct {
 	Depth      int
 	Coordinate bool
 	Lambda     float64
-	Drop       int // a feature left out (-1: none)
-	// Top, when > 0, keeps only the pairs whose other tool is in the BM25
-	// top Top: the order that the metrics read.
-	Top int
+	// Lambdas weighs each (relevant, other) pair by how much swapping the
+	// two changes the reciprocal rank under the current weights (as
+	// LambdaRank does), so the top of the list counts most; the weights
+	// are refit a few times.
+	Lambdas bool
+	Drop    int // a feature left out (-1: none)
 }
 
 // String names the trainer.
 func (t Trainer) String() string {
-	m := fmt.Sprintf("pairwise logistic λ=%g top %d", t.Lambda, t.Top)
+	if t.Depth <= 0 {
+		return "no re-rank (BM25 order)"
+	}
+	m := fmt.Sprintf("pairwise logistic λ=%g", t.Lambda)
+	if t.Lambdas {
+		m = fmt.Sprintf("LambdaRank-weighted logistic λ=%g", t.Lambda)
+	}
 	if t.Coordinate {
 		m = "coordinate ascent"
 	}
@@ -189,13 +198,17 @@ func (t Trainer) String() string {
 	return s
 }
 
-// Trainers are the settings the cross-validation chooses from.
+// Trainers are the settings the cross-validation chooses from: first no
+// re-rank (the BM25 order), then each depth, method and penalty, with
+// every feature and without the one that needs word vectors.
 func Trainers() []Trainer {
-	var out []Trainer
+	out := []Trainer{{Drop: -1}}
 	for _, d := range []int{20, 30, 50} {
-		for _, l := range []float64{0.1, 1, 10} {
-			for _, top := range []int{0, 5} {
-				out = append(out, Trainer{Depth: d, Lambda: l, Drop: -1, Top: top})
+		for _, drop := range []int{-1, search.FeatDense} {
+			for _, lw := range []bool{false, true} {
+				for _, l := range []float64{0.1, 1, 10} {
+					out = append(out, Trainer{Depth: d, Lambda: l, Lambdas: lw, Drop: drop})
+				}
 			}
 		}
 		out = append(out, Trainer{Depth: d, Coordinate: true, Drop: -1})
@@ -203,8 +216,11 @@ func Trainers() []Trainer {
 	return out
 }
 
-// Train learns a re-rank from samples.
+// Train learns a re-rank from samples; a Trainer of depth 0 learns none.
 func (t Trainer) Train(ss []Sample) search.Rerank {
+	if t.Depth <= 0 {
+		return search.Rerank{}
+	}
 	if t.Coordinate {
 		return t.coordinate(ss)
 	}
@@ -241,51 +257,117 @@ func (t Trainer) standardization(ss []Sample) (mean, sd search.Features) {
 	return mean, sd
 }
 
-// pair is a (relevant, other) difference of standardized features, with
-// its weight (each query's pairs weigh 1 together).
+// pair is a (relevant, other) difference of standardized features of one
+// query, the candidates' positions p and q in its list, and its weight.
 type pair struct {
-	d search.Features
-	w float64
+	d    search.Features
+	p, q int
+	w    float64
 }
 
 // logistic fits w minimizing Σ weight × log(1 + exp(-w·(x⁺ - x⁻))) +
 // Lambda/2 |w|² over the pairs of each query's top Depth (standardized
 // features; Newton's method, which converges in a few steps with this
-// few dimensions), then maps w back to raw features.
+// few dimensions), then maps w back to raw features. Each query's pairs
+// weigh 1 together.
 func (t Trainer) logistic(ss []Sample) search.Rerank {
 	_, sd := t.standardization(ss)
 	active := func(f int) bool { return t.used(f) && sd[f] > 0 }
-	var pairs []pair
+	type query struct {
+		x     []search.Features // standardized
+		pairs []pair
+	}
+	var qs []query
 	for _, s := range ss {
 		cs := s.Cands[:min(t.Depth, len(s.Cands))]
-		var pos, neg []search.Candidate
+		var q query
 		for _, c := range cs {
-			if s.Relevant[c.ID] {
-				pos = append(pos, c)
-			} else {
-				neg = append(neg, c)
+			var x search.Features
+			for f := range x {
+				if active(f) {
+					x[f] = c.Features[f] / sd[f]
+				}
 			}
+			q.x = append(q.x, x)
 		}
-		if len(pos) == 0 || len(neg) == 0 {
-			continue
-		}
-		w := 1 / float64(len(pos)*len(neg))
-		for _, p := range pos {
-			for _, q := range neg {
-				if t.Top > 0 && slices.IndexFunc(cs, func(c search.Candidate) bool { return c.ID == q.ID }) >= t.Top {
+		for i, p := range cs {
+			if !s.Relevant[p.ID] {
+				continue
+			}
+			for j, n := range cs {
+				if s.Relevant[n.ID] {
 					continue
 				}
 				var d search.Features
 				for f := range d {
-					if active(f) {
-						d[f] = (p.Features[f] - q.Features[f]) / sd[f]
-					}
+					d[f] = q.x[i][f] - q.x[j][f]
 				}
-				pairs = append(pairs, pair{d, w})
+				q.pairs = append(q.pairs, pair{d: d, p: i, q: j})
 			}
 		}
+		if len(q.pairs) > 0 {
+			qs = append(qs, q)
+		}
 	}
+	// BM25 order to start with: the first weights of a LambdaRank fit
+	// are those of the BM25 ranking.
 	var w search.Features
+	if active(search.FeatScore) {
+		w[search.FeatScore] = 1
+	}
+	rounds := 1
+	if t.Lambdas {
+		rounds = 5
+	}
+	for round := 0; round < rounds; round++ {
+		var pairs []pair
+		for _, q := range qs {
+			var total float64
+			first := len(pairs)
+			rank := ranks(q.x, w)
+			for _, p := range q.pairs {
+				p.w = 1
+				if t.Lambdas {
+					p.w = math.Abs(1/float64(1+rank[p.p]) - 1/float64(1+rank[p.q]))
+				}
+				total += p.w
+				pairs = append(pairs, p)
+			}
+			for i := first; i < len(pairs) && total > 0; i++ {
+				pairs[i].w /= total
+			}
+		}
+		w = t.newton(pairs, w, active)
+	}
+	r := search.Rerank{Depth: t.Depth}
+	for f := range w {
+		if active(f) {
+			r.Weights[f] = w[f] / sd[f]
+		}
+	}
+	return r
+}
+
+// ranks returns the 0-based rank of each of x under weights w.
+func ranks(x []search.Features, w search.Features) []int {
+	order := make([]int, len(x))
+	score := make([]float64, len(x))
+	for i := range x {
+		order[i] = i
+		for f := range w {
+			score[i] += w[f] * x[i][f]
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
+	out := make([]int, len(x))
+	for r, i := range order {
+		out[i] = r
+	}
+	return out
+}
+
+// newton minimizes the weighted pairwise logistic loss from w.
+func (t Trainer) newton(pairs []pair, w search.Features, active func(int) bool) search.Features {
 	const k = search.NumFeatures
 	for iter := 0; iter < 50; iter++ {
 		var g search.Features
@@ -322,13 +404,7 @@ func (t Trainer) logistic(ss []Sample) search.Rerank {
 			break
 		}
 	}
-	r := search.Rerank{Depth: t.Depth}
-	for f := range w {
-		if active(f) {
-			r.Weights[f] = w[f] / sd[f]
-		}
-	}
-	return r
+	return w
 }
 
 // solve returns x with h x = g (Gaussian elimination with partial
@@ -370,27 +446,32 @@ func solve(h [search.NumFeatures][search.NumFeatures]float64, g search.Features)
 	return x
 }
 
-// coordinate starts from the BM25 order (weight 1 on FeatScore) and, a
+// coordinate starts from the BM25 order (weight 1 on FeatScore, or on
+// FeatRank when FeatScore is left out: the anchor, never changed) and, a
 // feature at a time, keeps the weight of a fixed grid (in units of the
-// feature's standard deviation) that most raises the training objective
-// (the earlier value on ties, so 0 is kept unless another is better);
-// three passes.
+// anchor's standard deviation over the feature's) that most raises the
+// training objective (the earlier value on ties, so 0 is kept unless
+// another is better); at most three passes.
 func (t Trainer) coordinate(ss []Sample) search.Rerank {
 	_, sd := t.standardization(ss)
+	anchor := search.FeatScore
+	if !t.used(anchor) {
+		anchor = search.FeatRank
+	}
 	r := search.Rerank{Depth: t.Depth}
-	r.Weights[search.FeatScore] = 1
+	r.Weights[anchor] = 1
 	grid := []float64{0, -2, -1, -0.5, -0.25, -0.1, 0.1, 0.25, 0.5, 1, 2, 4}
 	obj := func(r search.Rerank) float64 { return MeasureSamples(ss, r).Objective() }
 	best := obj(r)
 	for pass := 0; pass < 3; pass++ {
 		improved := false
 		for f := 0; f < search.NumFeatures; f++ {
-			if f == search.FeatScore || !t.used(f) || sd[f] == 0 {
+			if f == anchor || !t.used(f) || sd[f] == 0 {
 				continue
 			}
 			for _, g := range grid {
 				c := r
-				c.Weights[f] = g * sd[search.FeatScore] / sd[f]
+				c.Weights[f] = g * sd[anchor] / sd[f]
 				if v := obj(c); v > best+1e-12 {
 					best, r, improved = v, c, true
 				}
@@ -426,24 +507,55 @@ func CrossFit(ss []Sample, t Trainer) [2]FoldResult {
 }
 
 // ChooseAndFit is the two-fold cross-validation of the trainers: on each
-// half, the trainer whose weights learned there score best there (ties:
-// the earlier trainer), measured on the other half.
+// half, the trainer chosen there (see Choose) learns its weights on that
+// half and is measured on the other.
 func ChooseAndFit(ss []Sample, ts []Trainer) [2]FoldResult {
 	var out [2]FoldResult
 	for i, h := range [][2]string{{"A", "B"}, {"B", "A"}} {
 		train, test := SplitSamples(ss, h[0]), SplitSamples(ss, h[1])
-		bestObj := math.Inf(-1)
-		for _, t := range ts {
-			r := t.Train(train)
-			if v := MeasureSamples(train, r).Objective(); v > bestObj {
-				bestObj = v
-				out[i] = FoldResult{Train: h[0], Test: h[1], Trainer: t, Rerank: r}
-			}
-		}
-		out[i].Held = MeasureSamples(test, out[i].Rerank)
-		out[i].Lexical = MeasureSamples(test, search.Rerank{})
+		t := Choose(train, ts)
+		r := t.Train(train)
+		out[i] = FoldResult{Train: h[0], Test: h[1], Trainer: t, Rerank: r,
+			Held: MeasureSamples(test, r), Lexical: MeasureSamples(test, search.Rerank{})}
 	}
 	return out
+}
+
+// Choose returns the trainer of ts whose weights, learned on one inner
+// half of ss and measured on the other (InnerHalf; both directions
+// summed), score best; the earlier trainer on ties. Choosing on the
+// training data itself would favour whatever fits it most closely.
+func Choose(ss []Sample, ts []Trainer) Trainer {
+	var inner [2][]Sample
+	for _, s := range ss {
+		if InnerHalf(s.ID) == "A" {
+			inner[0] = append(inner[0], s)
+		} else {
+			inner[1] = append(inner[1], s)
+		}
+	}
+	best, bestObj := ts[0], math.Inf(-1)
+	for _, t := range ts {
+		v := MeasureSamples(inner[1], t.Train(inner[0])).Objective() + MeasureSamples(inner[0], t.Train(inner[1])).Objective()
+		if v > bestObj {
+			best, bestObj = t, v
+		}
+	}
+	return best
+}
+
+// InnerHalf splits a half again ("A" or "B") by another bit of a fixed
+// hash of the query ID, for choosing a trainer inside a half. (Half reads
+// the lowest bit of FNV-1a, which is the parity of the bytes' lowest bits
+// whatever else is hashed, so it cannot be reused with a prefix; the top
+// bit mixes every byte.)
+func InnerHalf(id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	if h.Sum32()>>31 == 0 {
+		return "A"
+	}
+	return "B"
 }
 
 // LTRReport is the evaluation of the learned re-rank: every trainer
@@ -460,7 +572,7 @@ type LTRReport struct {
 // AblatedTrainers are the trainers whose features are ablated: one of
 // each method, over the top 30.
 func AblatedTrainers() []Trainer {
-	return []Trainer{{Depth: 30, Coordinate: true, Drop: -1}, {Depth: 30, Lambda: 1, Drop: -1}}
+	return []Trainer{{Depth: 30, Coordinate: true, Drop: -1}, {Depth: 30, Lambda: 1, Drop: -1}, {Depth: 30, Lambda: 1, Lambdas: true, Drop: -1}}
 }
 
 // LearnToRank evaluates the learned re-rank on d (wv: word vectors for the

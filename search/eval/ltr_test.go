@@ -13,7 +13,7 @@ import (
 // the label is the short one: what a re-rank on name coverage fixes.
 func siblings() Data {
 	var d Data
-	for i := range 12 {
+	for i := range 40 {
 		srv := fmt.Sprintf("app%d", i)
 		obj := []string{"invoice", "ticket", "order", "note", "event", "file"}[i%6]
 		d.Tools = append(d.Tools,
@@ -124,6 +124,20 @@ func TestSolve(t *testing.T) {
 	for i := range got {
 		if math.Abs(got[i]-want[i]) > 1e-9 {
 			t.Fatalf("solve = %v, want %v", got, want)
+		}
+	}
+}
+
+// TestInnerHalfSplitsEachHalf: the inner split cuts both halves in two.
+func TestInnerHalfSplitsEachHalf(t *testing.T) {
+	n := map[string]int{}
+	for i := range 2000 {
+		id := fmt.Sprintf("q%d", i)
+		n[Half(id)+InnerHalf(id)]++
+	}
+	for _, k := range []string{"AA", "AB", "BA", "BB"} {
+		if n[k] < 400 {
+			t.Errorf("half %c, inner half %c: %d of 2000 queries", k[0], k[1], n[k])
 		}
 	}
 }
