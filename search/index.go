@@ -31,6 +31,7 @@ type Index struct {
 
 	rerankModel Rerank // learned re-rank (off when !rerankModel.on())
 	features    bool   // entries keep featureData (WithRerank, WithFeatures)
+	terms       termDict
 
 	writeMu sync.Mutex // serialises ReplaceServer and Close
 

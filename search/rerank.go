@@ -1,9 +1,11 @@
 package search
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/blugelabs/bluge"
 )
@@ -120,12 +122,82 @@ func WithFeatures(wv *WordVectors) Option {
 	}
 }
 
-// featureData is what an entry keeps for the features: distinct analysed
-// terms of the name, of the server name and of the whole text (sorted),
-// and the word-vector average of name and description.
+// featureData is what an entry keeps for the features: the distinct
+// analysed terms (as termDict IDs, sorted) of the name, of the server
+// name and of the whole text, and the word-vector average of name and
+// description.
 type featureData struct {
-	name, server, text []string
+	name, server, text []uint32
 	vec                []float32
+}
+
+// termDict numbers the terms of the feature data, so an entry keeps 4
+// bytes per term instead of a string. It only grows (by the vocabulary
+// of the tools ever indexed).
+type termDict struct {
+	mu  sync.RWMutex
+	ids map[string]uint32
+}
+
+// add returns the sorted, distinct IDs of terms, numbering new terms.
+func (d *termDict) add(terms []string) []uint32 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ids == nil {
+		d.ids = map[string]uint32{}
+	}
+	out := make([]uint32, 0, len(terms))
+	for _, t := range terms {
+		id, ok := d.ids[t]
+		if !ok {
+			id = uint32(len(d.ids))
+			d.ids[t] = id
+		}
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return slices.Clip(slices.Compact(out))
+}
+
+// queryTerms returns the IDs of the terms the dictionary has, sorted,
+// with the value of each in vals (aligned with terms); the other terms are
+// in no tool.
+func (d *termDict) queryTerms(terms []string, vals []float64) []idValue {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	out := make([]idValue, 0, len(terms))
+	for i, t := range terms {
+		if id, ok := d.ids[t]; ok {
+			out = append(out, idValue{id, vals[i]})
+		}
+	}
+	slices.SortFunc(out, func(a, b idValue) int { return cmp.Compare(a.id, b.id) })
+	return out
+}
+
+// idValue is a term ID with a value (its idf).
+type idValue struct {
+	id  uint32
+	val float64
+}
+
+// overlap returns how many of q (sorted, distinct) are in set (sorted) and
+// the sum of their values.
+func overlap(q []idValue, set []uint32) (n int, sum float64) {
+	j := 0
+	for _, x := range q {
+		for j < len(set) && set[j] < x.id {
+			j++
+		}
+		if j == len(set) {
+			break
+		}
+		if set[j] == x.id {
+			n++
+			sum += x.val
+		}
+	}
+	return n, sum
 }
 
 // newFeatureData returns the feature data of d; it is nil when the index
@@ -134,14 +206,14 @@ func (ix *Index) newFeatureData(d Doc) *featureData {
 	if !ix.features {
 		return nil
 	}
+	name, server := Analyze(d.Name), Analyze(d.Server)
 	fd := &featureData{
-		name:   uniq(Analyze(d.Name)),
-		server: uniq(Analyze(d.Server)),
+		name:   ix.terms.add(name),
+		server: ix.terms.add(server),
+		text:   ix.terms.add(append(docTerms(d), server...)),
 	}
-	text := docTerms(d)
-	fd.text = uniq(append(text, fd.server...))
 	if ix.vectors != nil {
-		fd.vec = ix.vectors.textVector(append(Analyze(d.Name), Analyze(d.Description)...))
+		fd.vec = ix.vectors.textVector(append(name, Analyze(d.Description)...))
 	}
 	return fd
 }
@@ -194,6 +266,7 @@ func (ix *Index) featuresOf(reader *bluge.Reader, query string, plain []string, 
 	if err != nil {
 		return nil, err
 	}
+	qids := ix.terms.queryTerms(q, idf)
 	var idfSum float64
 	for _, v := range idf {
 		idfSum += v
@@ -241,19 +314,18 @@ func (ix *Index) featuresOf(reader *bluge.Reader, query string, plain []string, 
 		if qvec != nil && fd.vec != nil {
 			f[FeatDense] = float64(dot(qvec, fd.vec))
 		}
-		f[FeatNameCover] = share(fd.name, q)
-		f[FeatNameMiss] = math.Log1p(float64(len(fd.name)) * (1 - f[FeatNameCover]))
-		f[FeatNameHits] = math.Log1p(float64(len(fd.name)) * f[FeatNameCover])
-		f[FeatNameLen] = math.Log1p(float64(len(fd.name)))
-		f[FeatServer] = share(fd.server, q)
-		var in int
-		var inIdf float64
-		for j, t := range q {
-			if _, found := slices.BinarySearch(fd.text, t); found {
-				in++
-				inIdf += idf[j]
-			}
+		if len(fd.name) > 0 {
+			n, _ := overlap(qids, fd.name)
+			f[FeatNameCover] = float64(n) / float64(len(fd.name))
+			f[FeatNameMiss] = math.Log1p(float64(len(fd.name) - n))
+			f[FeatNameHits] = math.Log1p(float64(n))
 		}
+		f[FeatNameLen] = math.Log1p(float64(len(fd.name)))
+		if len(fd.server) > 0 {
+			n, _ := overlap(qids, fd.server)
+			f[FeatServer] = float64(n) / float64(len(fd.server))
+		}
+		in, inIdf := overlap(qids, fd.text)
 		if len(q) > 0 {
 			f[FeatQueryCover] = float64(in) / float64(len(q))
 		}
@@ -262,21 +334,6 @@ func (ix *Index) featuresOf(reader *bluge.Reader, query string, plain []string, 
 		}
 	}
 	return out, nil
-}
-
-// share returns the fraction of the terms of a (distinct) found in the
-// sorted set b; 0 when a is empty.
-func share(a, b []string) float64 {
-	if len(a) == 0 {
-		return 0
-	}
-	n := 0
-	for _, t := range a {
-		if _, ok := slices.BinarySearch(b, t); ok {
-			n++
-		}
-	}
-	return float64(n) / float64(len(a))
 }
 
 // termIdf returns the idf of each of terms in the composite text field
