@@ -289,7 +289,12 @@ func printLTR(w io.Writer, rep eval.LTRReport) {
 		return fmt.Sprintf("%.3f/%.3f/%.3f/%.3f", f.L2.R1, f.L2.R5, f.Multi.All10, f.Objective())
 	}
 	fmt.Fprintf(w, "cells: level-2 R@1 / level-2 R@5 / multi All@10 / objective, on the half the weights were NOT learned on\n")
-	fmt.Fprintf(w, "lexical (BM25 order): A %s, B %s\n\n", fig(rep.Lexical[0]), fig(rep.Lexical[1]))
+	fmt.Fprintf(w, "lexical (BM25 order): A %s, B %s\n", fig(rep.Lexical[0]), fig(rep.Lexical[1]))
+	for _, c := range rep.Ceilings {
+		fmt.Fprintf(w, "ceiling of a re-rank of the top %d (an acceptable tool among them): level 2 A %.3f, B %.3f; every step, multi-step A %.3f, B %.3f\n",
+			c.Depth, c.Level2[0], c.Level2[1], c.Multi[0], c.Multi[1])
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "trainer\tlearned on A, on B\tlearned on B, on A\tboth better\t")
 	row := func(tw io.Writer, name string, f [2]eval.FoldResult) {

@@ -564,9 +564,61 @@ func InnerHalf(id string) string {
 // the Ablated trainers.
 type LTRReport struct {
 	Lexical  [2]Figures // halves A and B, BM25 order
+	Ceilings []Ceiling  // what a perfect re-rank of the top k could reach
 	Trainers [][2]FoldResult
 	Chosen   [2]FoldResult
 	Ablation [][][2]FoldResult // per ablated trainer: all features, then each left out
+}
+
+// Ceiling is, for re-ranks of the BM25 top Depth, the share of level-2
+// queries with an acceptable tool among the candidates and of multi-step
+// queries with one for every step, per half (A, B): the most a re-rank of
+// that depth can reach (R@Depth and All@Depth of the BM25 order).
+type Ceiling struct {
+	Depth         int
+	Level2, Multi [2]float64
+}
+
+// CeilingOf returns the Ceiling of the top depth of ss.
+func CeilingOf(ss []Sample, depth int) Ceiling {
+	c := Ceiling{Depth: depth}
+	for i, h := range []string{"A", "B"} {
+		var n2, in2, nm, inm float64
+		for _, s := range SplitSamples(ss, h) {
+			top := s.Cands[:min(depth, len(s.Cands))]
+			has := func(set map[string]bool) bool {
+				for _, c := range top {
+					if set[c.ID] {
+						return true
+					}
+				}
+				return false
+			}
+			switch {
+			case s.Multi:
+				nm++
+				every := true
+				for _, st := range s.Steps {
+					every = every && has(st)
+				}
+				if every {
+					inm++
+				}
+			case s.Level == 2:
+				n2++
+				if has(s.Relevant) {
+					in2++
+				}
+			}
+		}
+		if n2 > 0 {
+			c.Level2[i] = in2 / n2
+		}
+		if nm > 0 {
+			c.Multi[i] = inm / nm
+		}
+	}
+	return c
 }
 
 // AblatedTrainers are the trainers whose features are ablated: one of
@@ -585,6 +637,9 @@ func (d Data) LearnToRank(wv *search.WordVectors) (LTRReport, error) {
 	var rep LTRReport
 	for i, h := range []string{"A", "B"} {
 		rep.Lexical[i] = MeasureSamples(SplitSamples(ss, h), search.Rerank{})
+	}
+	for _, k := range []int{10, 20, 30, 50} {
+		rep.Ceilings = append(rep.Ceilings, CeilingOf(ss, k))
 	}
 	ts := Trainers()
 	for _, t := range ts {

@@ -141,3 +141,17 @@ func TestInnerHalfSplitsEachHalf(t *testing.T) {
 		}
 	}
 }
+
+func TestCeiling(t *testing.T) {
+	ss, err := siblings().Samples(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// BM25 puts the short sibling second or third and the list tool
+	// within the top 3: the top 1 holds no acceptable tool of a level-2
+	// query, the top 3 one for each.
+	c1, c3 := CeilingOf(ss, 1), CeilingOf(ss, 3)
+	if c1.Level2 != [2]float64{0, 0} || c3.Level2 != [2]float64{1, 1} || c3.Multi != [2]float64{1, 1} {
+		t.Errorf("ceilings: top 1 %+v, top 3 %+v", c1, c3)
+	}
+}
