@@ -66,11 +66,11 @@ func FeatureName(f int) string {
 // the Feat constants.
 type Features [NumFeatures]float64
 
-// Rerank is a learned, linear re-rank of the exact BM25 top Depth: each
-// hit scores Weights · its [Features], and the hits are ordered by that
-// score (then by ID). Only the order of the BM25 top Depth changes: the
-// BM25 stage and its early stopping stay exact, and exact name matches
-// still rank first. The weights are learned offline on a benchmark
+// Rerank is a learned, linear re-rank of the exact BM25 top Depth (or of
+// the top k when a search asks for more): each hit scores Weights · its
+// [Features], and the hits are ordered by that score (then by BM25 score
+// and ID). Only the order of those top hits changes: the BM25 stage and
+// its early stopping stay exact, and exact name matches still rank first. The weights are learned offline on a benchmark
 // (`plughost search eval --ltr`, package search/eval).
 type Rerank struct {
 	Depth   int
@@ -247,7 +247,7 @@ func (ix *Index) Candidates(query string, depth int) (cands []Candidate, exact [
 	if err != nil {
 		return nil, nil, fmt.Errorf("search: query %q: %w", query, err)
 	}
-	fs, err := ix.featuresOf(reader, query, plain, hits)
+	fs, err := ix.featuresOf(reader, plain, hits)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -260,7 +260,7 @@ func (ix *Index) Candidates(query string, depth int) (cands []Candidate, exact [
 
 // featuresOf computes the features of hits (BM25, best first) for a query
 // whose plain terms are plain.
-func (ix *Index) featuresOf(reader *bluge.Reader, query string, plain []string, hits []Hit) ([]Features, error) {
+func (ix *Index) featuresOf(reader *bluge.Reader, plain []string, hits []Hit) ([]Features, error) {
 	q := uniq(plain)
 	idf, err := ix.termIdf(reader, q)
 	if err != nil {
@@ -367,11 +367,11 @@ func (ix *Index) termIdf(reader *bluge.Reader, terms []string) ([]float64, error
 // learnedRerank re-orders hits (BM25, best first) by the re-rank score.
 // The scores it leaves are 1/(1 + e^-s), positive like BM25 scores, so
 // the exact-match promotion still lifts above them.
-func (ix *Index) learnedRerank(reader *bluge.Reader, query string, plain []string, hits []Hit) ([]Hit, error) {
+func (ix *Index) learnedRerank(reader *bluge.Reader, plain []string, hits []Hit) ([]Hit, error) {
 	if len(hits) == 0 {
 		return hits, nil
 	}
-	fs, err := ix.featuresOf(reader, query, plain, hits)
+	fs, err := ix.featuresOf(reader, plain, hits)
 	if err != nil {
 		return nil, err
 	}
