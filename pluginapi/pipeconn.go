@@ -72,9 +72,11 @@ func (c *pipeConn) Send(ctx context.Context, msg json.RawMessage) error {
 }
 
 // Recv reads the next JSON line from the server's stdout, skipping blank
-// lines and lines that are not JSON (servers that print junk on stdout). A
-// line over the message limit ends the connection with KindMessageTooLarge:
-// the stream cannot be trusted past it, and the host restarts the server.
+// lines. A line that is not JSON (a server printing logs or junk on stdout)
+// ends the connection with KindBadOutput quoting it, and a line over the
+// message limit with KindMessageTooLarge: the stream cannot be trusted past
+// either, and the host restarts the server, instead of leaving the call the
+// junk stood in for to wait for its timeout.
 func (c *pipeConn) Recv(ctx context.Context) (json.RawMessage, error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -88,9 +90,13 @@ func (c *pipeConn) Recv(ctx context.Context) (json.RawMessage, error) {
 			return nil, c.endReason(err)
 		}
 		line = bytes.TrimSpace(line)
-		if len(line) > 0 && (line[0] == '{' || line[0] == '[') && json.Valid(line) {
-			return line, nil
+		if len(line) == 0 {
+			continue
 		}
+		if (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
+			return nil, BadOutput(line)
+		}
+		return line, nil
 	}
 }
 

@@ -259,8 +259,9 @@ func (c *Conn) exitSuffix() string {
 	return fmt.Sprintf(" (pid %d exited: %s)", c.pid, c.exitStatus)
 }
 
-// Recv returns the server's next message. Lines that are not JSON objects or
-// arrays are skipped. When the server exits it returns a *pluginapi.Error of
+// Recv returns the server's next message. Blank lines are skipped; a line
+// that is not a JSON object or array ends the connection with a
+// *pluginapi.Error of KindBadOutput quoting it. When the server exits it returns a *pluginapi.Error of
 // KindServerExited that quotes the exit status and the end of stderr; after
 // Close it returns io.EOF.
 func (c *Conn) Recv(ctx context.Context) (json.RawMessage, error) {
@@ -293,7 +294,13 @@ func (c *Conn) readLoop() {
 			c.finishRecv(err)
 			return
 		}
-		if msg := c.message(line); msg != nil {
+		msg, bad := c.message(line)
+		if bad != nil {
+			c.log.Error("the server wrote a line that is not JSON-RPC on its stdout; giving up the connection", "error", bad)
+			c.finishRecv(bad)
+			return
+		}
+		if msg != nil {
 			select {
 			case c.msgs <- msg:
 			case <-c.closing:
@@ -308,17 +315,17 @@ func (c *Conn) readLoop() {
 	}
 }
 
-// message returns line as a message, or nil if it is blank or not JSON.
-func (c *Conn) message(line []byte) json.RawMessage {
+// message returns line as a message, nil for a blank line, or a
+// KindBadOutput error for a line that is not JSON.
+func (c *Conn) message(line []byte) (json.RawMessage, error) {
 	line = trimSpace(line)
 	if len(line) == 0 {
-		return nil
+		return nil, nil
 	}
 	if (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
-		c.log.Debug("skipped a line of server stdout that is not JSON", "line", truncate(line, 200))
-		return nil
+		return nil, pluginapi.BadOutput(line)
 	}
-	return line
+	return line, nil
 }
 
 // finishRecv records why Recv ends and wakes it.
