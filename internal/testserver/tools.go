@@ -25,7 +25,7 @@ const maxBigChars = 100_000_000
 type fixture struct {
 	stderr     io.Writer
 	stdout     io.Writer // the server's stdout (stdio only), for the junk tool
-	grandchild int // pid of the -spawn-grandchild process, 0 if none
+	grandchild int       // pid of the -spawn-grandchild process, 0 if none
 	server     *server.MCPServer
 	flood      *flood // with -flood, else nil
 }
