@@ -102,11 +102,18 @@ type MessageTooLargeError struct {
 	// Seen is how many bytes of the message had been read when it was
 	// refused (a little more than Limit: reading stops there).
 	Seen int
+	// What names what was too large ("response body", "event"); "" means
+	// "message".
+	What string
 }
 
 // Error implements error.
 func (e *MessageTooLargeError) Error() string {
-	return fmt.Sprintf("the server sent a message larger than the %s limit (refused after %d bytes)", FormatBytes(e.Limit), e.Seen)
+	what := e.What
+	if what == "" {
+		what = "message"
+	}
+	return fmt.Sprintf("the server sent a %s larger than the %s limit (refused after %d bytes)", what, FormatBytes(e.Limit), e.Seen)
 }
 
 // FormatBytes writes n as MiB when it is a whole number of them, else as
