@@ -39,7 +39,7 @@ func (s *Server) connect(ctx context.Context) (*connection, error) {
 	}
 	if err != nil {
 		s.teardown(conn, false)
-		return nil, err
+		return nil, s.withLimitHint(err)
 	}
 	diagCtx, cancel := context.WithTimeout(ctx, time.Second)
 	d, derr := conn.plugin.Diagnostics(diagCtx)

@@ -2,7 +2,7 @@
 
 package main
 
-func (s *suite) misbehaving() error  { return nil }
+
 func (s *suite) httpAbuse() error    { return nil }
 func (s *suite) orphans() error      { return nil }
 func (s *suite) leaks() error        { return nil }
