@@ -3,7 +3,7 @@
 package main
 
 
-func (s *suite) httpAbuse() error    { return nil }
+
 func (s *suite) orphans() error      { return nil }
 func (s *suite) leaks() error        { return nil }
 func (s *suite) secretCanary() error { return nil }
