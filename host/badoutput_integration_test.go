@@ -40,7 +40,7 @@ func TestBadOutputFailsServerClearly(t *testing.T) {
 			if time.Since(start) > 50*time.Second {
 				t.Errorf("the call failed only after %v: it waited for a timeout", time.Since(start))
 			}
-			for _, want := range []string{"junk", "not a JSON-RPC message", "Listening on port 3000"} {
+			for _, want := range []string{"junk", "not a JSON-RPC message", "Listening on port 3000", "being restarted"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("call error %q; want it to contain %q", err, want)
 				}

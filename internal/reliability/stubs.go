@@ -1,9 +1,0 @@
-//go:build linux
-
-package main
-
-
-
-
-
-func (s *suite) secretCanary() error { return nil }
