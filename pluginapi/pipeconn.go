@@ -30,7 +30,7 @@ type pipeConn struct {
 	endErr  error         // why, set before ended is closed
 }
 
-func newPipeConn(stream *grpcConn, stdin, stdout *os.File, limit int) *pipeConn {
+func newPipeConn(stream *grpcConn, stdin, stdout *os.File, limit int, spool *ResultSpool) *pipeConn {
 	c := &pipeConn{
 		stream: stream,
 		stdin:  stdin,
@@ -38,6 +38,7 @@ func newPipeConn(stream *grpcConn, stdin, stdout *os.File, limit int) *pipeConn 
 		reader: NewLineReader(stdout, limit),
 		ended:  make(chan struct{}),
 	}
+	c.reader.SetSpool(spool)
 	go c.watchStream()
 	return c
 }

@@ -5,6 +5,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -182,8 +184,32 @@ func (s *suite) bigResult() error {
 		fmt.Sprintf("view %d bytes%s; RSS %s before, peak %s during (growth %.2f× the payload)", len(o.text), ifNotEmpty(", error ", o.failure()),
 			mb(base), mb(peak), growth),
 		good && growth <= 2)
+
+	// Over max_message_mb (64 MiB): spooled to an artifact while read.
+	const spooled = 100_000_000
+	base = proctree.RSS(sv.pid())
+	stop = sv.peakRSS()
+	o = c.call(context.Background(), "mcp_big_big", map[string]any{"chars": spooled})
+	peak = stop()
+	path := spoolPath.FindString(o.text)
+	size := int64(-1)
+	if fi, err := os.Stat(path); err == nil {
+		size = fi.Size()
+	}
+	views, err := sv.servers(context.Background())
+	if err != nil {
+		return err
+	}
+	growth = float64(peak-base) / float64(spooled)
+	s.check("misbehaving", "100 MB result (over max_message_mb)", "spooled while read: a bounded view naming the file, which holds all 100 MB; no restart; RSS growth ≤ the 64 MiB read before spooling starts + 16 MB",
+		fmt.Sprintf("view %d bytes%s; file %s (%d bytes); restarts %d; RSS %s before, peak %s (growth %.2f×)", len(o.text), ifNotEmpty(", error ", o.failure()),
+			path, size, views["big"].Restarts, mb(base), mb(peak), growth),
+		o.failure() == "" && len(o.text) < 1<<20 && size == spooled && views["big"].Restarts == 0 && peak-base <= 80<<20)
 	return nil
 }
+
+// spoolPath finds the file a spooled result names.
+var spoolPath = regexp.MustCompile(`/\S+/\.artifacts/mcp/\S+\.txt`)
 
 // containsAll reports whether s contains every sub.
 func containsAll(s string, subs ...string) bool {
