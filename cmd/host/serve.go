@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"reflect"
@@ -84,6 +86,9 @@ and every plugin and server is stopped.`,
 			}
 			door.Mount(gateway.MCPPath, gw.HTTPHandler())
 			door.Mount(gateway.ServerPattern, gw.ServerHTTPHandler())
+			if gc.Debug {
+				door.Mount("GET /debug/pprof/", http.HandlerFunc(pprof.Index))
+			}
 			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api")}))
 			door.OnShutdown(gw.Shutdown)
 			exe, _ := os.Executable()

@@ -103,6 +103,10 @@ type Gateway struct {
 	ReadTimeoutSeconds float64 `json:"read_timeout_seconds"`
 	// IdleTimeoutSeconds closes a keep-alive connection idle that long.
 	IdleTimeoutSeconds float64 `json:"idle_timeout_seconds"`
+	// Debug serves Go's runtime profiles (net/http/pprof) at /debug/pprof/,
+	// behind the token, for leak and memory checks (the reliability suite
+	// reads the heap after a collection there). Off by default.
+	Debug bool `json:"debug"`
 	// ShutdownSeconds is how long a stopping gateway waits for calls in
 	// flight to finish before it closes the servers.
 	ShutdownSeconds float64 `json:"shutdown_seconds"`

@@ -25,7 +25,7 @@ type faultStats struct {
 // answered with another call's result; the fourth server never fails, and
 // the killed ones are back within seconds.
 func (s *suite) faultRun() error {
-	dur, workers := 6*time.Second, 6
+	dur, workers := 4*time.Second, 6
 	if s.full {
 		dur, workers = 40*time.Second, 12
 	}

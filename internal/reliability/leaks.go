@@ -14,7 +14,7 @@ import (
 // leaks checks that goroutines and file descriptors of serve return to
 // their baseline after many sessions, calls and server restarts.
 func (s *suite) leaks() error {
-	sessions, restarts := 100, 3
+	sessions, restarts := 50, 3
 	if s.full {
 		sessions, restarts = 1000, 10
 	}

@@ -20,7 +20,7 @@ import (
 // wrong, while the gateway's memory stays bounded and the good server
 // answers every call.
 func (s *suite) misbehaving() error {
-	manyTools, window := 2000, 4*time.Second
+	manyTools, window := 2000, 3*time.Second
 	if s.full {
 		manyTools, window = 20000, 15*time.Second
 	}

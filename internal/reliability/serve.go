@@ -63,7 +63,7 @@ func (s *suite) startServe(name string, o serveOptions) (*serve, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "home"), 0o700); err != nil {
 		return nil, err
 	}
-	gw := map[string]any{"token_file": filepath.Join(dir, "token"), "shutdown_seconds": 5}
+	gw := map[string]any{"token_file": filepath.Join(dir, "token"), "shutdown_seconds": 5, "debug": true}
 	maps.Copy(gw, o.gateway)
 	mcp := map[string]any{
 		"enabled":   true,
@@ -257,6 +257,21 @@ func (sv *serve) metric(ctx context.Context, name string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no %s in /metrics", name)
+}
+
+// heapInUse returns serve's Go heap in use right after a collection (the
+// heap profile with gc=1 on /debug/pprof, served with gateway.debug).
+func (sv *serve) heapInUse(ctx context.Context) (int64, error) {
+	b, status, err := sv.get(ctx, "/debug/pprof/heap?gc=1&debug=1", true)
+	if err != nil || status != http.StatusOK {
+		return 0, fmt.Errorf("GET /debug/pprof/heap: %d %v", status, err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "# HeapInuse = "); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("no HeapInuse in the heap profile")
 }
 
 // peakRSS samples the RSS of serve every 50 ms until stop is called and
