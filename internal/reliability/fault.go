@@ -137,6 +137,10 @@ func (s *suite) faultRun() error {
 	s.check("fault", "other server", "100% of calls ok",
 		fmt.Sprintf("%d of %d ok (%.1f%%)", steady.ok, steady.sent, 100*float64(steady.ok)/float64(max(steady.sent, 1))),
 		steady.ok == steady.sent && steady.sent > 0)
+	after, err := sv.servers(context.Background())
+	if err != nil {
+		return err
+	}
 	for _, k := range []struct {
 		name string
 		at   time.Time
@@ -145,7 +149,8 @@ func (s *suite) faultRun() error {
 		rec, ok := recovery(stats[k.name].okStarts, k.at)
 		obs := "never recovered"
 		if ok {
-			obs = fmt.Sprintf("first ok call started %.2fs after the kill", rec.Seconds())
+			obs = fmt.Sprintf("first ok call started %.2fs after the kill; %s restarted %d time(s), now %s",
+				rec.Seconds(), k.name, after[k.name].Restarts, after[k.name].State)
 		}
 		s.check("fault", "recovery after "+k.what, "a call succeeds again within 10s", obs, ok && rec <= 10*time.Second)
 	}
