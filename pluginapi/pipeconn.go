@@ -21,6 +21,7 @@ type pipeConn struct {
 	stdin  *os.File
 	stdout *os.File
 	reader *LineReader
+	junk   JunkGuard // used by Recv only
 
 	writeMu sync.Mutex
 	buf     []byte // reused write buffer, guarded by writeMu
@@ -73,11 +74,12 @@ func (c *pipeConn) Send(ctx context.Context, msg json.RawMessage) error {
 }
 
 // Recv reads the next JSON line from the server's stdout, skipping blank
-// lines. A line that is not JSON (a server printing logs or junk on stdout)
-// ends the connection with KindBadOutput quoting it, and a line over the
-// message limit with KindMessageTooLarge: the stream cannot be trusted past
-// either, and the host restarts the server, instead of leaving the call the
-// junk stood in for to wait for its timeout.
+// lines. Lines that are not JSON (a server printing logs on stdout) follow
+// the JunkGuard rule: a start-up banner is skipped if a message follows
+// within JunkGrace, else the connection ends with KindBadOutput quoting it;
+// after the first message they are skipped. A line over the message limit
+// ends it with KindMessageTooLarge: the stream cannot be trusted past it,
+// and the host restarts the server.
 func (c *pipeConn) Recv(ctx context.Context) (json.RawMessage, error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -88,6 +90,9 @@ func (c *pipeConn) Recv(ctx context.Context) (json.RawMessage, error) {
 			return nil, err
 		}
 		if err != nil {
+			if c.junk.Armed() && errors.Is(err, os.ErrDeadlineExceeded) && !c.isEnded() {
+				return nil, c.junk.Expired()
+			}
 			return nil, c.endReason(err)
 		}
 		line = bytes.TrimSpace(line)
@@ -95,9 +100,38 @@ func (c *pipeConn) Recv(ctx context.Context) (json.RawMessage, error) {
 			continue
 		}
 		if (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
-			return nil, BadOutput(line)
+			deadline, jerr := c.junk.Junk(line, time.Now())
+			if jerr != nil {
+				return nil, jerr
+			}
+			if !deadline.IsZero() {
+				c.setReadDeadline(deadline)
+			}
+			continue
+		}
+		if c.junk.Message() {
+			c.setReadDeadline(time.Time{})
 		}
 		return line, nil
+	}
+}
+
+// setReadDeadline sets stdout's read deadline, unless the stream has ended:
+// watchStream's deadline (now) must then stay.
+func (c *pipeConn) setReadDeadline(t time.Time) {
+	_ = c.stdout.SetReadDeadline(t)
+	if c.isEnded() {
+		_ = c.stdout.SetReadDeadline(time.Now())
+	}
+}
+
+// isEnded reports whether the plugin ended the stream.
+func (c *pipeConn) isEnded() bool {
+	select {
+	case <-c.ended:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -71,8 +71,8 @@ func (s *suite) secretCanary() error {
 	if err := c.initialize(context.Background()); err != nil {
 		return err
 	}
-	// A server that prints the secret on its stdout: the bad-output error
-	// quotes the line.
+	// A server that prints the secret on its stdout mid-session: the line is
+	// skipped (and logged at debug by the stdio plugin) and must not leak.
 	o := c.call(context.Background(), "mcp_junk_junk", map[string]any{"text": "debug: JUNK_SECRET is " + canary["junk"]})
 	_ = os.WriteFile(filepath.Join(dir, "call-junk.txt"), []byte(o.text+o.failure()), 0o600)
 	o = c.call(context.Background(), "mcp_crashing_noop", map[string]any{})

@@ -20,9 +20,17 @@ import (
 // A plain body over the limit fails only the request it answered (the
 // server stays connected); an event over the limit on the legacy SSE stream
 // breaks that stream, which ends the connection (the host reconnects).
+//
+// Event streams answering a GET are bounded only with getStreams (the
+// legacy SSE transport, whose one GET stream carries every answer): the
+// standalone GET stream of a streamable-HTTP session is left as mcp-go
+// reads it, because wrapping it upset mcp-go's SEP-1699 stream resumption
+// (the conformance suite's sse-retry scenario saw a late reconnection).
+// Tool results over streamable HTTP come on POST answers, which are bounded.
 type boundedBodies struct {
-	base  http.RoundTripper
-	limit int
+	base       http.RoundTripper
+	limit      int
+	getStreams bool
 }
 
 func (b *boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -31,6 +39,9 @@ func (b *boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if mediaType(resp.Header.Get("Content-Type")) == "text/event-stream" {
+		if req.Method == http.MethodGet && !b.getStreams {
+			return resp, nil
+		}
 		resp.Body = &eventLimitBody{ReadCloser: resp.Body, limit: b.limit}
 	} else {
 		resp.Body = &totalLimitBody{ReadCloser: resp.Body, limit: b.limit}
