@@ -91,7 +91,8 @@ func newSpooler(cfg *ResultSpool) (*spooler, error) {
 	return &spooler{cfg: cfg, f: f, out: bufio.NewWriterSize(f, 256<<10)}, nil
 }
 
-// path is the directory-relative check of where the scanner is.
+// at reports whether the scanner is inside exactly the members keys name
+// ("[]" for an array element), from the root down.
 func (s *spooler) at(keys ...string) bool {
 	if len(s.stack) != len(keys) {
 		return false
