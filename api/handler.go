@@ -11,11 +11,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/callstats"
 	"github.com/plughost/plughost/host/manage"
+	"github.com/plughost/plughost/host/oauth"
 	"github.com/plughost/plughost/host/registry"
 )
 
@@ -32,6 +35,16 @@ type Options struct {
 	Version string
 	// Logger receives what the API does (reloads); nil discards it.
 	Logger hclog.Logger
+	// Stop, when closed, ends the event streams (serve closes it when it
+	// starts shutting down, so the requests in flight can drain).
+	Stop <-chan struct{}
+	// OAuthInbox receives the browser's redirect of logins started with
+	// POST /api/servers/{name}/login; serve it at its redirect URI without
+	// the token (serve mounts it at /oauth/callback). nil: no API login.
+	OAuthInbox *oauth.Inbox
+	// EventPing is how often an idle event stream sends a ping comment
+	// (15 seconds if 0).
+	EventPing time.Duration
 }
 
 // Status is the body of GET /api/status.
@@ -44,16 +57,35 @@ type Status struct {
 	ConfigFile string `json:"config_file"`
 	// Apply is the outcome of the last reload (a rejected config says why).
 	Apply host.ApplyStatus `json:"apply"`
-	// Ready is true when every enabled server is connected.
+	// Ready is true when every enabled server is connected and the session
+	// store (when kept outside the process, e.g. Redis) answers — /readyz's
+	// verdict.
 	Ready bool `json:"ready"`
+	// Store is the session store kept outside the process and whether it
+	// answered; absent for the in-memory store.
+	Store *host.StoreReadiness `json:"store,omitempty"`
+	// ConfigVersion is the user config file's version (what other
+	// answers call "version"; "version" here is plughost's).
+	ConfigVersion string `json:"config_version"`
 }
 
 // ServerList is the body of GET /api/servers.
 type ServerList struct {
 	// Servers are every configured server, sorted by name.
-	Servers []host.ServerView `json:"servers"`
+	Servers []host.ServerRow `json:"servers"`
 	// Apply is the outcome of the last reload.
 	Apply host.ApplyStatus `json:"apply"`
+	// Version is the user config file's version.
+	Version string `json:"version"`
+}
+
+// Views returns the servers as host.Host.ServerViews has them.
+func (l ServerList) Views() []host.ServerView {
+	out := make([]host.ServerView, len(l.Servers))
+	for i, r := range l.Servers {
+		out[i] = r.View()
+	}
+	return out
 }
 
 // ToolList is the body of GET /api/tools.
@@ -76,6 +108,19 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("GET /api/context-cost", a.contextCost)
 	mux.HandleFunc("POST /api/tools/{name}/call", a.call)
 	mux.HandleFunc("POST /api/reload", a.reload)
+	mux.HandleFunc("POST /api/servers", a.addServer)
+	mux.HandleFunc("PUT /api/servers/{name}", a.updateServer)
+	mux.HandleFunc("DELETE /api/servers/{name}", a.removeServer)
+	mux.HandleFunc("POST /api/servers/{name}/enabled", a.setEnabled)
+	mux.HandleFunc("POST /api/servers/{name}/test", a.test)
+	mux.HandleFunc("GET /api/servers/{name}/tools", a.serverTools)
+	mux.HandleFunc("POST /api/servers/{name}/login", a.login)
+	mux.HandleFunc("POST /api/search", a.search)
+	mux.HandleFunc("GET /api/events", a.events)
+	mux.HandleFunc("GET /api/settings", a.settings)
+	mux.HandleFunc("PUT /api/settings", a.updateSettings)
+	mux.HandleFunc("GET /api/catalog", a.getCatalog)
+	mux.HandleFunc("POST /api/catalog/{id}/install", a.install)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
 			Message: fmt.Sprintf("no API endpoint %s %s (see docs/api.md)", r.Method, r.URL.Path)})
@@ -85,24 +130,51 @@ func New(o Options) http.Handler {
 
 type handler struct{ o Options }
 
-func (a *handler) status(w http.ResponseWriter, _ *http.Request) {
+func (a *handler) status(w http.ResponseWriter, r *http.Request) {
+	ready := a.o.Host.CheckReadiness(r.Context())
 	writeJSON(w, http.StatusOK, Status{
 		PID: os.Getpid(), Version: a.o.Version, ConfigFile: a.o.Manager.UserFile(),
-		Apply: a.o.Host.LastApply(), Ready: a.o.Host.Readiness().Ready,
+		Apply: a.o.Host.LastApply(), Ready: ready.Ready, Store: ready.Store, ConfigVersion: a.version(),
 	})
 }
 
-func (a *handler) servers(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, ServerList{Servers: a.o.Host.ServerViews(), Apply: a.o.Host.LastApply()})
+func (a *handler) servers(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, a.serverList(r.Context()))
+}
+
+// serverList is the body of GET /api/servers (and of the servers event).
+func (a *handler) serverList(ctx context.Context) ServerList {
+	return ServerList{Servers: a.o.Host.ServerRows(ctx), Apply: a.o.Host.LastApply(), Version: a.version()}
+}
+
+// ServerDetail is the body of GET /api/servers/{name}.
+type ServerDetail struct {
+	host.ServerDetail
+	// Stats are the server's calls over the last minutes, with a
+	// per-minute series.
+	Stats callstats.Stats `json:"stats"`
+	// Version is the user config file's version.
+	Version string `json:"version"`
 }
 
 func (a *handler) server(w http.ResponseWriter, r *http.Request) {
-	d, err := a.o.Host.ServerDetail(r.Context(), r.PathValue("name"))
+	name := r.PathValue("name")
+	d, err := a.o.Host.ServerDetail(r.Context(), name)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, d)
+	writeJSON(w, http.StatusOK, ServerDetail{ServerDetail: d, Stats: a.o.Host.CallStats(name), Version: a.version()})
+}
+
+// version returns the user file's version ("" when it cannot be read:
+// writes are then accepted without the check, as from the CLI).
+func (a *handler) version() string {
+	v, err := a.o.Manager.Version()
+	if err != nil {
+		a.o.Logger.Debug("config version", "error", err)
+	}
+	return v
 }
 
 func (a *handler) tools(w http.ResponseWriter, r *http.Request) {

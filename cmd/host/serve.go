@@ -22,6 +22,7 @@ import (
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/manage"
+	"github.com/plughost/plughost/host/oauth"
 	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/supervisor"
 )
@@ -89,8 +90,13 @@ and every plugin and server is stopped.`,
 			if gc.Debug {
 				door.Mount("GET /debug/pprof/", http.HandlerFunc(pprof.Index))
 			}
-			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api")}))
+			stopEvents := make(chan struct{})
+			inbox := oauth.NewInbox(strings.TrimSuffix(gateway.URL(ln.Addr()), gateway.MCPPath) + api.OAuthCallbackPath)
+			door.MountPublic("GET "+api.OAuthCallbackPath, inbox)
+			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api"),
+				Stop: stopEvents, OAuthInbox: inbox}))
 			door.OnShutdown(gw.Shutdown)
+			door.OnShutdown(func() { close(stopEvents) })
 			exe, _ := os.Executable()
 			url := gateway.URL(ln.Addr())
 			fmt.Fprint(g.stdout, gateway.ClientSnippet(url, tok, exe))
