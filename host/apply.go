@@ -276,6 +276,7 @@ func changedSettings(a, b config.MCP) []string {
 		{"tools.mcp.discovery", a.Discovery, b.Discovery},
 		{"tools.mcp.max_inline_text_chars", a.MaxInlineTextChars, b.MaxInlineTextChars},
 		{"tools.mcp.max_message_mb", a.MaxMessageMB, b.MaxMessageMB},
+		{"tools.mcp.max_result_mb", a.MaxResultMB, b.MaxResultMB},
 		{"tools.mcp.workspace", a.Workspace, b.Workspace},
 		{"tools.mcp.artifacts", a.Artifacts, b.Artifacts},
 		{"tools.mcp.timeouts", a.Timeouts, b.Timeouts},

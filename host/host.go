@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/plughost/plughost/host/artifacts"
 	"github.com/plughost/plughost/host/callstats"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/discovery"
@@ -323,8 +324,10 @@ func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []s
 		DirectPipes:   !h.opts.RelayOnly,
 		InProcess:     inProcess,
 		Masker:        h.masker,
-		Limits:        supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name)},
-		Relay:         h.relay,
+		Limits: supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name),
+			MaxResultBytes: srv.MaxResultBytes(cfg.MCP.MaxResultMB), MaxResultSetting: srv.MaxResultSetting(name),
+			SpoolDir: artifacts.DirOf(cfg.MCP.Workspace, artifacts.KindMCP)},
+		Relay: h.relay,
 	}, nil
 }
 

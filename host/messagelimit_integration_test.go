@@ -22,7 +22,9 @@ func TestMessageOverLimitFailsAndRestartsServer(t *testing.T) {
 		t.Run(fmt.Sprintf("relay_only=%v", relay), func(t *testing.T) {
 			h := startHostOpts(t, host.Options{RelayOnly: relay},
 				map[string]any{"big": server(), "other": server()},
-				func(m map[string]any) { m["max_message_mb"] = 1 })
+				// max_result_mb at the message limit: no result is spooled
+				// (spool_integration_test.go covers spooling).
+				func(m map[string]any) { m["max_message_mb"], m["max_result_mb"] = 1, 1 })
 			s := h.NewSession()
 			if got := len(text(t, call(t, s, "mcp_other_echo", map[string]any{"text": "warm"}))); got != 4 {
 				t.Fatalf("warm-up call returned %d chars", got)
@@ -64,6 +66,7 @@ func TestServerMessageLimitOverride(t *testing.T) {
 	integration(t)
 	big := server()
 	big["max_message_mb"] = 2
+	big["max_result_mb"] = 2 // no spooling
 	h := startHost(t, map[string]any{"big": big}, func(m map[string]any) { m["max_message_mb"] = 1 })
 	s := h.NewSession()
 	if got := len(text(t, call(t, s, "mcp_big_big", map[string]any{"chars": 1_500_000}))); got == 0 {

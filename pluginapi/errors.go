@@ -3,6 +3,8 @@ package pluginapi
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 // Kind classifies an Error so callers decide with errors.As, never by matching text.
@@ -30,6 +32,10 @@ const (
 	// KindMessageTooLarge: the server sent a message over the size limit
 	// (OpenRequest.MaxMessageBytes); the connection is given up.
 	KindMessageTooLarge Kind = "message_too_large"
+	// KindBadOutput: the server wrote something that is not a JSON-RPC
+	// message where only messages may appear (a stdio server's stdout); the
+	// connection is given up, as the stream cannot be trusted past it.
+	KindBadOutput Kind = "bad_output"
 	// KindUnauthorized: the server refused the request's credentials and the
 	// host has none better (the user must log in, or log in again with more
 	// scopes); retrying will not help until that happens.
@@ -74,4 +80,23 @@ func KindOf(err error) Kind {
 		return pe.Kind
 	}
 	return ""
+}
+
+// badOutputQuote is how much of a bad line BadOutput quotes, in bytes.
+const badOutputQuote = 200
+
+// BadOutput is the error for a line of a stdio server's stdout that is not a
+// JSON-RPC message (a log line, a banner, binary junk): KindBadOutput,
+// quoting the start of the line (at most 200 bytes, as valid UTF-8) so the
+// user sees what the server wrote. The host masks configured secrets in it
+// like in any error text.
+func BadOutput(line []byte) *Error {
+	quote := line
+	cut := ""
+	if len(quote) > badOutputQuote {
+		quote, cut = quote[:badOutputQuote], fmt.Sprintf(" (first %d of %d bytes)", badOutputQuote, len(line))
+	}
+	text := strings.ToValidUTF8(string(quote), string(utf8.RuneError))
+	return Errorf("recv", KindBadOutput,
+		"the server wrote a line that is not a JSON-RPC message on its stdout, which is reserved for MCP messages (a server must log to stderr): %q%s", text, cut)
 }

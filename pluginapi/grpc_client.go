@@ -91,7 +91,7 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 			conn.Close()
 			return nil, &Error{Op: "open", Kind: KindConnect, Err: err}
 		}
-		return newPipeConn(conn, stdin, stdout, limit), nil
+		return newPipeConn(conn, stdin, stdout, limit, req.Spool), nil
 	}
 	return conn, nil
 }

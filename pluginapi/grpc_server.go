@@ -20,6 +20,38 @@ type grpcServer struct {
 
 	mu   sync.Mutex
 	last DiagnosticsProvider // the current or most recent connection
+	live map[Conn]struct{}   // connections open now, for closeAll
+}
+
+// track records conn as open until the returned func is called.
+func (s *grpcServer) track(conn Conn) (untrack func()) {
+	s.mu.Lock()
+	if s.live == nil {
+		s.live = map[Conn]struct{}{}
+	}
+	s.live[conn] = struct{}{}
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.live, conn)
+		s.mu.Unlock()
+	}
+}
+
+// closeAll closes every open connection at once (for stdio, each ends its
+// server's process group) and returns when all have closed.
+func (s *grpcServer) closeAll() {
+	s.mu.Lock()
+	conns := make([]Conn, 0, len(s.live))
+	for c := range s.live {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(func() { _ = c.Close() })
+	}
+	wg.Wait()
 }
 
 func (s *grpcServer) Describe(ctx context.Context, _ *pb.DescribeRequest) (*pb.DescribeResponse, error) {
@@ -75,6 +107,7 @@ func (s *grpcServer) Connect(stream pb.Transport_ConnectServer) error {
 		return toStatus("open", err)
 	}
 	defer conn.Close()
+	defer s.track(conn)()
 	if dp, ok := conn.(DiagnosticsProvider); ok {
 		s.mu.Lock()
 		s.last = dp

@@ -29,6 +29,16 @@ const spillChunkSize = 1 << 20
 type LineReader struct {
 	r     *bufio.Reader
 	limit int
+	spool *ResultSpool // nil: no spooling
+}
+
+// SetSpool makes the reader spool results over the limit to disk instead of
+// refusing them (see ResultSpool); nil turns spooling off.
+func (l *LineReader) SetSpool(s *ResultSpool) {
+	if s != nil && s.MaxBytes <= l.limit {
+		s = nil // nothing to spool: the limit refuses first
+	}
+	l.spool = s
 }
 
 // NewLineReader returns a LineReader over r accepting lines of at most limit
@@ -79,6 +89,9 @@ func (l *LineReader) readLong(frag []byte) ([]byte, error) {
 			frag = frag[:len(frag)-1] // the newline
 		}
 		if s.size+len(frag) > l.limit {
+			if l.spool != nil {
+				return l.spoolRest(&s, frag, err)
+			}
 			return nil, l.tooLarge(s.size + len(frag))
 		}
 		if werr := s.write(frag); werr != nil {
@@ -89,6 +102,51 @@ func (l *LineReader) readLong(frag []byte) ([]byte, error) {
 		}
 		frag, err = l.r.ReadSlice('\n')
 	}
+}
+
+// spoolRest carries on with a line over the limit as a spooled result:
+// what was gathered so far and frag (the newline stripped already when
+// err is nil) go through a spooler, then the rest of the line. It returns
+// the message that stands in for the line, or the error that refuses it.
+func (l *LineReader) spoolRest(s *spill, frag []byte, err error) ([]byte, error) {
+	sp, serr := newSpooler(l.spool)
+	if serr != nil {
+		return nil, &Error{Op: "recv", Kind: KindInternal, Err: fmt.Errorf("spool a result over the %s message limit to %s: %w", FormatBytes(l.limit), l.spool.Dir, serr)}
+	}
+	for _, c := range s.chunks {
+		sp.write(c)
+	}
+	s.release()
+	for first := true; ; first = false {
+		if sp.size+len(frag) > l.spool.MaxBytes {
+			sp.abort()
+			return nil, &Error{Op: "recv", Kind: KindMessageTooLarge, Err: &MessageTooLargeError{Limit: l.spool.MaxBytes, Seen: sp.size + len(frag), What: "result"}}
+		}
+		sp.write(frag)
+		if first && sp.hopeless() || sp.notResult {
+			sp.abort()
+			return nil, l.tooLarge(sp.size)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+		frag, err = l.r.ReadSlice('\n')
+		if err == nil {
+			frag = frag[:len(frag)-1]
+		}
+	}
+	if err != nil { // the stream ended inside the line
+		sp.abort()
+		return nil, err
+	}
+	msg, ok, ferr := sp.finish(l.limit)
+	if ferr != nil {
+		return nil, &Error{Op: "recv", Kind: KindInternal, Err: ferr}
+	}
+	if !ok {
+		return nil, l.tooLarge(sp.size)
+	}
+	return msg, nil
 }
 
 func (l *LineReader) tooLarge(seen int) error {
@@ -102,11 +160,18 @@ type MessageTooLargeError struct {
 	// Seen is how many bytes of the message had been read when it was
 	// refused (a little more than Limit: reading stops there).
 	Seen int
+	// What names what was too large ("response body", "event"); "" means
+	// "message".
+	What string
 }
 
 // Error implements error.
 func (e *MessageTooLargeError) Error() string {
-	return fmt.Sprintf("the server sent a message larger than the %s limit (refused after %d bytes)", FormatBytes(e.Limit), e.Seen)
+	what := e.What
+	if what == "" {
+		what = "message"
+	}
+	return fmt.Sprintf("the server sent a %s larger than the %s limit (refused after %d bytes)", what, FormatBytes(e.Limit), e.Seen)
 }
 
 // FormatBytes writes n as MiB when it is a whole number of them, else as

@@ -21,6 +21,7 @@ type pipeConn struct {
 	stdin  *os.File
 	stdout *os.File
 	reader *LineReader
+	junk   JunkGuard // used by Recv only
 
 	writeMu sync.Mutex
 	buf     []byte // reused write buffer, guarded by writeMu
@@ -30,7 +31,7 @@ type pipeConn struct {
 	endErr  error         // why, set before ended is closed
 }
 
-func newPipeConn(stream *grpcConn, stdin, stdout *os.File, limit int) *pipeConn {
+func newPipeConn(stream *grpcConn, stdin, stdout *os.File, limit int, spool *ResultSpool) *pipeConn {
 	c := &pipeConn{
 		stream: stream,
 		stdin:  stdin,
@@ -38,6 +39,7 @@ func newPipeConn(stream *grpcConn, stdin, stdout *os.File, limit int) *pipeConn 
 		reader: NewLineReader(stdout, limit),
 		ended:  make(chan struct{}),
 	}
+	c.reader.SetSpool(spool)
 	go c.watchStream()
 	return c
 }
@@ -72,9 +74,12 @@ func (c *pipeConn) Send(ctx context.Context, msg json.RawMessage) error {
 }
 
 // Recv reads the next JSON line from the server's stdout, skipping blank
-// lines and lines that are not JSON (servers that print junk on stdout). A
-// line over the message limit ends the connection with KindMessageTooLarge:
-// the stream cannot be trusted past it, and the host restarts the server.
+// lines. Lines that are not JSON (a server printing logs on stdout) follow
+// the JunkGuard rule: a start-up banner is skipped if a message follows
+// within JunkGrace, else the connection ends with KindBadOutput quoting it;
+// after the first message they are skipped. A line over the message limit
+// ends it with KindMessageTooLarge: the stream cannot be trusted past it,
+// and the host restarts the server.
 func (c *pipeConn) Recv(ctx context.Context) (json.RawMessage, error) {
 	for {
 		if err := ctx.Err(); err != nil {
@@ -85,12 +90,48 @@ func (c *pipeConn) Recv(ctx context.Context) (json.RawMessage, error) {
 			return nil, err
 		}
 		if err != nil {
+			if c.junk.Armed() && errors.Is(err, os.ErrDeadlineExceeded) && !c.isEnded() {
+				return nil, c.junk.Expired()
+			}
 			return nil, c.endReason(err)
 		}
 		line = bytes.TrimSpace(line)
-		if len(line) > 0 && (line[0] == '{' || line[0] == '[') && json.Valid(line) {
-			return line, nil
+		if len(line) == 0 {
+			continue
 		}
+		if (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
+			deadline, jerr := c.junk.Junk(line, time.Now())
+			if jerr != nil {
+				return nil, jerr
+			}
+			if !deadline.IsZero() {
+				c.setReadDeadline(deadline)
+			}
+			continue
+		}
+		if c.junk.Message() {
+			c.setReadDeadline(time.Time{})
+		}
+		return line, nil
+	}
+}
+
+// setReadDeadline sets stdout's read deadline, unless the stream has ended:
+// watchStream's deadline (now) must then stay.
+func (c *pipeConn) setReadDeadline(t time.Time) {
+	_ = c.stdout.SetReadDeadline(t)
+	if c.isEnded() {
+		_ = c.stdout.SetReadDeadline(time.Now())
+	}
+}
+
+// isEnded reports whether the plugin ended the stream.
+func (c *pipeConn) isEnded() bool {
+	select {
+	case <-c.ended:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -3,7 +3,6 @@ package pluginapi
 import (
 	"context"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
@@ -24,12 +23,11 @@ const windowBytes = 1 << 20
 // plugin and the client shim in the host.
 type transportPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	impl   Transport
-	logger hclog.Logger
+	server *grpcServer // the plugin side; nil in the host
 }
 
 func (p *transportPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterTransportServer(s, &grpcServer{impl: p.impl, logger: p.logger})
+	pb.RegisterTransportServer(s, p.server)
 	return nil
 }
 

@@ -1,8 +1,12 @@
 package pluginapi
 
 import (
+	"context"
 	"os"
+	"os/signal"
 	"runtime"
+	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -18,9 +22,23 @@ type ServeConfig struct {
 	Logger hclog.Logger
 }
 
+// parentPoll is how often a plugin checks that the host that started it
+// still runs.
+const parentPoll = 250 * time.Millisecond
+
+// orphanCloseTimeout bounds how long an orphaned plugin spends closing its
+// connections before it exits anyway.
+const orphanCloseTimeout = 10 * time.Second
+
 // Serve runs a transport plugin until the host kills it. Call it from main and
 // do nothing else with stdin and stdout: stdout carries the go-plugin handshake
 // and stdin is shared with the host.
+//
+// A plugin never outlives its host: when the host dies without stopping it
+// (SIGKILL, a crash), the plugin notices that its parent process changed,
+// closes every connection — for stdio, that ends each server's whole process
+// group — and exits. A write to the dead host's pipes does not kill it
+// first (SIGPIPE is ignored, so such writes just fail).
 //
 // A relay needs no parallelism, and one scheduler thread halves the latency of
 // a hop, so Serve sets GOMAXPROCS to 1 unless the GOMAXPROCS variable is set.
@@ -32,12 +50,52 @@ func Serve(cfg ServeConfig) {
 	if logger == nil {
 		logger = hclog.New(&hclog.LoggerOptions{Name: "transport", JSONFormat: true, Output: os.Stderr})
 	}
+	// Without this, the first log line written after the host died would kill
+	// the plugin with SIGPIPE before it could stop its servers.
+	signal.Ignore(syscall.SIGPIPE)
+	srv := &grpcServer{impl: cfg.Transport, logger: logger}
+	go WatchParent(context.Background(), parentPoll, func() {
+		logger.Warn("the host exited without stopping this plugin; stopping its servers and exiting")
+		done := make(chan struct{})
+		go func() { srv.closeAll(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(orphanCloseTimeout):
+		}
+		os.Exit(1)
+	})
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: Handshake(),
-		Plugins:         plugin.PluginSet{pluginName: &transportPlugin{impl: cfg.Transport, logger: logger}},
+		Plugins:         plugin.PluginSet{pluginName: &transportPlugin{server: srv}},
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			return grpc.NewServer(serverOptions(opts)...)
 		},
 		Logger: logger,
 	})
+}
+
+// WatchParent calls gone once, and returns, when the process's parent
+// changes — the parent died and the process was re-parented (to init or a
+// subreaper) — checking every interval until ctx ends. It does nothing when
+// the parent is already init (pid 1): there is then no parent to lose.
+// Polling getppid is used rather than Linux's parent-death signal, which is
+// tied to the thread that created the process, not to the process.
+func WatchParent(ctx context.Context, interval time.Duration, gone func()) {
+	parent := os.Getppid()
+	if parent <= 1 {
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if os.Getppid() != parent {
+			gone()
+			return
+		}
+	}
 }

@@ -53,6 +53,11 @@ type OpenRequest struct {
 	// KindMessageTooLarge past it, without buffering more of the message
 	// (see LineReader); the host also refuses relayed messages over it.
 	MaxMessageBytes int
+	// Spool, when set, is where the host's own reader of a server's stdout
+	// (the direct-pipes path) writes a tools/call result over
+	// MaxMessageBytes instead of refusing it (see ResultSpool). It stays in
+	// the host: plugins never see it, so relayed results keep the limit.
+	Spool *ResultSpool
 	// Credentials, when set, supplies the Authorization header of every
 	// request to the server (the host holds the server's OAuth tokens). Only
 	// transports advertising FeatureCredentials use it; nil means the server

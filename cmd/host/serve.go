@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"reflect"
@@ -85,6 +87,9 @@ and every plugin and server is stopped.`,
 			}
 			door.Mount(gateway.MCPPath, gw.HTTPHandler())
 			door.Mount(gateway.ServerPattern, gw.ServerHTTPHandler())
+			if gc.Debug {
+				door.Mount("GET /debug/pprof/", http.HandlerFunc(pprof.Index))
+			}
 			stopEvents := make(chan struct{})
 			inbox := oauth.NewInbox(strings.TrimSuffix(gateway.URL(ln.Addr()), gateway.MCPPath) + api.OAuthCallbackPath)
 			door.MountPublic("GET "+api.OAuthCallbackPath, inbox)

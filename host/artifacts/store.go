@@ -145,10 +145,20 @@ func writeAll(ctx context.Context, w io.Writer, payload string) error {
 }
 
 // fileName builds a unique name: <server>__<tool>-<UTC time>-<random>.txt.
-func (s *Store) fileName(server, tool string) string {
+func (s *Store) fileName(server, tool string) string { return fileName(s.now(), server, tool) }
+
+// DirOf returns the directory of one kind of artifact of the workspace, as
+// Store.Dir does.
+func DirOf(workspace, kind string) string { return filepath.Join(workspace, artifactsDir, kind) }
+
+// NewFileName returns a new unique artifact file name for a result of
+// server's tool, as Save names them.
+func NewFileName(server, tool string) string { return fileName(time.Now(), server, tool) }
+
+func fileName(now time.Time, server, tool string) string {
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:]) // crypto/rand.Read never fails on supported platforms
-	stamp := s.now().UTC().Format("20060102T150405.000Z")
+	stamp := now.UTC().Format("20060102T150405.000Z")
 	return fmt.Sprintf("%s__%s-%s-%s.txt", namePart(server), namePart(tool), stamp, hex.EncodeToString(rnd[:]))
 }
 

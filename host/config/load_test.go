@@ -21,6 +21,7 @@ func TestLoadDefaults(t *testing.T) {
 		Discovery:          Discovery{TTL: 5, MaxSearchResults: 5, UseBM25: true},
 		MaxInlineTextChars: 16384,
 		MaxMessageMB:       64,
+		MaxResultMB:        256,
 		Workspace:          filepath.Join(e.home, ".plughost", "workspace"),
 		Artifacts:          Artifacts{MaxAgeHours: 168, MaxTotalMB: 1024, SearchTimeoutSeconds: 10, SearchMaxMB: 256},
 		Timeouts:           TimeoutSeconds{Start: 15, Initialize: 30, ListTools: 30, Call: 120},
@@ -500,7 +501,7 @@ func TestThirdPartyExtraKeys(t *testing.T) {
 	if err := p.ServerErr("ws"); err != nil {
 		t.Errorf("third-party server: %v", err)
 	}
-	want := []string{`tools.mcp.servers.std.proxy: unknown key "proxy" in /home/u/.plughost/config.json; remove it or use one of the known keys: args, command, deferred, enabled, env, env_file, headers, inherit_env, max_message_mb, oauth, timeouts, type, url`}
+	want := []string{`tools.mcp.servers.std.proxy: unknown key "proxy" in /home/u/.plughost/config.json; remove it or use one of the known keys: args, command, deferred, enabled, env, env_file, headers, inherit_env, max_message_mb, max_result_mb, oauth, timeouts, type, url`}
 	if diff := cmp.Diff(want, messages(p.Servers["std"])); diff != "" {
 		t.Errorf("built-in server with unknown key (-want +got):\n%s", diff)
 	}

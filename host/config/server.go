@@ -125,6 +125,24 @@ func (s Server) MaxMessageSetting(name string) string {
 	return "tools.mcp.max_message_mb (or " + ServerPath(name, "max_message_mb") + " for this server alone)"
 }
 
+// MaxResultBytes returns the largest tools/call result accepted from this
+// server, in bytes: its max_result_mb, else the global one.
+func (s Server) MaxResultBytes(globalMB int) int {
+	mb := globalMB
+	if s.MaxResultMBOverride != nil {
+		mb = *s.MaxResultMBOverride
+	}
+	return mb << 20
+}
+
+// MaxResultSetting names the setting behind s's result limit.
+func (s Server) MaxResultSetting(name string) string {
+	if s.MaxResultMBOverride != nil {
+		return ServerPath(name, "max_result_mb")
+	}
+	return "tools.mcp.max_result_mb (or " + ServerPath(name, "max_result_mb") + " for this server alone)"
+}
+
 // stdioConfig is what a stdio transport plugin receives.
 type stdioConfig struct {
 	Command    string            `json:"command,omitempty"`

@@ -56,6 +56,13 @@ type MCP struct {
 	// MiB; a larger one fails that server, which is restarted. A server's
 	// max_message_mb overrides it.
 	MaxMessageMB int `json:"max_message_mb"`
+	// MaxResultMB is the largest tools/call result accepted from a server
+	// over the direct pipes, in MiB: a result over max_message_mb but within
+	// it is spooled to an artifact file while it is read (never held whole
+	// in memory) and the call gets a bounded view naming the file; over it,
+	// the server fails like over max_message_mb. A server's max_result_mb
+	// overrides it.
+	MaxResultMB int `json:"max_result_mb"`
 	// Workspace is the directory holding result artifacts (~ expanded by Load).
 	Workspace string `json:"workspace"`
 	// Artifacts says how long saved results are kept.
@@ -96,6 +103,10 @@ type Gateway struct {
 	ReadTimeoutSeconds float64 `json:"read_timeout_seconds"`
 	// IdleTimeoutSeconds closes a keep-alive connection idle that long.
 	IdleTimeoutSeconds float64 `json:"idle_timeout_seconds"`
+	// Debug serves Go's runtime profiles (net/http/pprof) at /debug/pprof/,
+	// behind the token, for leak and memory checks (the reliability suite
+	// reads the heap after a collection there). Off by default.
+	Debug bool `json:"debug"`
 	// ShutdownSeconds is how long a stopping gateway waits for calls in
 	// flight to finish before it closes the servers.
 	ShutdownSeconds float64 `json:"shutdown_seconds"`
@@ -343,6 +354,9 @@ type Server struct {
 	// MaxMessageMBOverride replaces tools.mcp.max_message_mb for this
 	// server; nil when omitted. Use the MaxMessageBytes method.
 	MaxMessageMBOverride *int `json:"max_message_mb,omitempty"`
+	// MaxResultMBOverride replaces tools.mcp.max_result_mb for this server;
+	// nil when omitted. Use the MaxResultBytes method.
+	MaxResultMBOverride *int `json:"max_result_mb,omitempty"`
 	// Extra holds the keys this schema does not know, each with its raw JSON
 	// value (a secret, since it may hold one). They are kept for servers of
 	// third-party transport types, whose plugin receives (and validates) them;

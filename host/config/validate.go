@@ -48,6 +48,9 @@ func checkGlobal(p *Problems, m MCP) {
 	if msg := messageMBProblem(m.MaxMessageMB); msg != "" {
 		p.fatal("tools.mcp.max_message_mb", msg+" (default 64)")
 	}
+	if msg := resultMBProblem(m.MaxResultMB); msg != "" {
+		p.fatal("tools.mcp.max_result_mb", msg+" (default 256)")
+	}
 	if strings.TrimSpace(m.Workspace) == "" {
 		p.fatal("tools.mcp.workspace", `must not be empty; set it to a directory for result artifacts (default "~/.plughost/workspace")`)
 	}
@@ -91,6 +94,14 @@ func checkDiscovery(p *Problems, d Discovery) {
 // MaxMessageMBLimit is the largest max_message_mb accepted (1 GiB: the
 // transport protocol's ceiling).
 const MaxMessageMBLimit = 1024
+
+// resultMBProblem says what is wrong with a max_result_mb value, or "".
+func resultMBProblem(mb int) string {
+	if mb < 1 || mb > MaxMessageMBLimit {
+		return fmt.Sprintf("must be between 1 and %d (MiB), got %d; set the largest tools/call result a server may send", MaxMessageMBLimit, mb)
+	}
+	return ""
+}
 
 // messageMBProblem says what is wrong with a max_message_mb value, or "".
 func messageMBProblem(mb int) string {

@@ -33,6 +33,11 @@ func (v serverValidator) check(reportExtra bool) {
 			v.fail("max_message_mb", msg+", or remove it to use tools.mcp.max_message_mb")
 		}
 	}
+	if mb := v.s.MaxResultMBOverride; mb != nil {
+		if msg := resultMBProblem(*mb); msg != "" {
+			v.fail("max_result_mb", msg+", or remove it to use tools.mcp.max_result_mb")
+		}
+	}
 	t := v.s.Transport()
 	if reportExtra && (t == "" || IsBuiltin(t)) {
 		v.checkExtra()

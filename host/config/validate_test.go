@@ -174,6 +174,10 @@ func TestValidateServerTransport(t *testing.T) {
 		},
 		{name: "server message limit ok", server: `{"enabled":true,"command":"c","max_message_mb":1024}`},
 		{
+			name: "server result limit", server: `{"enabled":true,"command":"c","max_result_mb":2000}`,
+			want: []string{srv + `.max_result_mb: must be between 1 and 1024 (MiB), got 2000; set the largest tools/call result a server may send, or remove it to use tools.mcp.max_result_mb`},
+		},
+		{
 			name: "unknown key with suggestion", server: `{"enabled":true,"comand":"npx"}`,
 			want: []string{
 				srv + `.comand: unknown key "comand" (did you mean "command"?) in /home/u/.plughost/config.json`,
@@ -251,6 +255,10 @@ func TestValidateGlobal(t *testing.T) {
 		{name: "limits unused with discovery off", mcp: `{"discovery":{"ttl":0,"max_search_results":51}}`},
 		{name: "range edges ok", mcp: `{"discovery":{"ttl":1,"max_search_results":50},"max_inline_text_chars":256}`},
 		{name: "integral float accepted", mcp: `{"discovery":{"ttl":2.0}}`},
+		{
+			name: "result limit", mcp: `{"max_result_mb":0}`,
+			want: []string{"tools.mcp.max_result_mb: must be between 1 and 1024 (MiB), got 0; set the largest tools/call result a server may send (default 256)"},
+		},
 		{
 			name: "message limit", mcp: `{"max_message_mb":2048}`,
 			want: []string{"tools.mcp.max_message_mb: must be between 1 and 1024 (MiB), got 2048; set the largest message a server may send (default 64)"},

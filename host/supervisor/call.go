@@ -54,7 +54,7 @@ func (s *Server) CallTool(ctx context.Context, c ToolCall) (*mcp.CallToolResult,
 
 // requestError explains why a request (what names it) failed: the caller
 // cancelled it, it timed out (the server was told to cancel), the message
-// was too large, the server crashed, or the server's own error answer
+// was too large, the server wrote junk on its stdout, the server crashed, or the server's own error answer
 // (an *RPCError, wrapped: errors.As finds it).
 func (s *Server) requestError(ctx, callCtx context.Context, what string, limit time.Duration, err error) error {
 	switch {
@@ -67,6 +67,8 @@ func (s *Server) requestError(ctx, callCtx context.Context, what string, limit t
 	switch pluginapi.KindOf(err) {
 	case pluginapi.KindMessageTooLarge:
 		return fmt.Errorf("server %q: %s: %w; the server is being restarted", s.spec.Name, what, s.withLimitHint(err))
+	case pluginapi.KindBadOutput:
+		return fmt.Errorf("server %q: %s: %w; the server is being restarted", s.spec.Name, what, err)
 	case pluginapi.KindServerExited, pluginapi.KindPluginExited:
 		return fmt.Errorf("server %q crashed during %s and is being restarted: %w", s.spec.Name, what, err)
 	}

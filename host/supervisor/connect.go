@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/host/artifacts"
 	"github.com/plughost/plughost/host/loglimit"
 	"github.com/plughost/plughost/host/msgtransport"
 	"github.com/plughost/plughost/pluginapi"
@@ -39,7 +40,7 @@ func (s *Server) connect(ctx context.Context) (*connection, error) {
 	}
 	if err != nil {
 		s.teardown(conn, false)
-		return nil, err
+		return nil, s.withLimitHint(err)
 	}
 	diagCtx, cancel := context.WithTimeout(ctx, time.Second)
 	d, derr := conn.plugin.Diagnostics(diagCtx)
@@ -78,6 +79,12 @@ func (s *Server) open(ctx context.Context) (*connection, error) {
 	openCtx, cancel := context.WithTimeout(ctx, t.Initialize)
 	defer cancel()
 	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config, MaxMessageBytes: s.spec.Limits.MaxMessageBytes}
+	if l := s.spec.Limits; l.SpoolDir != "" && l.MaxResultBytes > req.MessageLimit() {
+		name := s.spec.Name
+		req.Spool = &pluginapi.ResultSpool{Dir: l.SpoolDir, MaxBytes: l.MaxResultBytes,
+			Name:       func() string { return artifacts.NewFileName(name, "result") },
+			MaxSetting: l.MaxResultSetting, MessageSetting: l.MaxMessageSetting}
+	}
 	if s.spec.DirectPipes || s.spec.Auth != nil {
 		d, err := pc.Transport().Describe(openCtx)
 		req.WantDirectPipes = s.spec.DirectPipes && err == nil && d.HasFeature(pluginapi.FeatureDirectPipes)

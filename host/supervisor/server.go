@@ -271,6 +271,10 @@ func (s *Server) withLimitHint(err error) error {
 		return err
 	}
 	setting := s.spec.Limits.MaxMessageSetting
+	var tooLarge *pluginapi.MessageTooLargeError
+	if errors.As(err, &tooLarge) && tooLarge.What == "result" {
+		setting = s.spec.Limits.MaxResultSetting
+	}
 	if setting == "" {
 		setting = "the message limit"
 	}

@@ -86,6 +86,16 @@ type Limits struct {
 	// MaxMessageSetting names the setting that raises MaxMessageBytes, for
 	// the error.
 	MaxMessageSetting string
+	// MaxResultBytes is the largest tools/call result accepted over the
+	// direct pipes; one over MaxMessageBytes but within it is spooled to a
+	// file in SpoolDir as it is read (pluginapi.ResultSpool). 0, or not more
+	// than MaxMessageBytes, spools nothing.
+	MaxResultBytes int
+	// MaxResultSetting names the setting that raises MaxResultBytes.
+	MaxResultSetting string
+	// SpoolDir is where spooled results go (the artifact store's directory
+	// of MCP results).
+	SpoolDir string
 }
 
 // Timeouts bound each phase of a server's life.

@@ -11,11 +11,14 @@
 //	-echo-env            write the whole environment to stderr at startup, one
 //	                     KEY=value per line (secret masking tests)
 //	-fail-start          exit with status 3 on reading the first request (after -echo-env)
+//	-junk-tool           also offer the junk tool, which writes a raw line on stdout
+//	-garbage             answer every request line with a line that is not JSON
+//	-huge-line MB        after the first request, write MB MiB on stdout without a newline
 //	-faithful            also offer resources, prompts, completions, logging, progress,
 //	                     sampling, elicitation, roots and a task tool (faithful.go)
 //
 // Tools: noop, echo, env, pid, sleep, add_tool, remove_tool, stderr, crash, big
-// (see tools.go). Diagnostics and markers go to stderr, one per line:
+// (see tools.go); junk with -junk-tool (misbehave.go). Diagnostics and markers go to stderr, one per line:
 // "sleeping <id>" when a sleep starts, "cancelled <id>" when its request is
 // cancelled (<id> is the JSON-RPC request id; the line also appears when the
 // session ends, stdin closing, while the sleep runs), "crashing" before crash
@@ -53,6 +56,9 @@ type options struct {
 	echoEnv         bool
 	failStart       bool
 	faithful        bool
+	garbage         bool
+	junkTool        bool
+	hugeLineMB      int
 }
 
 func main() {
@@ -82,12 +88,18 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.flood, "flood", 0, "send notifications/tools/list_changed this often once listed (0: never)")
 	fs.BoolVar(&o.echoEnv, "echo-env", false, "write the environment to stderr at startup")
 	fs.BoolVar(&o.failStart, "fail-start", false, "exit with status 3 on reading the first request")
+	fs.BoolVar(&o.junkTool, "junk-tool", false, "also offer the junk tool (a raw line on stdout)")
+	fs.BoolVar(&o.garbage, "garbage", false, "answer every request with a line that is not JSON")
+	fs.IntVar(&o.hugeLineMB, "huge-line", 0, "after the first request, write this many MiB on stdout without a newline")
 	fs.BoolVar(&o.faithful, "faithful", false, "also offer resources, prompts, completions, logging, progress, sampling, elicitation, roots and tasks")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	if o.serve != "" && o.serve != "sse" && o.serve != "http" {
 		return o, errors.New("-serve must be sse or http")
+	}
+	if o.hugeLineMB < 0 {
+		return o, errors.New("-huge-line must not be negative")
 	}
 	if o.extraTools < 0 {
 		return o, errors.New("-tools must not be negative")
@@ -125,7 +137,14 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 		_, err := io.Copy(io.Discard, in)
 		return err
 	}
-	f := &fixture{stderr: stderr, grandchild: grandchild}
+	if o.garbage {
+		return serveGarbage(in, out)
+	}
+	if o.hugeLineMB > 0 {
+		return serveHugeLine(in, out, o.hugeLineMB)
+	}
+	out = &syncWriter{w: out}
+	f := &fixture{stderr: stderr, stdout: out, grandchild: grandchild}
 	s := newServer(o, f)
 	if f.flood != nil {
 		ctx, cancel := context.WithCancel(ctx)

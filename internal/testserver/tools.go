@@ -24,7 +24,8 @@ const maxBigChars = 100_000_000
 // fixture holds what the tool handlers share.
 type fixture struct {
 	stderr     io.Writer
-	grandchild int // pid of the -spawn-grandchild process, 0 if none
+	stdout     io.Writer // the server's stdout (stdio only), for the junk tool
+	grandchild int       // pid of the -spawn-grandchild process, 0 if none
 	server     *server.MCPServer
 	flood      *flood // with -flood, else nil
 }
@@ -53,6 +54,9 @@ func newServer(o options, f *fixture) *server.MCPServer {
 		addFaithful(s, o.name)
 	}
 	s.AddTools(extraTools(o.extraTools)...)
+	if o.junkTool {
+		s.AddTools(f.junkTool())
+	}
 	if fl != nil {
 		s.AddTools(fl.tool())
 		f.flood = fl

@@ -259,8 +259,10 @@ func (c *Conn) exitSuffix() string {
 	return fmt.Sprintf(" (pid %d exited: %s)", c.pid, c.exitStatus)
 }
 
-// Recv returns the server's next message. Lines that are not JSON objects or
-// arrays are skipped. When the server exits it returns a *pluginapi.Error of
+// Recv returns the server's next message. Blank lines are skipped; lines
+// that are not a JSON object or array follow pluginapi.JunkGuard (a banner
+// before the first message is skipped if a message follows soon, else the
+// connection ends with KindBadOutput quoting it; later ones are skipped). When the server exits it returns a *pluginapi.Error of
 // KindServerExited that quotes the exit status and the end of stderr; after
 // Close it returns io.EOF.
 func (c *Conn) Recv(ctx context.Context) (json.RawMessage, error) {
@@ -286,6 +288,7 @@ func (c *Conn) Recv(ctx context.Context) (json.RawMessage, error) {
 func (c *Conn) readLoop() {
 	defer c.readers.Done()
 	r := pluginapi.NewLineReader(c.stdout, c.maxMessage)
+	var junk pluginapi.JunkGuard
 	for {
 		line, err := r.ReadLine()
 		if pluginapi.KindOf(err) == pluginapi.KindMessageTooLarge {
@@ -293,7 +296,29 @@ func (c *Conn) readLoop() {
 			c.finishRecv(err)
 			return
 		}
-		if msg := c.message(line); msg != nil {
+		if err != nil && junk.Armed() && errors.Is(err, os.ErrDeadlineExceeded) && !c.hasExited() {
+			err = junk.Expired()
+			c.log.Error("the server wrote junk on its stdout and no message followed; giving up the connection", "error", err)
+			c.finishRecv(err)
+			return
+		}
+		msg, isJunk := c.message(line)
+		if isJunk {
+			deadline, jerr := junk.Junk(trimSpace(line), time.Now())
+			if jerr != nil {
+				c.log.Error("the server wrote junk on its stdout; giving up the connection", "error", jerr)
+				c.finishRecv(jerr)
+				return
+			}
+			c.log.Debug("skipped a line of server stdout that is not JSON", "line", pluginapi.BadOutput(trimSpace(line)).Error())
+			if !deadline.IsZero() {
+				c.setReadDeadline(deadline)
+			}
+		}
+		if msg != nil && junk.Message() {
+			c.setReadDeadline(time.Time{})
+		}
+		if msg != nil {
 			select {
 			case c.msgs <- msg:
 			case <-c.closing:
@@ -308,17 +333,39 @@ func (c *Conn) readLoop() {
 	}
 }
 
-// message returns line as a message, or nil if it is blank or not JSON.
-func (c *Conn) message(line []byte) json.RawMessage {
+// message returns line as a message, or nil with junk true for a line
+// that is not JSON (nil, false for a blank line).
+func (c *Conn) message(line []byte) (msg json.RawMessage, junk bool) {
 	line = trimSpace(line)
 	if len(line) == 0 {
-		return nil
+		return nil, false
 	}
 	if (line[0] != '{' && line[0] != '[') || !json.Valid(line) {
-		c.log.Debug("skipped a line of server stdout that is not JSON", "line", truncate(line, 200))
-		return nil
+		return nil, true
 	}
-	return line
+	return line, false
+}
+
+// setReadDeadline sets stdout's read deadline, unless the server has
+// exited: wait's drain deadline must then stay.
+func (c *Conn) setReadDeadline(t time.Time) {
+	if c.hasExited() {
+		return
+	}
+	_ = c.stdout.SetReadDeadline(t)
+	if c.hasExited() { // wait set its drain deadline meanwhile: restore one
+		_ = c.stdout.SetReadDeadline(time.Now().Add(c.timing.termGrace + c.timing.drainWait))
+	}
+}
+
+// hasExited reports whether the server process has been reaped.
+func (c *Conn) hasExited() bool {
+	select {
+	case <-c.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 // finishRecv records why Recv ends and wakes it.

@@ -1,7 +1,5 @@
 package stdiotransport
 
-import "strings"
-
 // trimSpace trims JSON whitespace (and so a CR before the newline).
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && isSpace(b[0]) {
@@ -15,12 +13,3 @@ func trimSpace(b []byte) []byte {
 
 // isSpace reports whether c is JSON whitespace.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-
-// truncate returns at most n bytes of b as valid UTF-8, for logs.
-func truncate(b []byte, n int) string {
-	s := string(b)
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return strings.ToValidUTF8(s, "?")
-}

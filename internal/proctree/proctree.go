@@ -1,0 +1,144 @@
+//go:build linux
+
+// Package proctree reads the process tree from /proc (Linux): the
+// descendants of a process, which of a set still run, and what one holds
+// (open descriptors, resident memory). The reliability suite and the
+// shutdown tests use it to prove that no process a host started survives it.
+package proctree
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Proc is one process as /proc showed it.
+type Proc struct {
+	// PID and PPID are its id and its parent's.
+	PID, PPID int
+	// PGID is its process group.
+	PGID int
+	// Start is its start time (clock ticks since boot): with PID it
+	// identifies the process even after the pid is reused.
+	Start uint64
+	// State is the state letter (R, S, Z …).
+	State byte
+	// Name is the base name of argv[0].
+	Name string
+}
+
+// String is "name (pid N)".
+func (p Proc) String() string { return fmt.Sprintf("%s (pid %d)", p.Name, p.PID) }
+
+// Read reads /proc/<pid>; false when there is no such process.
+func Read(pid int) (Proc, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return Proc{}, false
+	}
+	// "pid (comm) state ppid pgrp …": comm may hold spaces and ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return Proc{}, false
+	}
+	f := strings.Fields(string(b[i+2:])) // f[0] is field 3 (state), f[19] field 22 (starttime)
+	if len(f) < 20 || len(f[0]) != 1 {
+		return Proc{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	pgid, _ := strconv.Atoi(f[2])
+	start, _ := strconv.ParseUint(f[19], 10, 64)
+	p := Proc{PID: pid, PPID: ppid, PGID: pgid, Start: start, State: f[0][0]}
+	if cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil {
+		argv0, _, _ := bytes.Cut(cmdline, []byte{0})
+		p.Name = filepath.Base(string(argv0))
+	}
+	return p, true
+}
+
+// All returns every process.
+func All() []Proc {
+	entries, _ := os.ReadDir("/proc")
+	var out []Proc
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if p, ok := Read(pid); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Descendants returns every live descendant of root (children first).
+func Descendants(root int) []Proc {
+	children := map[int][]Proc{}
+	for _, p := range All() {
+		children[p.PPID] = append(children[p.PPID], p)
+	}
+	var out []Proc
+	queue := []int{root}
+	for len(queue) > 0 {
+		for _, p := range children[queue[0]] {
+			if p.State != 'Z' && p.State != 'X' {
+				out = append(out, p)
+			}
+			queue = append(queue, p.PID)
+		}
+		queue = queue[1:]
+	}
+	return out
+}
+
+// Alive returns the processes of ps that still run: a zombie counts as
+// dead, and so does a pid now held by another process (other start time).
+func Alive(ps []Proc) []Proc {
+	var out []Proc
+	for _, p := range ps {
+		if now, ok := Read(p.PID); ok && now.Start == p.Start && now.State != 'Z' && now.State != 'X' {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Kill sends SIGKILL to the processes of ps that still run (cleanup after
+// a failed check).
+func Kill(ps []Proc) {
+	for _, p := range Alive(ps) {
+		_ = syscall.Kill(p.PID, syscall.SIGKILL)
+	}
+}
+
+// FDs returns how many file descriptors pid has open, or -1.
+func FDs(pid int) int {
+	entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return -1
+	}
+	return len(entries)
+}
+
+// RSS returns the resident memory of pid in bytes (VmRSS), or -1.
+func RSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return -1
+			}
+			return kb << 10
+		}
+	}
+	return -1
+}

@@ -1,0 +1,36 @@
+//go:build linux
+
+package proctree
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+)
+
+func TestDescendantsAndAlive(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sleep 60 & wait")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	var ds []Proc
+	for range 200 { // the shell forks its child at once; wait for it
+		if ds = Descendants(os.Getpid()); len(ds) == 2 {
+			break
+		}
+		exec.Command("true").Run()
+	}
+	if len(ds) != 2 || ds[0].Name != "sh" || ds[1].Name != "sleep" || ds[1].PPID != cmd.Process.Pid {
+		t.Fatalf("descendants %v; want sh and its sleep", ds)
+	}
+	Kill(ds[1:])
+	cmd.Wait()
+	if alive := Alive(ds); len(alive) != 0 {
+		t.Errorf("still alive after kill: %v", alive)
+	}
+	if FDs(os.Getpid()) < 3 || RSS(os.Getpid()) <= 0 {
+		t.Errorf("fds %d, rss %d", FDs(os.Getpid()), RSS(os.Getpid()))
+	}
+}

@@ -1,0 +1,93 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/plughost/plughost/internal/proctree"
+)
+
+// orphans stops `plughost serve` with SIGTERM and with SIGKILL and checks
+// that no process it started — plugins, servers, a server's own child —
+// survives it.
+func (s *suite) orphans() error {
+	remote, url, err := s.startRemote()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = remote.Process.Kill(); _ = remote.Wait() }()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		signame := map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGKILL: "SIGKILL"}[sig]
+		name := "orphans-" + strings.ToLower(signame)
+		sv, err := s.startServe(name, serveOptions{servers: map[string]any{
+			"parent": s.stdio("-spawn-grandchild"),
+			"plain":  s.stdio(),
+			"remote": map[string]any{"enabled": true, "type": "http", "url": url},
+		}})
+		if err != nil {
+			return err
+		}
+		if _, err := sv.waitServers(60*time.Second, "servers connected", connected("parent", "plain", "remote")); err != nil {
+			return err
+		}
+		procs := proctree.Descendants(sv.pid())
+		var names []string
+		for _, p := range procs {
+			names = append(names, p.Name)
+		}
+		slices.Sort(names)
+		_ = syscall.Kill(sv.pid(), sig)
+		select {
+		case <-sv.exited:
+		case <-time.After(20 * time.Second):
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for len(proctree.Alive(procs)) > 0 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		alive := proctree.Alive(procs)
+		proctree.Kill(alive)
+		s.check("orphans", "after "+signame+" of serve", "none of the processes it started survives (5 s grace)",
+			fmt.Sprintf("started %d: %s; surviving: %v", len(procs), strings.Join(names, ", "), alive), len(alive) == 0 && len(procs) >= 6)
+	}
+	return nil
+}
+
+// startRemote runs the test server over streamable HTTP on loopback and
+// returns it and its URL.
+func (s *suite) startRemote() (*exec.Cmd, string, error) {
+	cmd := exec.Command(s.testserver, "-serve", "http")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, "", err
+	}
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		line <- strings.TrimSpace(l)
+	}()
+	select {
+	case l := <-line:
+		url, ok := strings.CutPrefix(l, "listening ")
+		if !ok {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return nil, "", fmt.Errorf("test server said %q", l)
+		}
+		return cmd, url, nil
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, "", fmt.Errorf("the HTTP test server did not start")
+	}
+}
