@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/api"
+	"github.com/plughost/plughost/dashboard"
 	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
@@ -85,12 +86,14 @@ and every plugin and server is stopped.`,
 			door.Mount(gateway.MCPPath, gw.HTTPHandler())
 			door.Mount(gateway.ServerPattern, gw.ServerHTTPHandler())
 			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api")}))
+			dashboard.New(dashboard.Options{Token: tok, Logger: h.Logger().Named("dashboard")}).MountOn(door)
 			door.OnShutdown(gw.Shutdown)
 			exe, _ := os.Executable()
 			url := gateway.URL(ln.Addr())
 			fmt.Fprint(g.stdout, gateway.ClientSnippet(url, tok, exe))
 			h.Start(ctx)
 			fmt.Fprintf(g.stderr, "plughost: serving %d configured server(s) at %s; stop with Ctrl-C\n", len(h.ServerNames()), url)
+			fmt.Fprintf(g.stderr, "plughost: dashboard at %s/ (open it logged in with `plughost dashboard`)\n", strings.TrimSuffix(url, gateway.MCPPath))
 			if unpublish := g.publish(m, url, gc); unpublish != nil {
 				defer unpublish()
 			}

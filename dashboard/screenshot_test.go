@@ -1,0 +1,64 @@
+package dashboard_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestScreenshots regenerates docs/screenshots/*.png (each tab at 1280 and
+// 390 px wide) when PLUGHOST_SCREENSHOTS=1:
+//
+//	PLUGHOST_SCREENSHOTS=1 go test ./dashboard/ -run TestScreenshots
+func TestScreenshots(t *testing.T) {
+	if os.Getenv("PLUGHOST_SCREENSHOTS") != "1" {
+		t.Skip("set PLUGHOST_SCREENSHOTS=1 to regenerate docs/screenshots")
+	}
+	out := filepath.Join("..", "docs", "screenshots")
+	if dir := os.Getenv("PLUGHOST_SCREENSHOTS_DIR"); dir != "" {
+		out = dir
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, demoServers())
+	exerciseDemo(t, s)
+	for _, w := range []struct {
+		name          string
+		width, height int
+	}{{"1280", 1280, 860}, {"390", 390, 844}} {
+		b := newBrowser(t, w.width, w.height)
+		b.run(t, "open the dashboard", chromedp.Navigate(s.loginURL(t)))
+		b.waitJS(t, "servers listed", `document.querySelectorAll('.server-card').length >= 3`)
+		b.waitJS(t, "all connected or failed", `![...document.querySelectorAll('.server-card')].some((c) => c.dataset.state === 'connecting')`)
+		b.run(t, "open the first server", chromedp.Click(chromedp.CSS(`.server-card[data-name="github"] .card-toggle`)))
+		b.waitJS(t, "tools shown", `document.querySelectorAll('.server-card[data-name="github"] .tool').length > 0`)
+		shoot(t, b, filepath.Join(out, "servers-"+w.name+".png"))
+		b.run(t, "open the catalog", chromedp.Click(chromedp.CSS(`#tab-catalog`)))
+		b.waitJS(t, "presets shown", `document.querySelectorAll('.preset').length > 0`)
+		shoot(t, b, filepath.Join(out, "catalog-"+w.name+".png"))
+		b.run(t, "open the settings", chromedp.Click(chromedp.CSS(`#tab-settings`)))
+		b.waitJS(t, "settings shown", `document.querySelector('.settings-form') !== null && document.querySelector('.cost-table') !== null`)
+		shoot(t, b, filepath.Join(out, "settings-"+w.name+".png"))
+	}
+}
+
+// shoot saves a screenshot of the whole page.
+func shoot(t *testing.T, b *browser, path string) {
+	t.Helper()
+	time.Sleep(300 * time.Millisecond) // let the last frame paint (not an assertion)
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", path, err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s", path)
+}
