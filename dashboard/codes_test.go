@@ -46,7 +46,9 @@ func TestCodes(t *testing.T) {
 			}
 			return c.Redeem(code)
 		}, ErrBadCode},
-		{"unknown", func(t *testing.T, c *Codes, _ *fakeClock, code string) error { return c.Redeem("0123456789abcdef0123456789abcdef") }, ErrBadCode},
+		{"unknown", func(t *testing.T, c *Codes, _ *fakeClock, code string) error {
+			return c.Redeem("0123456789abcdef0123456789abcdef")
+		}, ErrBadCode},
 		{"empty", func(t *testing.T, c *Codes, _ *fakeClock, code string) error { return c.Redeem("") }, ErrBadCode},
 		{"prefix", func(t *testing.T, c *Codes, _ *fakeClock, code string) error { return c.Redeem(code[:31]) }, ErrBadCode},
 		{"another code's use leaves this one", func(t *testing.T, c *Codes, _ *fakeClock, code string) error {
