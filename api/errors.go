@@ -12,13 +12,16 @@ import (
 
 // Error codes of API error responses.
 const (
-	CodeNotFound      = "not_found"      // no such server, tool or route
-	CodeBadRequest    = "bad_request"    // malformed request (arguments not an object, …)
-	CodeInvalidConfig = "invalid_config" // the config has problems (see problems)
-	CodeConflict      = "conflict"       // the config file changed since it was read
-	CodeCallFailed    = "call_failed"    // the tool call could not be made or completed
-	CodeForbidden     = "forbidden"      // wrong origin or content type
-	CodeInternal      = "internal"       // anything else
+	CodeNotFound       = "not_found"       // no such server, tool or route
+	CodeBadRequest     = "bad_request"     // malformed request (arguments not an object, …)
+	CodeInvalidConfig  = "invalid_config"  // the config has problems (see problems)
+	CodeConflict       = "conflict"        // the config file changed since it was read
+	CodeExists         = "exists"          // a server of that name exists already
+	CodeInvalidCatalog = "invalid_catalog" // the catalog file has a bad preset
+	CodeNoOAuth        = "no_oauth"        // the server has no oauth to log in with
+	CodeCallFailed     = "call_failed"     // the tool call could not be made or completed
+	CodeForbidden      = "forbidden"       // wrong origin or content type
+	CodeInternal       = "internal"        // anything else
 )
 
 // Error is an API error, as sent and as the client returns it.
@@ -62,7 +65,9 @@ func toError(err error) *Error {
 		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidConfig, Message: err.Error(), Problems: invalid.Problems}
 	case errors.As(err, &invEdit):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidConfig, Message: err.Error(), Problems: invEdit.Problems}
-	case errors.As(err, &conflict), errors.As(err, &exists):
+	case errors.As(err, &exists):
+		return &Error{Status: http.StatusConflict, Code: CodeExists, Message: err.Error()}
+	case errors.As(err, &conflict):
 		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: err.Error()}
 	}
 	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: err.Error()}

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/callstats"
 	"github.com/plughost/plughost/host/manage"
 	"github.com/plughost/plughost/host/registry"
 )
@@ -46,14 +47,28 @@ type Status struct {
 	Apply host.ApplyStatus `json:"apply"`
 	// Ready is true when every enabled server is connected.
 	Ready bool `json:"ready"`
+	// ConfigVersion is the user config file's version (what other
+	// answers call "version"; "version" here is plughost's).
+	ConfigVersion string `json:"config_version"`
 }
 
 // ServerList is the body of GET /api/servers.
 type ServerList struct {
 	// Servers are every configured server, sorted by name.
-	Servers []host.ServerView `json:"servers"`
+	Servers []host.ServerRow `json:"servers"`
 	// Apply is the outcome of the last reload.
 	Apply host.ApplyStatus `json:"apply"`
+	// Version is the user config file's version.
+	Version string `json:"version"`
+}
+
+// Views returns the servers as host.Host.ServerViews has them.
+func (l ServerList) Views() []host.ServerView {
+	out := make([]host.ServerView, len(l.Servers))
+	for i, r := range l.Servers {
+		out[i] = r.View()
+	}
+	return out
 }
 
 // ToolList is the body of GET /api/tools.
@@ -76,6 +91,14 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("GET /api/context-cost", a.contextCost)
 	mux.HandleFunc("POST /api/tools/{name}/call", a.call)
 	mux.HandleFunc("POST /api/reload", a.reload)
+	mux.HandleFunc("POST /api/servers", a.addServer)
+	mux.HandleFunc("PUT /api/servers/{name}", a.updateServer)
+	mux.HandleFunc("DELETE /api/servers/{name}", a.removeServer)
+	mux.HandleFunc("POST /api/servers/{name}/enabled", a.setEnabled)
+	mux.HandleFunc("GET /api/settings", a.settings)
+	mux.HandleFunc("PUT /api/settings", a.updateSettings)
+	mux.HandleFunc("GET /api/catalog", a.getCatalog)
+	mux.HandleFunc("POST /api/catalog/{id}/install", a.install)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &Error{Status: http.StatusNotFound, Code: CodeNotFound,
 			Message: fmt.Sprintf("no API endpoint %s %s (see docs/api.md)", r.Method, r.URL.Path)})
@@ -88,21 +111,47 @@ type handler struct{ o Options }
 func (a *handler) status(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, Status{
 		PID: os.Getpid(), Version: a.o.Version, ConfigFile: a.o.Manager.UserFile(),
-		Apply: a.o.Host.LastApply(), Ready: a.o.Host.Readiness().Ready,
+		Apply: a.o.Host.LastApply(), Ready: a.o.Host.Readiness().Ready, ConfigVersion: a.version(),
 	})
 }
 
-func (a *handler) servers(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, ServerList{Servers: a.o.Host.ServerViews(), Apply: a.o.Host.LastApply()})
+func (a *handler) servers(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, a.serverList(r.Context()))
+}
+
+// serverList is the body of GET /api/servers (and of the servers event).
+func (a *handler) serverList(ctx context.Context) ServerList {
+	return ServerList{Servers: a.o.Host.ServerRows(ctx), Apply: a.o.Host.LastApply(), Version: a.version()}
+}
+
+// ServerDetail is the body of GET /api/servers/{name}.
+type ServerDetail struct {
+	host.ServerDetail
+	// Stats are the server's calls over the last minutes, with a
+	// per-minute series.
+	Stats callstats.Stats `json:"stats"`
+	// Version is the user config file's version.
+	Version string `json:"version"`
 }
 
 func (a *handler) server(w http.ResponseWriter, r *http.Request) {
-	d, err := a.o.Host.ServerDetail(r.Context(), r.PathValue("name"))
+	name := r.PathValue("name")
+	d, err := a.o.Host.ServerDetail(r.Context(), name)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, d)
+	writeJSON(w, http.StatusOK, ServerDetail{ServerDetail: d, Stats: a.o.Host.CallStats(name), Version: a.version()})
+}
+
+// version returns the user file's version ("" when it cannot be read:
+// writes are then accepted without the check, as from the CLI).
+func (a *handler) version() string {
+	v, err := a.o.Manager.Version()
+	if err != nil {
+		a.o.Logger.Debug("config version", "error", err)
+	}
+	return v
 }
 
 func (a *handler) tools(w http.ResponseWriter, r *http.Request) {

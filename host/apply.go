@@ -140,6 +140,7 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 	h.state.Store(next)
 	res := diffStates(prev, next)
 	h.switchServers(prev, next)
+	h.calls.Retain(next.order)
 	if h.started() && retentionChanged(prev, next) {
 		h.restartRetention(next)
 	}

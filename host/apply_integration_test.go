@@ -144,11 +144,11 @@ func TestApplyRefusesInvalidConfig(t *testing.T) {
 	_, err := apply(bad)
 	var invalid *host.InvalidConfigError
 	var ve *config.ValidationError
-	if !errors.As(err, &invalid) || !errors.As(err, &ve) || ve.Path != "tools.mcp.discovery" {
+	if !errors.As(err, &invalid) || !errors.As(err, &ve) || ve.Path != "tools.mcp.discovery.use_bm25" {
 		t.Fatalf("Apply = %v; want an *InvalidConfigError naming tools.mcp.discovery", err)
 	}
 	st := h.LastApply()
-	if st.OK || len(st.Problems) != 1 || st.Problems[0].Path != "tools.mcp.discovery" || !strings.Contains(st.Error, "both search tools are off") {
+	if st.OK || len(st.Problems) != 1 || st.Problems[0].Path != "tools.mcp.discovery.use_bm25" || !strings.Contains(st.Error, "both search tools are off") {
 		t.Errorf("LastApply = %+v; want the refusal with its path", st)
 	}
 	if _, ok := h.Status("b"); ok || pid(h, "a") != was || h.Config().MCP.Discovery.Enabled {

@@ -73,7 +73,9 @@ func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolRes
 	if !ok {
 		return nil, fmt.Errorf("tool %q: server %q: %w", c.Name, c.Server, errServerNotRunning)
 	}
+	began := time.Now()
 	res, err := srv.sup.Call(ctx, c.Tool, c.Args)
+	h.calls.Record(c.Server, time.Since(began), err != nil || res == nil || res.IsError)
 	if err == nil {
 		noteResultSize(ctx, resultSize(res))
 	}

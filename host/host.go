@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/plughost/plughost/host/callstats"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/loglimit"
@@ -71,8 +72,9 @@ type Host struct {
 	registry  *registry.Registry
 	masker    *secret.Masker // every secret any config applied held; never forgets one
 	metrics   shaping.Metrics
-	auth      *tokens.Manager // OAuth logins
-	largeDone chan struct{}   // signals returnMemory after a large call
+	calls     *callstats.Recorder // per-server calls and latency, for front ends
+	auth      *tokens.Manager     // OAuth logins
+	largeDone chan struct{}       // signals returnMemory after a large call
 	sessions  SessionStore
 	unlocks   atomic.Int64 // tools unlocked by searches and exact-name calls
 	relay     *relay       // what servers send on their own, to sessions
@@ -183,6 +185,7 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 		applied:   ApplyStatus{OK: true},
 		largeDone: make(chan struct{}, 1),
 		sessions:  opts.SessionStore,
+		calls:     callstats.New(nil),
 	}
 	if h.sessions == nil {
 		if kind := cfg.MCP.Gateway.Store.Kind(); kind != config.StoreMemory {

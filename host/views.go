@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plughost/plughost/host/callstats"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/supervisor"
@@ -258,4 +259,77 @@ func (h *Host) Readiness() Readiness {
 		})
 	}
 	return r
+}
+
+// Login states of a ServerRow's Auth.
+const (
+	AuthNone       = "none"        // the server has no oauth
+	AuthOK         = "ok"          // logged in
+	AuthNeedsLogin = "needs_login" // a login is needed before it can connect
+)
+
+// stderrTailLines is how many lines of stderr a ServerRow carries.
+const stderrTailLines = 20
+
+// ServerRow is a ServerView with what a dashboard shows beside it: the
+// server's calls over the last minutes, its login state in one word and
+// the tail of its stderr (masked).
+type ServerRow struct {
+	ServerView
+	callstats.Summary
+	// Auth is AuthNone, AuthOK or AuthNeedsLogin. (In JSON it takes the
+	// place of the view's login detail, which is under auth_status.)
+	Auth string `json:"auth"`
+	// AuthStatus is the OAuth login detail (nil without oauth).
+	AuthStatus *tokens.Status `json:"auth_status,omitempty"`
+	// StderrTail is the last lines of the server's stderr, masked.
+	StderrTail string `json:"stderr_tail,omitempty"`
+}
+
+// View returns the row's ServerView as ServerViews has it (the login
+// detail back in place, after a round trip through JSON).
+func (r ServerRow) View() ServerView {
+	v := r.ServerView
+	v.Status.Auth = r.AuthStatus
+	return v
+}
+
+// ServerRows returns every configured server's row, sorted by name.
+func (h *Host) ServerRows(ctx context.Context) []ServerRow {
+	views := h.ServerViews()
+	out := make([]ServerRow, len(views))
+	for i, v := range views {
+		out[i] = h.row(ctx, v)
+	}
+	return out
+}
+
+// row completes a view into its row.
+func (h *Host) row(ctx context.Context, v ServerView) ServerRow {
+	r := ServerRow{ServerView: v, Summary: h.calls.Summary(v.Name), Auth: AuthNone, AuthStatus: v.Status.Auth}
+	switch a := v.Status.Auth; {
+	case a == nil:
+	case a.NeedsLogin || v.State == supervisor.StateNeedsLogin:
+		r.Auth = AuthNeedsLogin
+	default:
+		r.Auth = AuthOK
+	}
+	if d, ok := h.Diagnostics(ctx, v.Name); ok {
+		r.StderrTail = tail(d.Stderr, stderrTailLines)
+	}
+	return r
+}
+
+// CallStats returns a server's calls over the last minutes, with the
+// per-minute series.
+func (h *Host) CallStats(name string) callstats.Stats { return h.calls.Stats(name) }
+
+// CallCount returns how many tool calls the host made since it was
+// created: it changes whenever any server's call statistics do.
+func (h *Host) CallCount() uint64 { return h.calls.Total() }
+
+// tail returns the last n lines of text.
+func tail(text string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

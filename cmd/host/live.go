@@ -65,8 +65,8 @@ func (g *globals) runningServe(ctx context.Context) *api.Client {
 // localState answers from a host this command started.
 type localState struct{ h *host.Host }
 
-func (l localState) Servers(context.Context) (api.ServerList, error) {
-	return api.ServerList{Servers: l.h.ServerViews(), Apply: l.h.LastApply()}, nil
+func (l localState) Servers(ctx context.Context) (api.ServerList, error) {
+	return api.ServerList{Servers: l.h.ServerRows(ctx), Apply: l.h.LastApply()}, nil
 }
 
 func (l localState) Server(ctx context.Context, name string) (host.ServerDetail, error) {

@@ -41,7 +41,7 @@ shows the config alone, without connecting.`,
 				if err != nil {
 					return err
 				}
-				rows = list.Servers
+				rows = list.Views()
 			}
 			if asJSON {
 				return writeJSON(g.stdout, rows)

@@ -77,7 +77,7 @@ func checkDiscovery(p *Problems, d Discovery) {
 		return
 	}
 	if !d.UseBM25 && !d.UseRegex {
-		p.fatal("tools.mcp.discovery", "discovery is enabled but both search tools are off, so hidden tools could never be found; "+
+		p.fatal("tools.mcp.discovery.use_bm25", "discovery is enabled but both search tools are off, so hidden tools could never be found; "+
 			"set tools.mcp.discovery.use_bm25 or tools.mcp.discovery.use_regex to true, or set tools.mcp.discovery.enabled to false")
 	}
 	if d.TTL < 1 {

@@ -212,7 +212,7 @@ func TestValidateGlobal(t *testing.T) {
 		{name: "no search engine but discovery off", mcp: `{"discovery":{"use_bm25":false}}`},
 		{
 			name: "discovery on without search engine", mcp: `{"discovery":{"enabled":true,"use_bm25":false,"use_regex":false}}`,
-			want: []string{"tools.mcp.discovery: discovery is enabled but both search tools are off, so hidden tools could never be found; set tools.mcp.discovery.use_bm25 or tools.mcp.discovery.use_regex to true, or set tools.mcp.discovery.enabled to false"},
+			want: []string{"tools.mcp.discovery.use_bm25: discovery is enabled but both search tools are off, so hidden tools could never be found; set tools.mcp.discovery.use_bm25 or tools.mcp.discovery.use_regex to true, or set tools.mcp.discovery.enabled to false"},
 		},
 		{
 			name: "ranges", mcp: `{"discovery":{"enabled":true,"ttl":0,"max_search_results":51},"max_inline_text_chars":255,"workspace":" "}`,

@@ -48,7 +48,7 @@ func TestSettingsValidate(t *testing.T) {
 func TestNoEngineIsTyped(t *testing.T) {
 	_, err := FromConfig(config.Discovery{Enabled: true, TTL: 5, MaxSearchResults: 5})
 	var ve *config.ValidationError
-	if !errors.As(err, &ve) || ve.Path != "tools.mcp.discovery" {
+	if !errors.As(err, &ve) || ve.Path != "tools.mcp.discovery.use_bm25" {
 		t.Fatalf("got %v; want a *config.ValidationError at tools.mcp.discovery", err)
 	}
 }

@@ -1,0 +1,195 @@
+package manage
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/config/jsonedit"
+	"github.com/plughost/plughost/host/config/userfile"
+	"github.com/plughost/plughost/host/presets"
+	"github.com/plughost/plughost/host/secret"
+)
+
+// Version returns the version of the user file as it is now (see
+// Tx.Version): what a front end shows beside config-derived data and sends
+// back as WriteOptions.IfVersion.
+func (m *Manager) Version() (string, error) {
+	path := m.UserFile()
+	if path == "" {
+		return "", fmt.Errorf("no user config file (set HOME, --config or PLUGHOST_CONFIG)")
+	}
+	f, err := userfile.Read(path)
+	if err != nil {
+		return "", err
+	}
+	return f.Version(), nil
+}
+
+// UpdateServer replaces tools.mcp.servers[name], which must exist, with s
+// (checked with the runtime's validator first). A secret of s whose value is
+// exactly secret.Masked ("****", what every front end shows instead of a
+// secret) keeps the value stored under the same key (KeepMasked): a form
+// that shows a masked secret and sends it back unchanged does not overwrite
+// it. A key s does not have is removed.
+func (m *Manager) UpdateServer(name string, s config.Server, o WriteOptions) (WriteResult, error) {
+	tx, err := m.begin(o)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	stored, err := tx.storedServer(name)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	s, problems := KeepMasked(name, s, stored)
+	if len(problems) > 0 {
+		return WriteResult{}, &InvalidError{File: tx.File(), Problems: problems}
+	}
+	if err := tx.SetServer(name, s); err != nil {
+		return WriteResult{}, err
+	}
+	return tx.commitChecked(name)
+}
+
+// SetEnabled sets tools.mcp.servers[name].enabled, leaving the rest of the
+// entry as written.
+func (m *Manager) SetEnabled(name string, enabled bool, o WriteOptions) (WriteResult, error) {
+	tx, err := m.begin(o)
+	if err != nil {
+		return WriteResult{}, err
+	}
+	if _, err := tx.storedServer(name); err != nil {
+		return WriteResult{}, err
+	}
+	if err := tx.set(enabled, "tools", "mcp", "servers", name, "enabled"); err != nil {
+		return WriteResult{}, err
+	}
+	return tx.commitChecked(name)
+}
+
+// storedServer returns the user file's entry of server name (secrets as
+// written), or a *NotFoundError.
+func (tx *Tx) storedServer(name string) (config.Server, error) {
+	names, err := tx.Servers()
+	if err != nil {
+		return config.Server{}, err
+	}
+	raw, ok, err := jsonedit.Get(tx.data, "tools", "mcp", "servers", name)
+	if err != nil {
+		return config.Server{}, tx.notEditable(err)
+	}
+	if !ok {
+		return config.Server{}, &NotFoundError{Name: name, File: tx.File(), FileExists: tx.Exists(), Configured: names}
+	}
+	var s config.Server
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return config.Server{}, &NotEditableError{File: tx.File(), Detail: fmt.Sprintf("%s is not a server object: %v", config.ServerPath(name), err)}
+	}
+	return s, nil
+}
+
+// KeepMasked is the one rule for secrets sent back by a front end: in s
+// (the server as the front end sends it), every env value, header value,
+// oauth client secret and unknown-key value that is exactly secret.Masked,
+// and a url equal to the stored url's masked form, is replaced by the value
+// stored under the same key. A masked value with nothing stored under its
+// key is a problem (the mask is not a value anyone means to store); the
+// problems name the field's JSON path.
+func KeepMasked(name string, s, stored config.Server) (config.Server, []*config.ValidationError) {
+	var problems []*config.ValidationError
+	keep := func(m, old map[string]secret.String, keys ...string) map[string]secret.String {
+		if len(m) == 0 {
+			return m
+		}
+		out := maps.Clone(m)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if m[k].Reveal() != secret.Masked {
+				continue
+			}
+			if v, ok := old[k]; ok {
+				out[k] = v
+				continue
+			}
+			problems = append(problems, &config.ValidationError{Path: config.ServerPath(name, append(keys, k)...),
+				Msg: fmt.Sprintf("is %q, the mask of a secret, but no value is stored under %q; type the value", secret.Masked, k)})
+		}
+		return out
+	}
+	s.Env = keep(s.Env, stored.Env, "env")
+	s.Headers = keep(s.Headers, stored.Headers, "headers")
+	if len(s.Extra) > 0 {
+		masked := map[string]secret.String{}
+		for k, v := range s.Extra {
+			if v.Reveal() == `"`+secret.Masked+`"` {
+				masked[k] = secret.Masked
+			}
+		}
+		kept := keep(masked, stored.Extra)
+		s.Extra = maps.Clone(s.Extra)
+		maps.Copy(s.Extra, kept)
+	}
+	if s.URL != "" && s.URL != stored.URL && s.URL.Reveal() == stored.URL.String() {
+		s.URL = stored.URL
+	}
+	if s.OAuth != nil && s.OAuth.ClientSecret.Reveal() == secret.Masked {
+		oauth := *s.OAuth
+		s.OAuth = &oauth
+		if stored.OAuth != nil && stored.OAuth.ClientSecret != "" {
+			oauth.ClientSecret = stored.OAuth.ClientSecret
+		} else {
+			problems = append(problems, &config.ValidationError{Path: config.ServerPath(name, "oauth", "client_secret"),
+				Msg: fmt.Sprintf("is %q, the mask of a secret, but no client secret is stored; type the value", secret.Masked)})
+		}
+	}
+	return s, problems
+}
+
+// Install adds a server built from catalog preset p with the user's values
+// (presets.Preset.Build) as tools.mcp.servers[name] (p's id when name is
+// ""), exactly as AddServer adds any server: the validator applies and the
+// first server turns the integration on. Missing or unknown values are an
+// *InvalidError whose problems are at credentials.<key> or
+// arguments.<key>; nothing is written then.
+func (m *Manager) Install(p presets.Preset, name string, in presets.Input, o AddOptions) (AddResult, error) {
+	if name == "" {
+		name = p.ID
+	}
+	if in.Home == "" {
+		in.Home = m.home()
+	}
+	s, err := p.Build(in)
+	var ie *presets.InputError
+	if errors.As(err, &ie) {
+		return AddResult{}, &InvalidError{File: m.UserFile(), Problems: ie.Problems}
+	}
+	if err != nil {
+		return AddResult{}, err
+	}
+	return m.AddServer(name, s, o)
+}
+
+// CatalogFile returns the user's catalog file (see presets.UserFile), ""
+// without a home directory.
+func (m *Manager) CatalogFile() string {
+	if h := m.home(); h != "" {
+		return presets.UserFile(h)
+	}
+	return ""
+}
+
+// home is the user's home directory: Options.Home, else HOME of Environ.
+func (m *Manager) home() string {
+	if m.opts.Home != "" {
+		return m.opts.Home
+	}
+	for _, kv := range m.opts.Environ {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			return v
+		}
+	}
+	return ""
+}
