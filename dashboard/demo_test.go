@@ -1,54 +1,51 @@
 package dashboard_test
 
 import (
-	"bytes"
-	"context"
-	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/plughost/plughost/internal/testbin"
 )
 
-// demoServers is a small, realistic set for the screenshots: a few
-// connected servers, one that fails, one disabled.
-func demoServers() map[string]any {
-	gh := testServer(map[string]string{"GITHUB_TOKEN": "ghp_demo-secret-value"}, "-name", "github", "-tools", "6")
-	gh["deferred"] = false
-	fs := testServer(nil, "-name", "filesystem", "-tools", "12")
-	mem := testServer(nil, "-name", "memory", "-tools", "4")
-	broken := map[string]any{"enabled": true, "command": "/opt/mcp/postgres-server", "args": []string{"postgresql://localhost/app"}}
-	off := testServer(nil, "-name", "slack")
-	off["enabled"] = false
-	return map[string]any{"github": gh, "filesystem": fs, "memory": mem, "postgres": broken, "slack": off}
+// demoServers is a small, realistic set for the screenshots: plughost's
+// demo server, npm's reference servers when installed, one server that
+// fails and one disabled.
+func demoServers(t *testing.T, dir string) (servers map[string]any, calls [][2]string) {
+	toolbox := map[string]any{"enabled": true, "command": bins.Path("plughost"), "args": []string{"demo-server"}, "deferred": false}
+	servers = map[string]any{
+		"toolbox":  toolbox,
+		"postgres": map[string]any{"enabled": true, "command": "/opt/mcp/postgres-mcp", "env": map[string]string{"DATABASE_URI": "postgresql://app:demo-password@db/app"}},
+		"slack":    map[string]any{"enabled": false, "command": "npx", "args": []string{"-y", "@modelcontextprotocol/server-slack"}},
+	}
+	calls = [][2]string{
+		{"mcp_toolbox_calculate", `{"expression": "(2 + 3) * 4"}`},
+		{"mcp_toolbox_current_time", `{}`},
+		{"mcp_toolbox_hash", `{"text": "hello"}`},
+	}
+	if fs, err := testbin.NPMServer("@modelcontextprotocol/server-filesystem", "dist/index.js"); err == nil {
+		servers["filesystem"] = map[string]any{"enabled": true, "command": "node", "args": []string{fs, dir}}
+		calls = append(calls, [2]string{"mcp_filesystem_list_allowed_directories", `{}`})
+	} else {
+		t.Logf("screenshots without the filesystem server: %v", err)
+	}
+	if ev, err := testbin.NPMServer("@modelcontextprotocol/server-everything", "dist/index.js"); err == nil {
+		servers["everything"] = map[string]any{"enabled": true, "command": "node", "args": []string{ev, "stdio"}}
+		calls = append(calls, [2]string{"mcp_everything_echo", `{"message": "hi"}`})
+	}
+	return servers, calls
 }
 
-// exerciseDemo makes a few tool calls so the charts have something to show.
-func exerciseDemo(t *testing.T, s *serve) {
+// exerciseDemo makes tool calls so the charts have something to show.
+func exerciseDemo(t *testing.T, s *serve, servers map[string]any, calls [][2]string) {
 	t.Helper()
-	tok, err := os.ReadFile(filepath.Join(s.home, ".plughost", "gateway.token"))
-	if err != nil {
-		t.Fatal(err)
+	var names []string
+	for n := range servers {
+		names = append(names, n)
 	}
-	for i := range 24 {
-		tool := []string{"mcp_github_echo", "mcp_filesystem_echo", "mcp_memory_noop"}[i%3]
-		body := `{"text": "hello"}`
-		if strings.HasSuffix(tool, "noop") {
-			body = `{}`
-		}
-		req, _ := http.NewRequestWithContext(context.Background(), "POST", s.base+"/api/tools/"+tool+"/call", bytes.NewReader([]byte(body)))
-		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 && i < 3 {
-			fmt.Fprintf(os.Stderr, "demo call %s: %s %s\n", tool, resp.Status, b)
+	s.waitStates(t, names...)
+	for i := range 60 {
+		c := calls[i%len(calls)]
+		if st, body := s.api(t, "POST", "/api/tools/"+c[0]+"/call", c[1]); st != 200 {
+			t.Fatalf("demo call %s: %d %s", c[0], st, body)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,6 +170,72 @@ func (s *serve) loginURL(t *testing.T) string {
 	return m
 }
 
+// token returns serve's bearer token.
+func (s *serve) token(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.home, ".plughost", "gateway.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// api sends one request to serve's API with the token and returns the
+// status and body.
+func (s *serve) api(t *testing.T, method, path, body string) (int, string) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.base+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token(t))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// waitStates waits until every named server has left "connecting" (and
+// "not probed") and returns the states.
+func (s *serve) waitStates(t *testing.T, names ...string) map[string]string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, body := s.api(t, "GET", "/api/servers", "")
+		var list struct {
+			Servers []struct{ Name, State string }
+		}
+		_ = json.Unmarshal([]byte(body), &list)
+		states := map[string]string{}
+		for _, srv := range list.Servers {
+			states[srv.Name] = srv.State
+		}
+		settled := true
+		for _, n := range names {
+			if st := states[n]; st == "" || st == "connecting" || st == "not probed" {
+				settled = false
+			}
+		}
+		if settled {
+			return states
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("servers %v still starting after 30s: %v", names, states)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // testServer is the config of a stdio test server.
 func testServer(env map[string]string, args ...string) map[string]any {
 	srv := map[string]any{"enabled": true, "command": bins.Path("testserver"), "args": args}
@@ -211,7 +279,8 @@ func newBrowser(t *testing.T, width, height int) *browser {
 		cancelAlloc()
 		b.wg.Wait()
 	})
-	if err := chromedp.Do(ctx); err != nil {
+	// The window cannot be narrower than 500 px: emulate the viewport.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
 	urls := map[network.RequestID]string{}

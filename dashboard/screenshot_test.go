@@ -25,8 +25,9 @@ func TestScreenshots(t *testing.T) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := startServe(t, demoServers())
-	exerciseDemo(t, s)
+	servers, calls := demoServers(t, t.TempDir())
+	s := startServe(t, servers)
+	exerciseDemo(t, s, servers, calls)
 	for _, w := range []struct {
 		name          string
 		width, height int
@@ -35,8 +36,8 @@ func TestScreenshots(t *testing.T) {
 		b.run(t, "open the dashboard", chromedp.Navigate(s.loginURL(t)))
 		b.waitJS(t, "servers listed", `document.querySelectorAll('.server-card').length >= 3`)
 		b.waitJS(t, "all connected or failed", `![...document.querySelectorAll('.server-card')].some((c) => c.dataset.state === 'connecting')`)
-		b.run(t, "open the first server", chromedp.Click(chromedp.CSS(`.server-card[data-name="github"] .card-toggle`)))
-		b.waitJS(t, "tools shown", `document.querySelectorAll('.server-card[data-name="github"] .tool').length > 0`)
+		b.run(t, "open the first server", chromedp.Click(chromedp.CSS(`.server-card[data-name="toolbox"] .card-toggle`)))
+		b.waitJS(t, "tools shown", `document.querySelectorAll('.server-card[data-name="toolbox"] .tool').length > 0`)
 		shoot(t, b, filepath.Join(out, "servers-"+w.name+".png"))
 		b.run(t, "open the catalog", chromedp.Click(chromedp.CSS(`#tab-catalog`)))
 		b.waitJS(t, "presets shown", `document.querySelectorAll('.preset').length > 0`)
@@ -50,6 +51,8 @@ func TestScreenshots(t *testing.T) {
 // shoot saves a screenshot of the whole page.
 func shoot(t *testing.T, b *browser, path string) {
 	t.Helper()
+	// A sticky bar would be painted mid-page in a full-page capture.
+	eval[bool](t, b, `(document.querySelector('.topbar').style.position = 'static', window.scrollTo(0, 0), true)`)
 	time.Sleep(300 * time.Millisecond) // let the last frame paint (not an assertion)
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()

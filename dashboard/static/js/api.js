@@ -107,6 +107,19 @@ export function streamEvents(onEvent, onState) {
           window.dispatchEvent(new CustomEvent('plughost:unauthorized'));
           return;
         }
+        if (resp.status === 404) {
+          // A serve without the event stream: poll instead.
+          onState('poll');
+          while (!stopped) {
+            try {
+              onEvent('servers', await request('GET', '/api/servers'));
+            } catch {
+              // The next round retries.
+            }
+            await new Promise((r) => setTimeout(r, 3000));
+          }
+          return;
+        }
         if (!resp.ok || !resp.body) throw new Error(`HTTP ${resp.status}`);
         onState('live');
         delay = 1;

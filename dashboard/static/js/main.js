@@ -90,6 +90,8 @@ function followEvents() {
       text.textContent = 'Live';
       // Anything missed while disconnected: fetch the whole list once.
       api.get('/api/servers').then(setServers).catch(() => {});
+    } else if (state === 'poll') {
+      text.textContent = 'Refreshing every 3 s';
     } else if (state === 'retry') {
       text.textContent = `Reconnecting in ${secs} s`;
     } else {

@@ -116,9 +116,10 @@ function updateCard(c, s) {
   replace(p.chips, chips);
   replace(p.stats,
     stat('Calls', s.calls ?? 0), stat('Errors', s.errors ?? 0),
-    stat('p50', formatMs(s.p50_ms)), stat('p99', formatMs(s.p99_ms)));
-  const reason = s.state === 'error' || s.state === 'invalid' || s.state === 'needs login' || (s.state === 'disabled' && s.last_error)
-    ? s.description || s.last_error : (s.last_error ? `Last error: ${s.last_error}` : '');
+    stat('p50', s.calls ? formatMs(s.p50_ms) : '–'), stat('p99', s.calls ? formatMs(s.p99_ms) : '–'));
+  let reason = s.last_error ? `Last error: ${s.last_error}` : '';
+  if (s.state === 'error') reason = s.last_error || s.description;
+  else if (s.state === 'invalid' || s.state === 'needs login' || (s.state === 'disabled' && s.last_error)) reason = s.description || s.last_error;
   p.error.hidden = !reason;
   p.error.textContent = reason || '';
   p.error.classList.toggle('past', s.state === 'connected');
@@ -233,7 +234,9 @@ function renderDetail(c) {
   d.enable.textContent = row.enabled === false || row.state === 'disabled' ? 'Enable' : 'Disable';
   d.login.hidden = !cfg.oauth;
   d.login.textContent = authState(row) === 'ok' ? 'Log in again' : 'Log in';
-  replace(d.chart, chart(series(c), { width: 480, height: 130, large: true }));
+  const pts = series(c);
+  replace(d.chart, chart(pts, { width: 480, height: 130, large: true }),
+    pts.some((x) => x.calls) ? null : h('p', { class: 'chart-empty' }, 'No calls in the last 30 minutes'));
   const info = [
     ['Status', row.description || row.state],
     ['Transport', `${transportName(row.transport || row.type)}${row.detected ? ' (auto-detected)' : ''}${row.transport_note ? ` — ${row.transport_note}` : ''}`],
