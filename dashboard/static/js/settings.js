@@ -75,7 +75,7 @@ function render(s) {
   const a = s[ak] || {};
   const f = {
     enabled: field({ label: 'MCP enabled', path: `${P}.enabled`, type: 'checkbox', value: s.enabled, help: 'Off: no server is started and agents get no MCP tools.' }),
-    discovery: field({ label: 'Discovery', path: `${P}.discovery.enabled`, type: 'checkbox', value: d.enabled, help: 'Hide deferred servers\' tools behind the search tools; an agent unlocks what it finds.' }),
+    discovery: field({ label: 'Discovery enabled', path: `${P}.discovery.enabled`, type: 'checkbox', value: d.enabled, help: 'Hide deferred servers\' tools behind the search tools; an agent unlocks what it finds.' }),
     ttl: field({ label: 'Unlocked for (turns)', path: `${P}.discovery.ttl`, type: 'number', min: 1, value: d.ttl ?? '' }),
     max: field({ label: 'Max search results', path: `${P}.discovery.max_search_results`, type: 'number', min: 1, value: d.max_search_results ?? '' }),
     bm25: field({ label: 'BM25 search tool (tool_search_tool_bm25)', path: `${P}.discovery.use_bm25`, type: 'checkbox', value: d.use_bm25 }),
