@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -33,6 +34,12 @@ type Options struct {
 	Version string
 	// Logger receives what the API does (reloads); nil discards it.
 	Logger hclog.Logger
+	// Stop, when closed, ends the event streams (serve closes it when it
+	// starts shutting down, so the requests in flight can drain).
+	Stop <-chan struct{}
+	// EventPing is how often an idle event stream sends a ping comment
+	// (15 seconds if 0).
+	EventPing time.Duration
 }
 
 // Status is the body of GET /api/status.
@@ -95,6 +102,10 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("PUT /api/servers/{name}", a.updateServer)
 	mux.HandleFunc("DELETE /api/servers/{name}", a.removeServer)
 	mux.HandleFunc("POST /api/servers/{name}/enabled", a.setEnabled)
+	mux.HandleFunc("POST /api/servers/{name}/test", a.test)
+	mux.HandleFunc("GET /api/servers/{name}/tools", a.serverTools)
+	mux.HandleFunc("POST /api/search", a.search)
+	mux.HandleFunc("GET /api/events", a.events)
 	mux.HandleFunc("GET /api/settings", a.settings)
 	mux.HandleFunc("PUT /api/settings", a.updateSettings)
 	mux.HandleFunc("GET /api/catalog", a.getCatalog)

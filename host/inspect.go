@@ -85,19 +85,35 @@ type TestReport struct {
 
 // Test connects to one server once (plugin start, initialize, tools/list),
 // disconnects and reports. It works whether or not the host is started, and
-// never restarts anything.
+// never restarts anything: the check runs on a connection of its own, so a
+// running server keeps its connection, its tools and its status (front ends
+// test live servers). A disabled server is tested too, with its config as
+// it stands; an invalid one reports its problems.
 func (h *Host) Test(ctx context.Context, name string) (TestReport, error) {
 	cur := h.st()
-	srv, ok := cur.servers[name]
-	if !ok {
+	var spec supervisor.Spec
+	if srv, ok := cur.servers[name]; ok {
+		spec = srv.spec
+	} else {
 		st, known := cur.inactive[name]
 		if !known {
 			return TestReport{}, &NoServerError{Name: name, Configured: cur.order}
 		}
-		return TestReport{Status: st, Error: fmt.Sprintf("server %q is %s: %s", name, st.State, st.LastError)}, nil
+		if st.State != supervisor.StateDisabled {
+			return TestReport{Status: st, Error: fmt.Sprintf("server %q is %s: %s", name, st.State, st.LastError)}, nil
+		}
+		var err error
+		if spec, err = h.spec(cur.cfg, name, cur.cfg.MCP.Servers[name], pluginDirs(cur.cfg, h.opts)); err != nil {
+			return TestReport{Status: st, Error: h.masker.Mask(err.Error())}, nil
+		}
+		if c := cur.creds[name]; c != nil {
+			spec.Auth = c
+		}
 	}
+	spec.Relay = nil // the probe's connection is nobody's: sessions hear nothing of it
+	probe := supervisor.New(spec, h.logger.Named("test"), nil)
 	began := time.Now()
-	st, tools, err := srv.sup.ConnectOnce(ctx)
+	st, tools, err := probe.ConnectOnce(ctx)
 	rep := TestReport{Status: st, OK: err == nil, Took: time.Since(began)}
 	if err != nil {
 		rep.Error = err.Error()
@@ -111,6 +127,6 @@ func (h *Host) Test(ctx context.Context, name string) (TestReport, error) {
 		}
 		rep.DefinitionBytes += len(t)
 	}
-	rep.Diag = srv.sup.Diagnostics(ctx)
+	rep.Diag = probe.Diagnostics(ctx)
 	return rep, nil
 }

@@ -85,9 +85,11 @@ and every plugin and server is stopped.`,
 			}
 			door.Mount(gateway.MCPPath, gw.HTTPHandler())
 			door.Mount(gateway.ServerPattern, gw.ServerHTTPHandler())
-			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api")}))
+			stopEvents := make(chan struct{})
+			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api"), Stop: stopEvents}))
 			dashboard.New(dashboard.Options{Token: tok, Logger: h.Logger().Named("dashboard")}).MountOn(door)
 			door.OnShutdown(gw.Shutdown)
+			door.OnShutdown(func() { close(stopEvents) })
 			exe, _ := os.Executable()
 			url := gateway.URL(ln.Addr())
 			fmt.Fprint(g.stdout, gateway.ClientSnippet(url, tok, exe))
