@@ -86,10 +86,17 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatalf("the credential was not stored in the config file:\n%s", cfg)
 	}
 
+	// Test it, and preview a search that finds its tools.
+	b.run(t, "test testkit", chromedp.Click(chromedp.CSS(card("testkit")+" .card-toggle")),
+		chromedp.Click(chromedp.CSS(card("testkit")+` .actions-bar button:nth-child(3)`)))
+	b.waitJS(t, "the test's figures", `/^Ready in .* · 11 tools · definitions .*B$/.test(document.querySelector('`+card("testkit")+` .test-out.ok')?.textContent)`)
+	b.run(t, "search", chromedp.SendKeys(chromedp.CSS(`.search-form input[type="search"]`), "echo text unchanged"),
+		chromedp.Click(chromedp.CSS(`.search-form button[type="submit"]`)))
+	b.waitJS(t, "search results", `[...document.querySelectorAll('.result-list code')].some((e) => e.textContent === 'mcp_testkit_echo')`)
+
 	// Edit: an invalid value is answered beside its field and nothing is written.
 	before := s.readConfig(t)
-	b.run(t, "open testkit's edit form", chromedp.Click(chromedp.CSS(card("testkit")+" .card-toggle")),
-		chromedp.Click(chromedp.CSS(card("testkit")+` .actions-bar button:first-child`)),
+	b.run(t, "open testkit's edit form", chromedp.Click(chromedp.CSS(card("testkit")+` .actions-bar button:first-child`)),
 		chromedp.WaitVisible(chromedp.CSS(`dialog [data-path="args"] textarea`)))
 	setField(t, b, `dialog [data-path="type"] select`, "http")
 	b.run(t, "save without a url", chromedp.Click(chromedp.CSS(`dialog button[type="submit"]`)))

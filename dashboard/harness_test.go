@@ -377,7 +377,8 @@ func (b *browser) run(t *testing.T, what string, steps ...chromedp.Action[chrome
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v\nconsole errors: %q", what, err, b.consoleErrors())
+		html, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		t.Fatalf("%s: %v\nconsole errors: %q\npage:\n%s", what, err, b.consoleErrors(), html)
 	}
 }
 

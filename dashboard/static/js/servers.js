@@ -365,15 +365,22 @@ function searchBox() {
     replace(out, h('p', { class: 'muted' }, 'Searching…'));
     try {
       const r = await api.post('/api/search', { query: q.value, kind: kind.value });
+      const tool = r.tool || (kind.value === 'regex' ? 'tool_search_tool_regex' : 'tool_search_tool_bm25');
+      if (r.is_error) {
+        replace(out, h('p', { class: 'field-error' }, `${tool} would answer with an error: ${r.text}`));
+        return;
+      }
       const results = r.results || [];
+      const unlock = r.would_unlock || [];
       replace(out,
         h('p', { class: 'muted' }, results.length
-          ? `A new session's ${kind.value === 'regex' ? 'tool_search_tool_regex' : 'tool_search_tool_bm25'} would return ${results.length} tool${results.length === 1 ? '' : 's'}${(r.would_unlock || []).length ? ` and unlock ${r.would_unlock.length}` : ''}:`
-          : 'No tool matches.'),
+          ? `In a new session, ${tool} would return ${results.length} tool${results.length === 1 ? '' : 's'}${unlock.length ? ` and unlock ${unlock.length}` : ''}:`
+          : `${tool} would find no tool.`),
         results.length ? h('ol', { class: 'result-list' }, results.map((t) => h('li', {},
           h('code', {}, t.name), h('span', { class: 'chip' }, t.server),
-          t.score !== undefined ? h('span', { class: 'score' }, `score ${Number(t.score).toFixed(2)}`) : null,
-          t.description ? h('p', {}, t.description) : null))) : null);
+          unlock.includes(t.name) ? h('span', { class: 'chip deferred' }, 'would unlock') : null,
+          t.description ? h('p', {}, t.description) : null))) : null,
+        r.text ? h('details', { class: 'raw' }, h('summary', {}, 'The answer as the model reads it'), h('pre', { class: 'schema' }, r.text)) : null);
     } catch (err) {
       replace(out, h('p', { class: 'field-error' }, err.message));
     }
