@@ -75,8 +75,10 @@ func (a *handler) events(w http.ResponseWriter, r *http.Request) {
 					return
 				}
 			}
+			// No continue: a change made while the list was built or sent
+			// has closed this same changed channel, and the select below
+			// sees it (a fresh channel would miss it).
 			serversDue, settingsDue, last = false, false, time.Now()
-			continue
 		}
 		select {
 		case <-ctx.Done():

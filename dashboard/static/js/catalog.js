@@ -3,7 +3,7 @@
 
 import * as api from './api.js';
 import { h, replace, uid, toast } from './dom.js';
-import { store, on, setServers } from './store.js';
+import { store, on, refreshServers } from './store.js';
 import { field, inputOf, showProblems, clearProblems, formErrorBox, showFormError } from './forms.js';
 
 let grid;
@@ -120,7 +120,7 @@ function openInstall(p) {
       await api.post(`/api/catalog/${encodeURIComponent(p.id)}/install`, { name: serverName, credentials, arguments: args, if_version: store.version });
       dlg.close();
       toast(`Installed ${serverName}; it is starting`, 'ok');
-      setServers(await api.get('/api/servers'));
+      await refreshServers(api.get);
       selectTabFn('servers', true);
       document.querySelector(`.server-card[data-name="${CSS.escape(serverName)}"] .card-toggle`)?.focus();
     } catch (err) {

@@ -2,7 +2,7 @@
 // token), then show the tabs and follow the live event stream.
 
 import * as api from './api.js';
-import { emit, setServers } from './store.js';
+import { emit, refreshServers, serversEvent } from './store.js';
 import { toast } from './dom.js';
 import { mountServers } from './servers.js';
 import { mountCatalog } from './catalog.js';
@@ -54,7 +54,7 @@ function showLogin(message) {
 
 async function showApp() {
   try {
-    setServers(await api.get('/api/servers'));
+    await refreshServers(api.get);
   } catch (err) {
     if (err.status === 401) {
       api.clearToken();
@@ -82,14 +82,14 @@ function followEvents() {
   const live = document.getElementById('live');
   const text = live.querySelector('.live-text');
   stopEvents = api.streamEvents((name, data) => {
-    if (name === 'servers') setServers(data);
+    if (name === 'servers') serversEvent(data);
     else if (name === 'settings') emit('settings', data);
   }, (state, secs) => {
     live.dataset.state = state;
     if (state === 'live') {
       text.textContent = 'Live';
       // Anything missed while disconnected: fetch the whole list once.
-      api.get('/api/servers').then(setServers).catch(() => {});
+      refreshServers(api.get).catch(() => {});
     } else if (state === 'poll') {
       text.textContent = 'Refreshing every 3 s';
     } else if (state === 'retry') {

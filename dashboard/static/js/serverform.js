@@ -4,7 +4,7 @@
 
 import * as api from './api.js';
 import { h, uid, toast } from './dom.js';
-import { store, setServers } from './store.js';
+import { store, refreshServers } from './store.js';
 import { field, inputOf, keyValueEditor, showProblems, showFormError, clearProblems, formErrorBox, numberOrNull } from './forms.js';
 
 const TIMEOUTS = [
@@ -111,7 +111,7 @@ export function openServerForm(o) {
       else await api.put(api.serverPath(o.name), { server, if_version: version });
       dlg.close();
       toast(o.mode === 'add' ? `Added ${name}` : `Saved ${o.name}`, 'ok');
-      setServers(await api.get('/api/servers'));
+      await refreshServers(api.get);
     } catch (err) {
       handleError(err, form, name, o);
     } finally {
@@ -198,7 +198,7 @@ function handleError(err, form, name, o) {
 async function reload(form, o) {
   form.closest('dialog').close();
   if (o.mode === 'add') {
-    setServers(await api.get('/api/servers'));
+    await refreshServers(api.get);
     openServerForm({ mode: 'add' });
     return;
   }

@@ -3,7 +3,7 @@
 
 import * as api from './api.js';
 import { h, replace, uid, toast, formatMs, formatBytes, untilText, confirmDialog } from './dom.js';
-import { store, on, setServers } from './store.js';
+import { store, on, refreshServers } from './store.js';
 import { chart } from './chart.js';
 import { openServerForm } from './serverform.js';
 
@@ -290,7 +290,7 @@ async function toggleEnabled(c) {
   } catch (err) {
     toast(err.status === 409 ? 'The config changed elsewhere — reload the page and try again.' : err.message, 'error');
   }
-  api.get('/api/servers').then(setServers).catch(() => {});
+  refreshServers(api.get).catch(() => {});
 }
 
 async function test(c, d) {
@@ -329,7 +329,7 @@ async function remove(c) {
   try {
     await api.del(api.serverPath(c.name), { if_version: store.version });
     toast(`Removed ${c.name}`, 'ok');
-    setServers(await api.get('/api/servers'));
+    await refreshServers(api.get);
     document.getElementById('add-server').focus();
   } catch (err) {
     toast(err.status === 409 ? 'The config changed elsewhere — reload the page and try again.' : err.message, 'error');

@@ -4,7 +4,7 @@
 
 import * as api from './api.js';
 import { h, replace, toast, formatBytes } from './dom.js';
-import { on, setServers } from './store.js';
+import { on, refreshServers } from './store.js';
 import { field, inputOf, showProblems, clearProblems, formErrorBox, showFormError, numberOrNull } from './forms.js';
 
 const P = 'tools.mcp';
@@ -26,13 +26,10 @@ export function mountSettings(p) {
       h('div', {}, h('h1', {}, 'Settings'), h('p', { class: 'sub' }, 'Saved to your config file and applied at once, without a restart.'))),
     h('div', { class: 'settings-layout' }, body, costBox));
   on('tab', (name) => { if (name === 'settings' && !loaded) load(); });
-  on('settings', () => {
+  on('settings', (data) => {
     if (!loaded) return;
     if (!dirty) load();
-    else {
-      const form = body.querySelector('form');
-      if (form) showFormError(form, 'The settings changed elsewhere — reload to see them (your edits here are lost).', reloadButton());
-    }
+    else if (!data || data.version !== version) changedElsewhere();
   });
   on('servers', () => { if (loaded) loadCost(); });
 }
@@ -41,9 +38,25 @@ function reloadButton() {
   return h('button', { type: 'button', class: 'btn small', onclick: () => { dirty = false; load(); } }, 'Reload');
 }
 
+/** changedElsewhere tells a user with unsaved edits that the file changed. */
+function changedElsewhere() {
+  const form = body.querySelector('form');
+  if (form) showFormError(form, 'The settings changed elsewhere — reload to see them (your edits here are lost).', reloadButton());
+}
+
+let loads = 0;
+
 async function load() {
+  const seq = ++loads;
   try {
     const r = await api.get('/api/settings');
+    if (seq !== loads) return; // a newer load answers
+    if (dirty) {
+      // Edited while this was loading: keep the edits (and the version
+      // they started from, so a save of them is checked against the file).
+      if (r.version !== version) changedElsewhere();
+      return;
+    }
     loaded = true;
     version = r.version ?? null;
     loadedSettings = r.settings || {};
@@ -124,7 +137,7 @@ function render(s) {
       render(loadedSettings);
       if (r.context_cost) renderCost(r.context_cost);
       else loadCost();
-      api.get('/api/servers').then(setServers).catch(() => {});
+      refreshServers(api.get).catch(() => {});
     } catch (err) {
       if (err.status === 422) showProblems(form, err.problems, settingsKeyOf, err.message);
       else if (err.status === 409) showFormError(form, 'Changed elsewhere — reload to see the current settings (your edits here are lost).', reloadButton());

@@ -8,6 +8,7 @@ export const store = {
   version: null,
   apply: null,
   loaded: false,
+  events: 0, // servers events received: a GET sent before the last one is stale
 };
 
 /** on subscribes fn to a topic ("servers", "settings"); returns the unsubscribe function. */
@@ -20,6 +21,22 @@ export function on(topic, fn) {
 /** emit calls the subscribers of topic. */
 export function emit(topic, data) {
   for (const fn of listeners.get(topic) || []) fn(data);
+}
+
+/**
+ * refreshServers fetches GET /api/servers and applies it unless a servers
+ * event arrived meanwhile (the event is newer than the answer).
+ */
+export async function refreshServers(get) {
+  const seen = store.events;
+  const body = await get('/api/servers');
+  if (store.events === seen) setServers(body);
+}
+
+/** serversEvent applies the body of a servers event. */
+export function serversEvent(body) {
+  store.events += 1;
+  setServers(body);
 }
 
 /** setServers takes a GET /api/servers body (or the servers event's) and tells the subscribers. */
