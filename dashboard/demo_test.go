@@ -10,7 +10,7 @@ import (
 // demo server, npm's reference servers when installed, one server that
 // fails and one disabled.
 func demoServers(t *testing.T, dir string) (servers map[string]any, calls [][2]string) {
-	toolbox := map[string]any{"enabled": true, "command": bins.Path("plughost"), "args": []string{"demo-server"}, "deferred": false}
+	toolbox := map[string]any{"enabled": true, "command": "plughost", "args": []string{"demo-server"}, "deferred": false}
 	servers = map[string]any{
 		"toolbox":  toolbox,
 		"postgres": map[string]any{"enabled": true, "command": "/opt/mcp/postgres-mcp", "env": map[string]string{"DATABASE_URI": "postgresql://app:demo-password@db/app"}},

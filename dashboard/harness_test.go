@@ -119,8 +119,10 @@ func startServe(t *testing.T, servers map[string]any) *serve {
 	return nil
 }
 
+// environ is serve's whole environment; the built binaries are on PATH
+// (so a server's command may be just "plughost").
 func (s *serve) environ() []string {
-	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.home}
+	return []string{"PATH=" + bins.Dir + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + s.home}
 }
 
 // writeConfig replaces the user config file (as an editor would).

@@ -38,6 +38,9 @@ func TestScreenshots(t *testing.T) {
 		b.waitJS(t, "all connected or failed", `![...document.querySelectorAll('.server-card')].some((c) => c.dataset.state === 'connecting')`)
 		b.run(t, "open the first server", chromedp.Click(chromedp.CSS(`.server-card[data-name="toolbox"] .card-toggle`)))
 		b.waitJS(t, "tools shown", `document.querySelectorAll('.server-card[data-name="toolbox"] .tool').length > 0`)
+		b.run(t, "search", chromedp.SendKeys(chromedp.CSS(`.search-form input[type="search"]`), "list files in a directory"),
+			chromedp.Click(chromedp.CSS(`.search-form button[type="submit"]`)))
+		b.waitJS(t, "search results", `document.querySelectorAll('.result-list li').length > 0`)
 		shoot(t, b, filepath.Join(out, "servers-"+w.name+".png"))
 		b.run(t, "open the catalog", chromedp.Click(chromedp.CSS(`#tab-catalog`)))
 		b.waitJS(t, "presets shown", `document.querySelectorAll('.preset').length > 0`)

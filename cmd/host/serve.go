@@ -35,7 +35,8 @@ func newServeCommand(g *globals) *cobra.Command {
 process), restarts servers that crash, and serves all their tools as one MCP server
 (streamable HTTP at /mcp, default http://127.0.0.1:8765/mcp) with discovery applied per
 client session. It also serves /healthz, /readyz (which servers are up), /metrics
-(Prometheus) and the JSON API at /api/. Clients authenticate with "Authorization: Bearer
+(Prometheus), the JSON API at /api/ and the web dashboard at / (open it logged in with
+"plughost dashboard"). Clients authenticate with "Authorization: Bearer
 <token>"; the token is generated on first run into tools.mcp.gateway.token_file (0600) and
 printed on stdout with a ready client config.
 
