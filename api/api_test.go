@@ -27,6 +27,7 @@ func TestMain(m *testing.M) {
 	os.Exit(testbin.Main(m, &bins, func() (testbin.Set, error) {
 		return testbin.Build(map[string]string{
 			"plugins/mcp-transport-stdio": "./plugins/stdio",
+			"plugins/mcp-transport-http":  "./plugins/http",
 			"testserver":                  "./internal/testserver",
 		})
 	}))

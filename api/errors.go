@@ -18,6 +18,7 @@ const (
 	CodeConflict       = "conflict"        // the config file changed since it was read
 	CodeExists         = "exists"          // a server of that name exists already
 	CodeInvalidCatalog = "invalid_catalog" // the catalog file has a bad preset
+	CodeLoginFailed    = "login_failed"    // the OAuth login could not start
 	CodeNoOAuth        = "no_oauth"        // the server has no oauth to log in with
 	CodeCallFailed     = "call_failed"     // the tool call could not be made or completed
 	CodeForbidden      = "forbidden"       // wrong origin or content type

@@ -18,6 +18,7 @@ import (
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/callstats"
 	"github.com/plughost/plughost/host/manage"
+	"github.com/plughost/plughost/host/oauth"
 	"github.com/plughost/plughost/host/registry"
 )
 
@@ -37,6 +38,10 @@ type Options struct {
 	// Stop, when closed, ends the event streams (serve closes it when it
 	// starts shutting down, so the requests in flight can drain).
 	Stop <-chan struct{}
+	// OAuthInbox receives the browser's redirect of logins started with
+	// POST /api/servers/{name}/login; serve it at its redirect URI without
+	// the token (serve mounts it at /oauth/callback). nil: no API login.
+	OAuthInbox *oauth.Inbox
 	// EventPing is how often an idle event stream sends a ping comment
 	// (15 seconds if 0).
 	EventPing time.Duration
@@ -104,6 +109,7 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("POST /api/servers/{name}/enabled", a.setEnabled)
 	mux.HandleFunc("POST /api/servers/{name}/test", a.test)
 	mux.HandleFunc("GET /api/servers/{name}/tools", a.serverTools)
+	mux.HandleFunc("POST /api/servers/{name}/login", a.login)
 	mux.HandleFunc("POST /api/search", a.search)
 	mux.HandleFunc("GET /api/events", a.events)
 	mux.HandleFunc("GET /api/settings", a.settings)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,7 @@ type Gateway struct {
 	streams  map[string][]*stream        // server→client streams by session id
 	pending  map[pendingKey]chan message // the gateway's requests to clients
 	askSeq   atomic.Uint64               // numbers them
+	askID    string                      // their id prefix, unique to this process (replicas share sessions)
 	calls    sync.WaitGroup              // requests being handled
 }
 
@@ -74,6 +76,7 @@ func New(h *host.Host, opts Options) *Gateway {
 		inflight: map[inflightKey]context.CancelFunc{},
 		streams:  map[string][]*stream{},
 		pending:  map[pendingKey]chan message{},
+		askID:    fmt.Sprintf("plughost-%08x-", rand.Uint32()),
 	}
 	g.metrics = newMetrics(h)
 	// The method table: protocol features are added here, one handler each.

@@ -135,7 +135,7 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, scope string) {
 		g.serveNotification(ctx, x)
 		w.WriteHeader(http.StatusAccepted)
 	case kindResponse:
-		if !g.answered(sess.ID(), msg) {
+		if !g.answered(sess.ID(), msg) && !g.forwardResponse(ctx, sess.ID(), msg, body) {
 			g.logger.Debug("a client's response matches no request of the gateway", "session", sess.ID(), "id", string(msg.ID))
 		}
 		w.WriteHeader(http.StatusAccepted)

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"strings"
 
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/supervisor"
@@ -16,7 +17,10 @@ import (
 // catalog fingerprint whenever it changes, and when another replica's
 // differs from this one's, tells every client attached here that its list
 // changed, so it lists again (and gets the list of whichever replica
-// answers). See docs/replicas.md for the consistency model.
+// answers). And a client may POST its response to a request a replica sent
+// it (sampling, elicitation, roots) to any replica: one that did not send
+// it forwards it, and the one that did takes it. See docs/replicas.md for
+// the consistency model.
 type Peers interface {
 	// PublishCatalog tells the other replicas that this one's catalog now
 	// has fingerprint fp.
@@ -24,6 +28,14 @@ type Peers interface {
 	// Catalogs reports the fingerprints the other replicas publish until
 	// ctx ends; 0 means some may have been missed.
 	Catalogs(ctx context.Context) <-chan uint64
+	// ForwardResponse hands a client's response (msg, as the client sent
+	// it) to the other replicas: the request it answers was sent by one of
+	// them, during a request of the session held there.
+	ForwardResponse(ctx context.Context, session string, msg []byte) error
+	// Responses calls deliver with each response another replica forwards,
+	// until ctx ends (it returns at once; deliver runs on a goroutine of
+	// the store's).
+	Responses(ctx context.Context, deliver func(session string, msg []byte))
 }
 
 // catalogSync is Run's record of what it published and announced.
@@ -97,5 +109,34 @@ func (g *Gateway) peerCatalog(ctx context.Context, cs *catalogSync, fp uint64) {
 	cs.announced = fp
 	for _, id := range g.streamSessions() {
 		g.push(id, listChanged)
+	}
+}
+
+// forwardResponse hands a client's response that no request here waits for
+// to the other replicas, when it answers a request one of them sent (its id
+// is a gateway's, not this one's). It reports whether it was forwarded.
+func (g *Gateway) forwardResponse(ctx context.Context, session string, msg message, raw []byte) bool {
+	p, ok := g.h.Sessions().(Peers)
+	id := string(msg.ID)
+	if !ok || !strings.HasPrefix(id, `"plughost-`) || strings.HasPrefix(id, `"`+g.askID) {
+		return false
+	}
+	if err := p.ForwardResponse(ctx, session, raw); err != nil {
+		g.logger.Warn("forwarding a client's response to the replica that asked", "session", session, "id", id, "error", err)
+		return false
+	}
+	return true
+}
+
+// peerResponse takes a response another replica forwarded: it answers a
+// request of this gateway's, or (another replica's, or one that ended)
+// nothing.
+func (g *Gateway) peerResponse(session string, raw []byte) {
+	msg, k, perr := parseMessage(raw)
+	if perr != nil || k != kindResponse || !strings.HasPrefix(string(msg.ID), `"`+g.askID) {
+		return
+	}
+	if !g.answered(session, msg) {
+		g.logger.Debug("a forwarded response matches no request of the gateway", "session", session, "id", string(msg.ID))
 	}
 }

@@ -18,8 +18,10 @@ import (
 // request's outbox, so it reaches the client before the response; outside
 // a request, on the session's stream (GET /mcp, or stdout). A server's
 // request becomes a request of the gateway's to the client (its own id,
-// "plughost-<n>"); the client's response comes back as a POST (HTTP) or a
-// line (stdio) and is matched by session and id.
+// "plughost-<process>-<n>"); the client's response comes back as a POST
+// (HTTP) or a line (stdio) and is matched by session and id. A response
+// POSTed to another replica sharing the session store is forwarded here
+// (Peers.ForwardResponse).
 
 // outbox orders what a request sends its client before the response:
 // notifications and requests go through a bounded queue drained by a
@@ -164,7 +166,7 @@ func (g *Gateway) cannotAnswer(ctx context.Context, session string, r host.Serve
 // ask sends a request to the session's client on ch and waits for its
 // answer (or ctx: then the client is told the request was cancelled).
 func (g *Gateway) ask(ctx context.Context, session string, ch channel, method string, params json.RawMessage) (json.RawMessage, error) {
-	id := strconv.Quote("plughost-" + strconv.FormatUint(g.askSeq.Add(1), 10))
+	id := strconv.Quote(g.askID + strconv.FormatUint(g.askSeq.Add(1), 10))
 	key := pendingKey{session, id}
 	answer := make(chan message, 1)
 	g.mu.Lock()

@@ -127,7 +127,8 @@ func (g *Gateway) announce(ctx context.Context, s *host.Session, out sink) {
 // stream in this process whenever their lists change — the servers' tools
 // changed, or the session's state changed (here or in another process
 // sharing the store) — until ctx ends. With a store shared by replicas
-// (Peers), it also exchanges catalog changes with the other replicas.
+// (Peers), it also exchanges catalog changes with the other replicas and
+// takes the client responses they forward.
 // ServeStdio runs it itself; run it beside HTTPHandler.
 func (g *Gateway) Run(ctx context.Context) {
 	changes := g.h.Sessions().Watch(ctx)
@@ -136,6 +137,7 @@ func (g *Gateway) Run(ctx context.Context) {
 	cs := g.peers()
 	if cs != nil {
 		peerCatalogs = cs.peers.Catalogs(ctx)
+		cs.peers.Responses(ctx, g.peerResponse)
 	}
 	g.announceAll(ctx)
 	g.publishCatalog(ctx, cs, false)

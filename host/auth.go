@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -125,4 +126,58 @@ func (h *Host) credentials(name string) (*tokens.Credentials, error) {
 		return nil, fmt.Errorf("server %q: fix its config first: %s", name, st.LastError)
 	}
 	return nil, fmt.Errorf("server %q: OAuth applies to sse and http servers only", name)
+}
+
+// loginTimeout bounds a login started by StartLogin: the user has that
+// long to finish in the browser.
+const loginTimeout = 10 * time.Minute
+
+// StartLogin begins logging in to an OAuth server whose browser step ends
+// on a front end's own route (cb, e.g. an oauth.Inbox receiver of serve's
+// /oauth/callback): it returns the authorization URL to open as soon as the
+// flow has one, and the login completes in the background (within 10
+// minutes) when the browser comes back. Then the tokens are stored, the
+// server connects by itself and Changed fires. A new StartLogin of the same
+// server abandons the previous one.
+func (h *Host) StartLogin(ctx context.Context, name string, cb tokens.Callback) (string, error) {
+	c, err := h.credentials(name)
+	if err != nil {
+		return "", err
+	}
+	h.mu.Lock()
+	parent := h.runCtx
+	if parent == nil {
+		parent = context.Background()
+	}
+	if prev := h.logins[name]; prev != nil {
+		prev()
+	}
+	lctx, cancel := context.WithTimeout(parent, loginTimeout)
+	if h.logins == nil {
+		h.logins = map[string]context.CancelFunc{}
+	}
+	h.logins[name] = cancel
+	h.mu.Unlock()
+	urls, failed := make(chan string, 1), make(chan error, 1)
+	go func() {
+		defer cancel()
+		_, err := c.Login(lctx, tokens.LoginOptions{Callback: cb, Prompt: func(u string) error {
+			urls <- u
+			return nil
+		}})
+		if err != nil {
+			h.logger.Warn("login not completed", "server", name, "error", err)
+			failed <- err
+		}
+		h.notify()
+	}()
+	select {
+	case u := <-urls:
+		return u, nil
+	case err := <-failed:
+		return "", err
+	case <-ctx.Done():
+		cancel()
+		return "", ctx.Err()
+	}
 }

@@ -1,34 +1,15 @@
 package host_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/internal/syncbuf"
 )
-
-// lineCounter is a log output that counts lines and keeps them.
-type lineCounter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (c *lineCounter) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.Write(p)
-}
-
-func (c *lineCounter) lines() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return strings.Split(strings.TrimSuffix(c.buf.String(), "\n"), "\n")
-}
 
 // floodNotifications is how many list_changed notifications the flood test
 // waits for: the period the test observes is defined by this count, not by
@@ -42,7 +23,7 @@ const floodNotifications = 2000
 // re-index and one log line.
 func TestListChangedFlood(t *testing.T) {
 	integration(t)
-	var out lineCounter
+	var out syncbuf.Buffer
 	logger := hclog.New(&hclog.LoggerOptions{Output: &out, Level: hclog.Info})
 	h := startHostOpts(t, host.Options{Logger: logger}, map[string]any{"flood": server("-flood", "1ms")})
 	s := h.NewSession()
@@ -52,7 +33,7 @@ func TestListChangedFlood(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	lines := out.lines()
+	lines := out.Lines()
 	t.Logf("%d notifications: %d tools/list, %d log lines", stats.Notifications, stats.Lists, len(lines))
 	// Paced re-lists: 1 at connect, then at most one per gap (200 ms
 	// doubling to 5 s). 2,000 notifications take at least 2 s, and on a slow

@@ -100,7 +100,8 @@ type Host struct {
 	cancel    context.CancelFunc
 	running   sync.WaitGroup
 	closed    bool
-	retention context.CancelFunc // stops the current retention loop
+	retention context.CancelFunc            // stops the current retention loop
+	logins    map[string]context.CancelFunc // logins StartLogin runs, by server
 	applied   ApplyStatus
 }
 

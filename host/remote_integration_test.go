@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/internal/syncbuf"
 	"github.com/plughost/plughost/internal/testbin"
 )
 
@@ -30,29 +30,11 @@ import (
 // against the test server run as a subprocess with -serve, httptest servers
 // and the npm reference server.
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers and readers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // process is a server subprocess owned by one test; it is killed at cleanup.
 type process struct {
 	cmd    *exec.Cmd
-	stdout syncBuffer
-	stderr syncBuffer
+	stdout syncbuf.Buffer
+	stderr syncbuf.Buffer
 	done   chan struct{}
 }
 
@@ -305,7 +287,7 @@ func TestRemoteHeaderPrecedence(t *testing.T) {
 			// The same secret on a server that fails: its error must not show it.
 			down := remoteEntry(typ, "http://"+freeAddr(t)+"/mcp")
 			down["headers"] = map[string]any{"X-Api-Key": secretValue}
-			logs := &syncBuffer{}
+			logs := &syncbuf.Buffer{}
 			logger := hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Debug, JSONFormat: true})
 			h := startHostOpts(t, host.Options{Logger: logger}, map[string]any{"good": good, "down": down})
 			mustBeConnected(t, h, "good")

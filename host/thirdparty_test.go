@@ -18,6 +18,7 @@ import (
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/internal/syncbuf"
 )
 
 // These tests run examples/logging-transport, built by testbin as
@@ -260,7 +261,7 @@ func sha256File(t *testing.T, path string) string {
 
 // logBuffer collects a host's hclog JSON output. It is safe for concurrent
 // use: plugins' log lines arrive from go-plugin's stderr readers.
-type logBuffer struct{ syncBuffer }
+type logBuffer struct{ syncbuf.Buffer }
 
 // logger returns an Info-level JSON host logger writing to l.
 func (l *logBuffer) logger() hclog.Logger {

@@ -268,6 +268,10 @@ const (
 	AuthNeedsLogin = "needs_login" // a login is needed before it can connect
 )
 
+// diagnosticsTimeout bounds asking one plugin for a row's stderr tail (the
+// last tail captured is used when it does not answer in time).
+const diagnosticsTimeout = time.Second
+
 // stderrTailLines is how many lines of stderr a ServerRow carries.
 const stderrTailLines = 20
 
@@ -314,7 +318,9 @@ func (h *Host) row(ctx context.Context, v ServerView) ServerRow {
 	default:
 		r.Auth = AuthOK
 	}
-	if d, ok := h.Diagnostics(ctx, v.Name); ok {
+	dctx, cancel := context.WithTimeout(ctx, diagnosticsTimeout) // a stuck plugin must not stall a listing
+	defer cancel()
+	if d, ok := h.Diagnostics(dctx, v.Name); ok {
 		r.StderrTail = tail(d.Stderr, stderrTailLines)
 	}
 	return r

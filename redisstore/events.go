@@ -19,6 +19,7 @@ const (
 	eventChanged = "c" // + session id
 	eventEnded   = "e" // + session id
 	eventCatalog = "k" // + the sender's instance id, " ", its catalog fingerprint (hex)
+	eventAnswer  = "a" // + the sender's instance id, " ", session id, " ", a client's JSON-RPC response
 )
 
 // Watch implements host.SessionStore: it reports the sessions changed or
@@ -149,4 +150,30 @@ func (s *Store) Catalogs(ctx context.Context) <-chan uint64 {
 		}, func() { send(0) })
 	}()
 	return out
+}
+
+// ForwardResponse hands a client's response that reached this replica to
+// the others (see gateway.Peers): the replica whose request it answers
+// takes it, the rest drop it.
+func (s *Store) ForwardResponse(ctx context.Context, session string, msg []byte) error {
+	payload := eventAnswer + s.instance + " " + session + " " + string(msg)
+	if err := s.rdb.Publish(ctx, s.channel, payload).Err(); err != nil {
+		return s.unavailable(ctx, "forward a client's response", err)
+	}
+	return nil
+}
+
+// Responses calls deliver with every client response another replica
+// forwards, until ctx ends or the store is closed (see gateway.Peers).
+// Responses forwarded while the subscription was lost are gone: the
+// request they answer times out on its own.
+func (s *Store) Responses(ctx context.Context, deliver func(session string, msg []byte)) {
+	go s.listen(ctx, hclog.Debug, func(payload string) { // Watch warns about the same outage
+		rest, ok := strings.CutPrefix(payload, eventAnswer)
+		from, rest, _ := strings.Cut(rest, " ")
+		session, msg, found := strings.Cut(rest, " ")
+		if ok && found && from != s.instance {
+			deliver(session, []byte(msg))
+		}
+	}, func() {})
 }

@@ -13,13 +13,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/internal/syncbuf"
 )
 
 // servedGateway is a running `plughost serve` and what it printed.
@@ -158,7 +159,7 @@ func TestStdioCommand(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var seen lockedBuffer
+	var seen syncbuf.Buffer
 	mc := client.NewClient(transport.NewIO(io.TeeReader(stdoutPipe, &seen), stdin, io.NopCloser(strings.NewReader(""))),
 		client.WithProtocolVersion(mcp.ProtocolVersion20251125))
 	if err := mc.Start(ctx); err != nil {
@@ -197,24 +198,6 @@ func TestStdioCommand(t *testing.T) {
 			t.Errorf("stdout line is not a JSON-RPC message: %q", sc.Text())
 		}
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // The MCP Inspector's CLI (npm @modelcontextprotocol/inspector-cli) lists

@@ -21,6 +21,7 @@ import (
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/manage"
+	"github.com/plughost/plughost/host/oauth"
 	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/supervisor"
 )
@@ -87,7 +88,10 @@ and every plugin and server is stopped.`,
 			door.Mount(gateway.MCPPath, gw.HTTPHandler())
 			door.Mount(gateway.ServerPattern, gw.ServerHTTPHandler())
 			stopEvents := make(chan struct{})
-			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api"), Stop: stopEvents}))
+			inbox := oauth.NewInbox(strings.TrimSuffix(gateway.URL(ln.Addr()), gateway.MCPPath) + api.OAuthCallbackPath)
+			door.MountPublic("GET "+api.OAuthCallbackPath, inbox)
+			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api"),
+				Stop: stopEvents, OAuthInbox: inbox}))
 			dashboard.New(dashboard.Options{Token: tok, Logger: h.Logger().Named("dashboard")}).MountOn(door)
 			door.OnShutdown(gw.Shutdown)
 			door.OnShutdown(func() { close(stopEvents) })

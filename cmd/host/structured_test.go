@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/internal/syncbuf"
 	"github.com/plughost/plughost/internal/testbin"
 )
 
@@ -50,7 +51,7 @@ func TestStdioBoundsFilesystemRead(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var seen lockedBuffer
+	var seen syncbuf.Buffer
 	mc := client.NewClient(transport.NewIO(io.TeeReader(stdout, &seen), stdin, io.NopCloser(strings.NewReader(""))),
 		client.WithProtocolVersion(mcp.ProtocolVersion20251125))
 	if err := mc.Start(ctx); err != nil {

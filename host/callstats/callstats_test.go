@@ -85,3 +85,13 @@ func BenchmarkStats(b *testing.B) {
 		r.Stats("server")
 	}
 }
+
+func BenchmarkRecordOneGoroutine(b *testing.B) {
+	r := callstats.New(nil)
+	b.ReportAllocs()
+	d := time.Duration(0)
+	for b.Loop() {
+		d += 37 * time.Microsecond
+		r.Record("server", d%(2*time.Second), false)
+	}
+}

@@ -139,3 +139,30 @@ func TestEveryPresetValid(t *testing.T) {
 		t.Errorf("install without the token: %v", err)
 	}
 }
+
+// A url shown with its password masked, an oauth client secret and a
+// third-party key sent back masked keep their stored values.
+func TestKeepMaskedURLAndOAuth(t *testing.T) {
+	stored := config.Server{Enabled: true, URL: "https://user:pw-s3cret@example.com/mcp?api_key=k-s3cret",
+		OAuth: &config.OAuth{ClientID: "id", ClientSecret: "cs-s3cret"}, Extra: map[string]secret.String{"blob": `"x-s3cret"`}}
+	shown := stored
+	shown.URL = secret.URL(stored.URL.String())
+	shown.OAuth = &config.OAuth{ClientID: "id2", ClientSecret: secret.Masked}
+	shown.Extra = map[string]secret.String{"blob": `"****"`}
+	if !strings.Contains(shown.URL.Reveal(), "****") {
+		t.Fatalf("the url is not masked: %s", shown.URL.Reveal())
+	}
+	got, problems := manage.KeepMasked("r", shown, stored)
+	if len(problems) != 0 || got.URL != stored.URL || got.OAuth.ClientSecret != "cs-s3cret" || got.OAuth.ClientID != "id2" ||
+		got.Extra["blob"] != `"x-s3cret"` {
+		t.Errorf("kept: url %s, oauth %+v, extra %v, problems %v", got.URL.Reveal(), got.OAuth, got.Extra, problems)
+	}
+	if shown.OAuth.ClientSecret != secret.Masked {
+		t.Error("KeepMasked changed its argument's oauth block")
+	}
+	// A new url is taken as sent.
+	shown.URL = "https://other.example/mcp"
+	if got, _ := manage.KeepMasked("r", shown, stored); got.URL != "https://other.example/mcp" {
+		t.Errorf("a changed url: %s", got.URL.Reveal())
+	}
+}

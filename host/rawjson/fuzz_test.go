@@ -1,11 +1,15 @@
 package rawjson
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/plughost/plughost/internal/randjson"
+)
 
 // FuzzUnquote compares the JSON string decoder with encoding/json on the
 // fuzzed text as the content of a string literal.
 func FuzzUnquote(f *testing.F) {
-	for _, s := range stringFragments {
+	for _, s := range randjson.Fragments {
 		f.Add(s)
 	}
 	f.Add(`a\ud83d\ude00\ud800\n` + "\xff\xc3(")

@@ -6,33 +6,9 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/plughost/plughost/internal/randjson"
 )
-
-// stringFragments are pieces of JSON string content that random tests put
-// together: every escape, surrogate pairs and lone surrogates, and bytes that
-// are not UTF-8; the last badFragments of them make a literal invalid.
-var stringFragments = []string{
-	"a", "plain text ", "é", "日本", "😀", "\x7f", "\uFFFD", "'",
-	`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u0041`, `\u00e9`, `\u20AC`, `\u0000`, `\uFFFD`,
-	`\ud83d\ude00`, `\uD83D\uDE00`, `\ud83d`, `\ude00`, `\udbff\udfff`, `\ud800\ud800`, `\u0041\udc00`,
-	"\xff", "\xc3", "\xc3(", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", "\xf0\x9f\x98",
-	`\x`, `\u12`, `\uZZZZ`, `\'`, `\`, "\x01", "\x1f", "\n", `"`,
-}
-
-const badFragments = 9
-
-// randomString joins up to n random fragments, only valid ones unless bad.
-func randomString(r *rand.Rand, n int, bad bool) string {
-	pool := stringFragments
-	if !bad {
-		pool = pool[:len(pool)-badFragments]
-	}
-	var b strings.Builder
-	for range r.IntN(n + 1) {
-		b.WriteString(pool[r.IntN(len(pool))])
-	}
-	return b.String()
-}
 
 // checkString compares StringEnd, Unquote, DecodeString and DecodeInPlace
 // with encoding/json on the literal lit (quotes included).
@@ -126,6 +102,6 @@ func TestUnquoteMatchesEncodingJSON(t *testing.T) {
 func TestUnquoteMatchesEncodingJSONRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
-		checkString(t, `"`+randomString(r, 12, true)+`"`)
+		checkString(t, `"`+randjson.String(r, 12, true)+`"`)
 	}
 }

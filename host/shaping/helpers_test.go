@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -92,33 +91,4 @@ func repeat(s string, n int) string { return strings.Repeat(s, n) }
 
 func contextWith(rec *record) context.Context {
 	return context.WithValue(context.Background(), recordKey{}, rec)
-}
-
-// The JSON string fragments below mirror rawjson's tests: wrapped results
-// built from them exercise every escape through UnwrapText.
-
-// stringFragments are pieces of JSON string content that random tests put
-// together: every escape, surrogate pairs and lone surrogates, and bytes that
-// are not UTF-8; the last badFragments of them make a literal invalid.
-var stringFragments = []string{
-	"a", "plain text ", "é", "日本", "😀", "\x7f", "\uFFFD", "'",
-	`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u0041`, `\u00e9`, `\u20AC`, `\u0000`, `\uFFFD`,
-	`\ud83d\ude00`, `\uD83D\uDE00`, `\ud83d`, `\ude00`, `\udbff\udfff`, `\ud800\ud800`, `\u0041\udc00`,
-	"\xff", "\xc3", "\xc3(", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", "\xf0\x9f\x98",
-	`\x`, `\u12`, `\uZZZZ`, `\'`, `\`, "\x01", "\x1f", "\n", `"`,
-}
-
-const badFragments = 9
-
-// randomString joins up to n random fragments, only valid ones unless bad.
-func randomString(r *rand.Rand, n int, bad bool) string {
-	pool := stringFragments
-	if !bad {
-		pool = pool[:len(pool)-badFragments]
-	}
-	var b strings.Builder
-	for range r.IntN(n + 1) {
-		b.WriteString(pool[r.IntN(len(pool))])
-	}
-	return b.String()
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/internal/randjson"
 )
 
 func TestUnwrapText(t *testing.T) {
@@ -195,7 +197,7 @@ func randomWrapped(r *rand.Rand, noisy bool) string {
 		}
 		b.WriteString(pick(space) + k + pick(space) + pick(colon) + pick(space))
 		if k == `"result"` && r.IntN(4) > 0 {
-			b.WriteString(`"` + randomString(r, 8, noisy) + `"`)
+			b.WriteString(`"` + randjson.String(r, 8, noisy) + `"`)
 		} else {
 			b.WriteString(pick(value))
 		}

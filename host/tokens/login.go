@@ -25,6 +25,24 @@ type LoginOptions struct {
 	// the loopback callback to bring an answer wins; a Paste that fails
 	// (no input) leaves the callback to answer.
 	Paste func(ctx context.Context) (string, error)
+	// Callback, when set, receives the browser's redirect instead of a
+	// loopback listener of the login's own: a front end that already
+	// serves HTTP (serve's /oauth/callback, see oauth.Inbox) passes one,
+	// and the redirect URI is its.
+	Callback Callback
+}
+
+// Callback receives one authorization response (oauth.Callback, the
+// loopback listener, and oauth.Inbox's receivers implement it).
+type Callback interface {
+	// RedirectURI is where the authorization server sends the browser.
+	RedirectURI() string
+	// Start begins accepting the response for state.
+	Start(state string)
+	// Wait returns the response's code, or ctx's error.
+	Wait(ctx context.Context) (string, error)
+	// Close stops receiving.
+	Close() error
 }
 
 // probeTimeout bounds the request that asks the server for its challenge.
@@ -62,9 +80,13 @@ func (c *Credentials) Login(ctx context.Context, opts LoginOptions) (Status, err
 	if err != nil {
 		return fail(err)
 	}
-	cb, err := c.listen(g, d)
-	if err != nil {
-		return fail(err)
+	cb := opts.Callback
+	if cb == nil {
+		loopback, err := c.listen(g, d)
+		if err != nil {
+			return fail(err)
+		}
+		cb = loopback
 	}
 	defer cb.Close()
 	client, err := c.client(ctx, g, d, cb.RedirectURI())
@@ -171,7 +193,7 @@ func (c *Credentials) scopes(need *Need, challenge oauth.Challenge, d *oauth.Dis
 }
 
 // waitCode waits for the authorization code from the callback or the paste.
-func waitCode(ctx context.Context, cb *oauth.Callback, state string, paste func(context.Context) (string, error)) (string, error) {
+func waitCode(ctx context.Context, cb Callback, state string, paste func(context.Context) (string, error)) (string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type result struct {

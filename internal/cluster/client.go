@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -32,6 +33,9 @@ type Client struct {
 	ListChanged int
 	// Last is the index of the replica that answered the last request.
 	Last int
+	// Capabilities are what Initialize declares (none when nil), e.g.
+	// {"sampling": {}} for CallAnswering.
+	Capabilities map[string]any
 }
 
 // NewClient returns a client spreading its requests at random (seeded).
@@ -65,8 +69,12 @@ func (e *RPCError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", 
 // Initialize starts the session (and sends notifications/initialized).
 func (cl *Client) Initialize(ctx context.Context) error {
 	cl.session = ""
+	caps := cl.Capabilities
+	if caps == nil {
+		caps = map[string]any{}
+	}
 	if _, err := cl.Request(ctx, "initialize", map[string]any{
-		"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"protocolVersion": "2025-11-25", "capabilities": caps,
 		"clientInfo": map[string]any{"name": "cluster-client", "version": "1"},
 	}); err != nil {
 		return err
@@ -179,17 +187,7 @@ func (cl *Client) order() []int {
 }
 
 func (cl *Client) post(ctx context.Context, url string, body []byte) ([]byte, http.Header, error) {
-	req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
-	if err != nil {
-		return nil, nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+cl.c.Token.Reveal())
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if cl.session != "" {
-		req.Header.Set("Mcp-Session-Id", cl.session)
-	}
-	resp, err := cl.c.http.Do(req)
+	resp, err := cl.do(ctx, url, body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -201,8 +199,6 @@ func (cl *Client) post(ctx context.Context, url string, body []byte) ([]byte, ht
 	switch {
 	case resp.StatusCode == http.StatusAccepted:
 		return nil, resp.Header, nil
-	case resp.StatusCode != http.StatusOK:
-		return nil, nil, &HTTPError{Status: resp.StatusCode, Body: string(b)}
 	case strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream"):
 		events := sseData(string(b))
 		if len(events) == 0 {
@@ -233,4 +229,122 @@ func sseData(stream string) []string {
 		}
 	}
 	return out
+}
+
+// Answer computes the client's result for a request the gateway sends it
+// during a call (sampling/createMessage, elicitation/create, roots/list).
+type Answer func(method string, params json.RawMessage) (any, error)
+
+// CallAnswering calls a tool on replica on and reads its answer as a
+// stream; each request the gateway sends the client meanwhile is answered
+// by POSTing the result to replica via (as a client behind a load balancer
+// may). It returns the call's result and the methods it was asked.
+func (cl *Client) CallAnswering(ctx context.Context, on, via int, name string, args map[string]any, answer Answer) (json.RawMessage, []string, error) {
+	cl.nextID++
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": cl.nextID, "method": "tools/call",
+		"params": map[string]any{"name": name, "arguments": args}})
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := cl.do(ctx, cl.c.Replicas[on].URL, body)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	var asked []string
+	events := bufio.NewScanner(resp.Body)
+	events.Buffer(nil, 16<<20)
+	for events.Scan() {
+		data, ok := strings.CutPrefix(events.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+			Result json.RawMessage `json:"result"`
+			Error  *RPCError       `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(data), &msg); err != nil {
+			return nil, asked, fmt.Errorf("bad event %q: %w", data, err)
+		}
+		switch {
+		case msg.Method != "" && len(msg.ID) > 0:
+			asked = append(asked, msg.Method)
+			if err := cl.respond(ctx, via, msg.ID, msg.Method, msg.Params, answer); err != nil {
+				return nil, asked, err
+			}
+		case msg.Method != "": // a notification
+		case msg.Error != nil:
+			return nil, asked, msg.Error
+		default:
+			return msg.Result, asked, nil
+		}
+	}
+	return nil, asked, fmt.Errorf("the stream ended without the call's answer: %v", events.Err())
+}
+
+// respond POSTs the client's answer to one request of the gateway's to
+// replica via, which must accept it (202).
+func (cl *Client) respond(ctx context.Context, via int, id json.RawMessage, method string, params json.RawMessage, answer Answer) error {
+	reply := map[string]any{"jsonrpc": "2.0", "id": id}
+	if result, err := answer(method, params); err != nil {
+		reply["error"] = map[string]any{"code": -32603, "message": err.Error()}
+	} else {
+		reply["result"] = result
+	}
+	body, err := json.Marshal(reply)
+	if err != nil {
+		return err
+	}
+	resp, err := cl.do(ctx, cl.c.Replicas[via].URL, body)
+	if err != nil {
+		return fmt.Errorf("answering %s on replica %d: %w", method, via, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		return fmt.Errorf("answering %s on replica %d: HTTP %d", method, via, resp.StatusCode)
+	}
+	return nil
+}
+
+// do POSTs body with the session's headers and returns the open response
+// (status 200 or 202; anything else is an *HTTPError).
+func (cl *Client) do(ctx context.Context, url string, body []byte) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+cl.c.Token.Reveal())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if cl.session != "" {
+		req.Header.Set("Mcp-Session-Id", cl.session)
+	}
+	resp, err := cl.c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return nil, &HTTPError{Status: resp.StatusCode, Body: string(b)}
+	}
+	return resp, nil
+}
+
+// Send POSTs one message (a response or notification) to replica i and
+// returns the HTTP status (202 expected).
+func (cl *Client) Send(ctx context.Context, i int, msg any) (int, error) {
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := cl.do(ctx, cl.c.Replicas[i].URL, body)
+	if err != nil {
+		return 0, err
+	}
+	resp.Body.Close()
+	return resp.StatusCode, nil
 }

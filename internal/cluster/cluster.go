@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/internal/syncbuf"
 	"github.com/plughost/plughost/internal/testredis"
 )
 
@@ -64,7 +65,7 @@ type Replica struct {
 	// URL is its MCP endpoint, http://127.0.0.1:<port>/mcp.
 	URL string
 	// Stderr is what it logged so far.
-	Stderr *syncBuffer
+	Stderr *syncbuf.Buffer
 
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -131,7 +132,7 @@ func (c *Cluster) startReplica(ctx context.Context, i int) (*Replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Replica{Stderr: &syncBuffer{}, cmd: cmd, done: make(chan struct{})}
+	r := &Replica{Stderr: &syncbuf.Buffer{}, cmd: cmd, done: make(chan struct{})}
 	cmd.Stderr = r.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -242,25 +243,6 @@ func (c *Cluster) Close() {
 	if c.Redis != nil {
 		c.Redis.Stop()
 	}
-}
-
-// syncBuffer is a bytes buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns what was written so far.
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // errNoReplica: every replica refused the connection.

@@ -2,6 +2,7 @@ package cluster_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -41,6 +42,19 @@ const (
 // (pinned) test servers with discovery on and the given ttl.
 func start(t *testing.T, n, ttl int) *cluster.Cluster {
 	t.Helper()
+	server := func(deferred bool) map[string]any {
+		return map[string]any{"enabled": true, "command": bins.Path("testserver"), "args": []string{}, "deferred": deferred}
+	}
+	return startWith(t, n, map[string]any{
+		"enabled":   true,
+		"servers":   map[string]any{"gh": server(true), "fs": server(false)},
+		"discovery": map[string]any{"enabled": true, "ttl": ttl, "use_regex": true},
+	})
+}
+
+// startWith runs a redis-server and n replicas of the tools.mcp config mcp.
+func startWith(t *testing.T, n int, mcp map[string]any) *cluster.Cluster {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("multi-replica test: runs redis-server and plughost serve processes")
 	}
@@ -48,19 +62,12 @@ func start(t *testing.T, n, ttl int) *cluster.Cluster {
 		fmt.Fprintf(os.Stderr, "\n*** SKIP %s: %v ***\n\n", t.Name(), err)
 		t.Skip(err)
 	}
-	server := func(deferred bool) map[string]any {
-		return map[string]any{"enabled": true, "command": bins.Path("testserver"), "args": []string{}, "deferred": deferred}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.Options{
 		Plughost: bins.Path("plughost"), Replicas: n, Dir: t.TempDir(),
 		Environ: []string{"PATH=" + os.Getenv("PATH")},
-		MCP: map[string]any{
-			"enabled":   true,
-			"servers":   map[string]any{"gh": server(true), "fs": server(false)},
-			"discovery": map[string]any{"enabled": true, "ttl": ttl, "use_regex": true},
-		},
+		MCP:     mcp,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +157,40 @@ func TestUnlockAndTurnsAcrossReplicas(t *testing.T) {
 	// A call of the hidden tool by name on B unlocks it again (and runs it).
 	if text, isErr, err := cl.CallTool(ctx, hidden, nil); err != nil || isErr || text != "ok" {
 		t.Errorf("exact-name call on B: %q %v %v", text, isErr, err)
+	}
+}
+
+// A server asks the client for a sampling during a call on replica A; the
+// client POSTs its answer to replica B (a load balancer without sticky
+// sessions), which forwards it to A through Redis: the call completes with
+// the client's answer. And an answer to a request no replica sent is
+// accepted and dropped.
+func TestClientAnswerOnAnotherReplica(t *testing.T) {
+	c := startWith(t, 2, map[string]any{
+		"enabled": true,
+		"servers": map[string]any{"ai": map[string]any{"enabled": true, "command": bins.Path("testserver"), "args": []string{"-faithful"}}},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl := c.NewClient(1)
+	cl.Capabilities = map[string]any{"sampling": map[string]any{}}
+	cl.Pin(1)
+	if err := cl.Initialize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	answer := func(method string, params json.RawMessage) (any, error) {
+		return map[string]any{"role": "assistant", "model": "test", "content": map[string]any{"type": "text", "text": "answered on B"}}, nil
+	}
+	res, asked, err := cl.CallAnswering(ctx, 0, 1, "mcp_ai_sample", map[string]any{"prompt": "hi"}, answer)
+	if err != nil {
+		t.Fatalf("call on A answered on B: %v (asked %v)", err, asked)
+	}
+	if !slices.Equal(asked, []string{"sampling/createMessage"}) || !strings.Contains(string(res), "answered on B") {
+		t.Errorf("asked %v, result %s; want one sampling request and the answer given on B", asked, res)
+	}
+	stray := map[string]any{"jsonrpc": "2.0", "id": "plughost-00000000-1", "result": map[string]any{}}
+	if _, err := cl.Send(ctx, 1, stray); err != nil {
+		t.Errorf("a response no replica asked for: %v, want it accepted (202) and dropped", err)
 	}
 }
 

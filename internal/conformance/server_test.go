@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plughost/plughost/internal/syncbuf"
 	"github.com/plughost/plughost/internal/testbin"
 )
 
@@ -154,7 +155,7 @@ func startReference(t *testing.T, ctx context.Context, node, confDir string, env
 	cmd := exec.CommandContext(ctx, node, "everything-server.ts")
 	cmd.Dir = dir
 	cmd.Env = append(env, "PORT="+port)
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -294,22 +295,4 @@ func freePort(t *testing.T) string {
 	}
 	defer l.Close()
 	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
-}
-
-// syncBuffer is a strings.Builder safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

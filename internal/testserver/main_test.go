@@ -12,11 +12,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/plughost/plughost/internal/syncbuf"
 	"github.com/plughost/plughost/internal/testbin"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -42,41 +42,23 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// syncBuffer collects stderr and lets a test wait for a line to appear.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // waitFor returns the first submatch of re once stderr matches it.
-func (b *syncBuffer) waitFor(t *testing.T, re *regexp.Regexp) string {
+func waitFor(t *testing.T, stderr *syncbuf.Buffer, re *regexp.Regexp) string {
 	t.Helper()
 	deadline := time.Now().Add(waitBound)
 	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(b.String()); m != nil {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
 			return m[len(m)-1]
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("stderr never matched %s; got:\n%s", re, b.String())
+	t.Fatalf("stderr never matched %s; got:\n%s", re, stderr.String())
 	return ""
 }
 
-func start(t *testing.T, env []string, args ...string) (*client.Client, *syncBuffer) {
+func start(t *testing.T, env []string, args ...string) (*client.Client, *syncbuf.Buffer) {
 	t.Helper()
-	stderr := &syncBuffer{}
+	stderr := &syncbuf.Buffer{}
 	tr := transport.NewStdioWithOptions(binary, env, args, transport.WithCommandStderrWriter(stderr))
 	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
 	if err := c.Start(context.Background()); err != nil {
@@ -152,7 +134,7 @@ func TestFixture(t *testing.T) {
 			t.Errorf("big returned %d chars", len(got))
 		}
 		callText(ctx, t, c, "stderr", map[string]any{"text": "to stderr"})
-		stderr.waitFor(t, regexp.MustCompile(`(?m)^to stderr$`))
+		waitFor(t, stderr, regexp.MustCompile(`(?m)^to stderr$`))
 	})
 
 	t.Run("env", func(t *testing.T) {
@@ -218,12 +200,12 @@ func TestFixture(t *testing.T) {
 			_, err := c.CallTool(callCtx, req)
 			done <- err
 		}()
-		id := stderr.waitFor(t, regexp.MustCompile(`(?m)^sleeping (\S+)$`))
+		id := waitFor(t, stderr, regexp.MustCompile(`(?m)^sleeping (\S+)$`))
 		cancel()
 		if err := <-done; !errors.Is(err, context.Canceled) {
 			t.Errorf("cancelled call returned %v", err)
 		}
-		stderr.waitFor(t, regexp.MustCompile(`(?m)^cancelled `+regexp.QuoteMeta(id)+`$`))
+		waitFor(t, stderr, regexp.MustCompile(`(?m)^cancelled `+regexp.QuoteMeta(id)+`$`))
 	})
 }
 
