@@ -9,6 +9,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/plughost/plughost/internal/testoauth"
 )
 
 // canary is a secret the test stores through the dashboard and in the
@@ -170,6 +172,34 @@ func TestDashboardInBrowser(t *testing.T) {
 		b.run(t, "open "+tab, chromedp.Click(chromedp.CSS("#tab-"+tab)))
 		if w := eval[int](t, b, `document.documentElement.scrollWidth`); w > 390 {
 			t.Errorf("the %s tab is %d px wide at 390 px", tab, w)
+		}
+	}
+}
+
+// The login button of an OAuth server: the authorization server's page
+// opens in a new tab, its redirect lands on serve's /oauth/callback, and
+// the card turns connected.
+func TestDashboardOAuthLogin(t *testing.T) {
+	b := newBrowser(t, 1280, 900)
+	as := testoauth.Start(t, testoauth.Options{})
+	s := startServe(t, map[string]any{"remote": map[string]any{"enabled": true, "type": "http", "url": as.MCP, "oauth": map[string]any{}}})
+	if st := s.waitStates(t, "remote")["remote"]; st != "needs login" {
+		t.Fatalf("remote is %q before the login, want needs login", st)
+	}
+	b.run(t, "open the login link", chromedp.Navigate(s.loginURL(t)))
+	b.waitJS(t, "remote needs login", `document.querySelector('`+card("remote")+` .badge')?.textContent === 'Needs login'`)
+	b.run(t, "log in", chromedp.Click(chromedp.CSS(card("remote")+" .card-toggle")),
+		chromedp.Click(chromedp.CSS(card("remote")+` .actions-bar button:nth-child(4)`)))
+	b.waitJS(t, "remote connected after the login", `document.querySelector('`+card("remote")+`')?.dataset.state === 'connected'`)
+	if !strings.Contains(eval[string](t, b, `document.querySelector('`+card("remote")+` .chips').textContent`), "OAuth · logged in") {
+		t.Errorf("the card does not say it is logged in")
+	}
+	if strings.Contains(b.dom(t), "at-1") {
+		t.Errorf("the access token is in the DOM")
+	}
+	for _, r := range b.responses() {
+		if strings.Contains(r.body, `"at-1"`) || strings.Contains(r.body, `"rt-1"`) || strings.Contains(r.body, "Bearer at-") {
+			t.Errorf("a token is in the response of %s", r.url)
 		}
 	}
 }

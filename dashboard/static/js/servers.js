@@ -309,13 +309,19 @@ async function test(c, d) {
 }
 
 async function login(c) {
+  const out = c.d.testOut;
+  out.className = 'test-out busy';
+  out.textContent = `Starting the login of ${c.name}…`;
   try {
     const r = await api.post(api.serverPath(c.name, '/login'), {});
-    const w = window.open(r.authorization_url, '_blank', 'noopener,noreferrer');
-    if (!w) toast('Allow pop-ups for this page, or use `plughost mcp login` in a terminal.', 'error');
-    else toast('Finish the login in the new tab; the status updates by itself.', 'info');
+    // Cross-origin-opener-policy keeps the login page from reaching this one.
+    const w = window.open(r.authorization_url, '_blank');
+    out.className = 'test-out';
+    replace(out, w ? 'Finish the login in the new tab; the status here updates by itself. ' : 'Your browser blocked the new tab. ',
+      h('a', { href: r.authorization_url, target: '_blank', rel: 'noopener noreferrer', class: 'link' }, 'Open the login page'));
   } catch (err) {
-    toast(err.message, 'error');
+    out.className = 'test-out bad';
+    out.textContent = `Login could not start: ${err.message}`;
   }
 }
 
