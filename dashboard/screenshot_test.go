@@ -42,6 +42,19 @@ func TestScreenshots(t *testing.T) {
 			chromedp.Click(chromedp.CSS(`.search-form button[type="submit"]`)))
 		b.waitJS(t, "search results", `document.querySelectorAll('.result-list li').length > 0`)
 		shoot(t, b, filepath.Join(out, "servers-"+w.name+".png"))
+		b.run(t, "open the add form", chromedp.Click(chromedp.CSS(`#add-server`)),
+			chromedp.WaitVisible(chromedp.CSS(`dialog [data-path="command"] input`)))
+		setField(t, b, `dialog [data-path="name"] input`, "github")
+		setField(t, b, `dialog [data-path="command"] input`, "npx")
+		setField(t, b, `dialog [data-path="args"] textarea`, "-y\n@modelcontextprotocol/server-github")
+		b.run(t, "add a variable", chromedp.Click(chromedp.CSS(`dialog fieldset.kv button.small`)))
+		setField(t, b, `dialog .kv-key`, "GITHUB_PERSONAL_ACCESS_TOKEN")
+		setField(t, b, `dialog .kv-value`, "ghp_example")
+		setField(t, b, `dialog [data-path="timeouts.call_seconds"] input`, "-5")
+		b.run(t, "submit", chromedp.Click(chromedp.CSS(`dialog button[type="submit"]`)))
+		b.waitJS(t, "the problem beside the call timeout", `document.querySelector('dialog [data-path="timeouts.call_seconds"] .field-error')?.textContent.length > 0`)
+		shootViewport(t, b, filepath.Join(out, "server-form-"+w.name+".png"))
+		b.run(t, "close the form", chromedp.Click(chromedp.CSS(`dialog .dialog-head button`)))
 		b.run(t, "open the catalog", chromedp.Click(chromedp.CSS(`#tab-catalog`)))
 		b.waitJS(t, "presets shown", `document.querySelectorAll('.preset').length > 0`)
 		shoot(t, b, filepath.Join(out, "catalog-"+w.name+".png"))
@@ -49,6 +62,23 @@ func TestScreenshots(t *testing.T) {
 		b.waitJS(t, "settings shown", `document.querySelector('.settings-form') !== null && document.querySelector('.cost-table') !== null`)
 		shoot(t, b, filepath.Join(out, "settings-"+w.name+".png"))
 	}
+}
+
+// shootViewport saves a screenshot of what the window shows (a modal
+// dialog is laid out against the window, not the page).
+func shootViewport(t *testing.T, b *browser, path string) {
+	t.Helper()
+	time.Sleep(300 * time.Millisecond) // let the last frame paint (not an assertion)
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", path, err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s", path)
 }
 
 // shoot saves a screenshot of the whole page.

@@ -19,7 +19,7 @@ const TIMEOUTS = [
  * (config JSON as GET /api/servers/{name} gives it), version}.
  */
 export function openServerForm(o) {
-  const s = structuredClone(o.server || { enabled: true });
+  const s = structuredClone(o.server || { enabled: true, type: 'stdio' });
   const version = o.version ?? store.version;
   const titleId = uid('dlg');
   const f = {};
@@ -64,7 +64,7 @@ export function openServerForm(o) {
     h('p', { class: 'field-error' }));
   const t = s.timeouts || {};
   f.timeouts = TIMEOUTS.map(([k, label]) => field({ label, path: `timeouts.${k}`, type: 'number', min: 0, step: 'any', value: t[k] ?? '', placeholder: 'default' }));
-  f.maxMsg = field({ label: 'Max message (MB)', path: 'max_message_mb', type: 'number', min: 1, value: s.max_message_mb ?? '', placeholder: 'default' });
+  f.maxMsg = field({ label: 'Max msg (MB)', path: 'max_message_mb', type: 'number', min: 1, value: s.max_message_mb ?? '', placeholder: 'default' });
 
   const stdioBox = h('fieldset', { class: 'group' }, h('legend', {}, 'Command'), h('div', { class: 'grid2' }, f.command, f.envFile), f.args, f.env, f.inherit);
   const remoteBox = h('fieldset', { class: 'group' }, h('legend', {}, 'Remote server'), f.url, f.headers, f.oauth, oauthBox);
