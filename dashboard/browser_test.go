@@ -145,6 +145,17 @@ func TestDashboardInBrowser(t *testing.T) {
 	s.writeConfig(t, map[string]any{"alpha": testServer(map[string]string{"ALPHA_KEY": canary}), "beta": testServer(nil, "-name", "beta")})
 	b.waitJS(t, "beta appears and connects", `document.querySelector('`+card("beta")+`')?.dataset.state === 'connected'`)
 
+	// The settings edited before that change are refused, never written over it.
+	before = s.readConfig(t)
+	b.run(t, "save the stale settings", chromedp.Click(chromedp.CSS("#tab-settings")))
+	setField(t, b, `[data-path="tools.mcp.discovery.use_regex"] input`, "true")
+	b.run(t, "save", chromedp.Click(chromedp.CSS(`.settings-form button[type="submit"]`)))
+	b.waitJS(t, "changed elsewhere", `/changed elsewhere — reload/i.test(document.querySelector('.settings-form .form-error')?.textContent)`)
+	if after := s.readConfig(t); after != before {
+		t.Errorf("stale settings were written over the file:\n%s", after)
+	}
+	b.run(t, "back to servers", chromedp.Click(chromedp.CSS("#tab-servers")))
+
 	// The secret never reached the page: not in the DOM, not in any response.
 	if strings.Contains(b.dom(t), canary) {
 		t.Errorf("the secret is in the page's DOM")
