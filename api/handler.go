@@ -57,8 +57,13 @@ type Status struct {
 	ConfigFile string `json:"config_file"`
 	// Apply is the outcome of the last reload (a rejected config says why).
 	Apply host.ApplyStatus `json:"apply"`
-	// Ready is true when every enabled server is connected.
+	// Ready is true when every enabled server is connected and the session
+	// store (when kept outside the process, e.g. Redis) answers — /readyz's
+	// verdict.
 	Ready bool `json:"ready"`
+	// Store is the session store kept outside the process and whether it
+	// answered; absent for the in-memory store.
+	Store *host.StoreReadiness `json:"store,omitempty"`
 	// ConfigVersion is the user config file's version (what other
 	// answers call "version"; "version" here is plughost's).
 	ConfigVersion string `json:"config_version"`
@@ -125,10 +130,11 @@ func New(o Options) http.Handler {
 
 type handler struct{ o Options }
 
-func (a *handler) status(w http.ResponseWriter, _ *http.Request) {
+func (a *handler) status(w http.ResponseWriter, r *http.Request) {
+	ready := a.o.Host.CheckReadiness(r.Context())
 	writeJSON(w, http.StatusOK, Status{
 		PID: os.Getpid(), Version: a.o.Version, ConfigFile: a.o.Manager.UserFile(),
-		Apply: a.o.Host.LastApply(), Ready: a.o.Host.Readiness().Ready, ConfigVersion: a.version(),
+		Apply: a.o.Host.LastApply(), Ready: ready.Ready, Store: ready.Store, ConfigVersion: a.version(),
 	})
 }
 

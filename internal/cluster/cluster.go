@@ -191,6 +191,11 @@ func (c *Cluster) Ready(ctx context.Context, i int) (int, string, error) {
 	return c.get(ctx, strings.TrimSuffix(c.Replicas[i].URL, "/mcp")+"/readyz")
 }
 
+// Status returns replica i's GET /api/status status and body.
+func (c *Cluster) Status(ctx context.Context, i int) (int, string, error) {
+	return c.get(ctx, strings.TrimSuffix(c.Replicas[i].URL, "/mcp")+"/api/status")
+}
+
 func (c *Cluster) get(ctx context.Context, url string) (int, string, error) {
 	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
 	req.Header.Set("Authorization", "Bearer "+c.Token.Reveal())

@@ -315,6 +315,7 @@ func TestRedisRestartMidLoad(t *testing.T) {
 	down = time.Now()
 	mu.Unlock()
 	c.Redis.Stop()
+	storeDown(ctx, t, c, 0)
 	time.Sleep(time.Second)
 	if err := c.Redis.Start(); err != nil {
 		t.Fatal(err)
@@ -359,6 +360,29 @@ func TestRedisRestartMidLoad(t *testing.T) {
 		}
 	}
 	t.Logf("Redis down for %v: %d calls failed, all begun while it was down (or in flight when it went); calls answered per session: %v", up.Sub(down), len(failures), ok)
+}
+
+// storeDown checks that replica i says it is not ready while Redis is
+// down, in /readyz and in the API's status, naming the store.
+func storeDown(ctx context.Context, t *testing.T, c *cluster.Cluster, i int) {
+	t.Helper()
+	if status, body, err := c.Ready(ctx, i); err != nil || status != 503 || !strings.Contains(body, `"up":false`) {
+		t.Errorf("/readyz with Redis down: %d %s %v; want 503 with the store down", status, body, err)
+	}
+	var st struct {
+		Ready bool
+		Store *struct {
+			Name string
+			Up   bool
+		}
+	}
+	status, body, err := c.Status(ctx, i)
+	if err == nil {
+		err = json.Unmarshal([]byte(body), &st)
+	}
+	if err != nil || status != 200 || st.Ready || st.Store == nil || st.Store.Up || !strings.HasPrefix(st.Store.Name, "redis at ") {
+		t.Errorf("/api/status with Redis down: %d %s %v; want ready false and the store named, down", status, body, err)
+	}
 }
 
 func isRPCStoreError(err error) bool {
