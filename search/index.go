@@ -29,6 +29,10 @@ type Index struct {
 	semantic Semantic
 	vocab    vocabulary // index terms that have a word vector (for the expansion)
 
+	rerankModel Rerank // learned re-rank (off when !rerankModel.on())
+	features    bool   // entries keep featureData (WithRerank, WithFeatures)
+	terms       termDict
+
 	writeMu sync.Mutex // serialises ReplaceServer and Close
 
 	mu       sync.RWMutex // guards the fields below
@@ -42,8 +46,9 @@ type Index struct {
 // and exact matching work on it.
 type entry struct {
 	doc    Doc
-	params string    // parameter names and descriptions, one per line
-	vec    []float32 // the tool's unit vector (with word vectors), or nil
+	params string       // parameter names and descriptions, one per line
+	vec    []float32    // the tool's unit vector (with word vectors), or nil
+	feat   *featureData // what the re-rank features need, or nil
 }
 
 // New returns an empty in-memory index using the corrected BM25 Similarity.
@@ -287,7 +292,7 @@ func (ix *Index) newEntries(docs []Doc, total int) []*entry {
 		for _, p := range d.Params {
 			lines = append(lines, p.Name, p.Description)
 		}
-		out[i] = &entry{doc: d, params: strings.Join(lines, "\n")}
+		out[i] = &entry{doc: d, params: strings.Join(lines, "\n"), feat: ix.newFeatureData(d)}
 		switch {
 		case embedded != nil:
 			out[i].vec = embedded[i]

@@ -28,13 +28,21 @@ func (ix *Index) Search(query string, k int) ([]Hit, error) {
 	var hits []Hit
 	if terms != nil {
 		n := k + len(exact)
-		dense := ix.denseOn()
+		dense, learned := ix.denseOn(), ix.rerankModel.on()
 		if dense {
 			n = max(n, ix.semantic.Depth)
+		}
+		if learned {
+			n = max(n, ix.rerankModel.Depth)
 		}
 		hits, err = ix.topN(reader, terms, n)
 		if err != nil {
 			return nil, fmt.Errorf("search: query %q: %w", query, err)
+		}
+		if learned {
+			if hits, err = ix.learnedRerank(reader, plain, hits); err != nil {
+				return nil, fmt.Errorf("search: query %q: re-rank: %w", query, err)
+			}
 		}
 		if dense {
 			hits = ix.rerank(hits, ix.queryVector(query, plain))

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -52,6 +53,21 @@ func TestSearchCommands(t *testing.T) {
 		}
 		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &res) != nil || res.N != 1 || res.All10 != 1 {
 			t.Fatalf("got %+v from %s", res, r)
+		}
+	})
+
+	t.Run("eval learned re-rank", func(t *testing.T) {
+		t.Parallel()
+		r := c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"),
+			"--queries", data("eval_multistep.json"), "--ltr", "--vectors", filepath.Join(t.TempDir(), "none.bin"))
+		if r.code != 0 || !strings.Contains(r.stderr, "the dense feature is 0") {
+			t.Fatalf("want exit 0 and a note that there are no word vectors, got %s", r)
+		}
+		for _, want := range []string{"lexical (BM25 order): A ", "coordinate ascent, depth 30", "chosen on A: ", "chosen on B: ",
+			"ablation of coordinate ascent, depth 30", "without name_cover", "weights (raw features)"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("no %q in the report:\n%s", want, r.stdout)
+			}
 		}
 	})
 
