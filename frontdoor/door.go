@@ -68,9 +68,11 @@ func LimitsFromConfig(g config.Gateway) Limits {
 
 // Door is plughost's one HTTP front door: it owns the listener, the
 // loopback rule, the bearer token, body and time limits, /healthz, /readyz
-// and /metrics, and mounts the front ends (the MCP gateway at /mcp, and
-// room for /api, the dashboard and /oauth/callback) behind the same auth.
-// Mount everything before Serve.
+// and /metrics, and mounts the front ends (the MCP gateway at /mcp, /api,
+// the dashboard) behind the same auth — except what a browser must reach
+// without the token (the dashboard's static page and its login-code
+// exchange, an OAuth callback), which MountPublic serves. Mount everything
+// before Serve.
 type Door struct {
 	h          *host.Host
 	opts       Options

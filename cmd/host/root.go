@@ -61,6 +61,7 @@ none of them, the built-in demo config is used.`,
 	pf.StringVar(&g.logLevel, "log-level", "", "log level on stderr: trace, debug, info, warn, error, off (default info for serve and stdio, error otherwise)")
 	root.AddCommand(
 		newServeCommand(g),
+		newDashboardCommand(g),
 		newStdioCommand(g),
 		newMCPCommand(g),
 		newToolsCommand(g),

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/api"
+	"github.com/plughost/plughost/dashboard"
 	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
@@ -37,7 +38,8 @@ func newServeCommand(g *globals) *cobra.Command {
 process), restarts servers that crash, and serves all their tools as one MCP server
 (streamable HTTP at /mcp, default http://127.0.0.1:8765/mcp) with discovery applied per
 client session. It also serves /healthz, /readyz (which servers are up), /metrics
-(Prometheus) and the JSON API at /api/. Clients authenticate with "Authorization: Bearer
+(Prometheus), the JSON API at /api/ and the web dashboard at / (open it logged in with
+"plughost dashboard"). Clients authenticate with "Authorization: Bearer
 <token>"; the token is generated on first run into tools.mcp.gateway.token_file (0600) and
 printed on stdout with a ready client config.
 
@@ -95,6 +97,7 @@ and every plugin and server is stopped.`,
 			door.MountPublic("GET "+api.OAuthCallbackPath, inbox)
 			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api"),
 				Stop: stopEvents, OAuthInbox: inbox}))
+			dashboard.New(dashboard.Options{Token: tok, Logger: h.Logger().Named("dashboard")}).MountOn(door)
 			door.OnShutdown(gw.Shutdown)
 			door.OnShutdown(func() { close(stopEvents) })
 			exe, _ := os.Executable()
@@ -102,6 +105,7 @@ and every plugin and server is stopped.`,
 			fmt.Fprint(g.stdout, gateway.ClientSnippet(url, tok, exe))
 			h.Start(ctx)
 			fmt.Fprintf(g.stderr, "plughost: serving %d configured server(s) at %s; stop with Ctrl-C\n", len(h.ServerNames()), url)
+			fmt.Fprintf(g.stderr, "plughost: dashboard at %s/ (open it logged in with `plughost dashboard`)\n", strings.TrimSuffix(url, gateway.MCPPath))
 			if unpublish := g.publish(m, url, gc); unpublish != nil {
 				defer unpublish()
 			}

@@ -1,0 +1,398 @@
+// The Servers tab: every server with its live status, metrics and chart;
+// a detail view with actions, tools and stderr; the search preview.
+
+import * as api from './api.js';
+import { h, replace, uid, toast, formatMs, formatBytes, untilText, confirmDialog } from './dom.js';
+import { store, on, refreshServers } from './store.js';
+import { chart } from './chart.js';
+import { openServerForm } from './serverform.js';
+
+const cards = new Map(); // name → {el, parts, expanded, detail, fetched}
+let listEl;
+let summaryEl;
+let bannerEl;
+let emptyEl;
+
+/** mountServers builds the tab into panel and keeps it in step with the store. */
+export function mountServers(panel) {
+  summaryEl = h('p', { class: 'sub', id: 'servers-summary' });
+  bannerEl = h('div', { class: 'banner warn', role: 'alert', hidden: true });
+  listEl = h('div', { class: 'server-list', role: 'list', 'aria-labelledby': 'servers-title' });
+  emptyEl = h('div', { class: 'empty', hidden: true },
+    h('h2', {}, 'No servers yet'),
+    h('p', {}, 'Add one by hand, or install a preset from the Catalog tab.'));
+  replace(panel,
+    h('div', { class: 'panel-head' },
+      h('div', {}, h('h1', { id: 'servers-title' }, 'Servers'), summaryEl),
+      h('button', { type: 'button', class: 'btn primary', id: 'add-server', onclick: () => openServerForm({ mode: 'add' }) }, '+ Add server')),
+    bannerEl, emptyEl, listEl, searchBox());
+  on('servers', render);
+  render(store.servers);
+  setInterval(tick, 1000);
+}
+
+function render(servers) {
+  const names = new Set(servers.map((s) => s.name));
+  for (const [name, c] of cards) {
+    if (!names.has(name)) {
+      c.el.remove();
+      cards.delete(name);
+    }
+  }
+  servers.forEach((s, i) => {
+    let c = cards.get(s.name);
+    if (!c) {
+      c = newCard(s.name);
+      cards.set(s.name, c);
+    }
+    if (listEl.children[i] !== c.el) listEl.insertBefore(c.el, listEl.children[i] || null);
+    updateCard(c, s);
+  });
+  const connected = servers.filter((s) => s.state === 'connected');
+  const tools = connected.reduce((n, s) => n + (s.tools || 0), 0);
+  summaryEl.textContent = servers.length
+    ? `${servers.length} configured · ${connected.length} connected · ${tools} tools`
+    : 'Nothing configured yet';
+  emptyEl.hidden = servers.length > 0;
+  const a = store.apply;
+  bannerEl.hidden = !a || a.ok !== false;
+  if (a && a.ok === false) replace(bannerEl, h('strong', {}, 'The config file was not applied. '), `Still running the previous one: ${a.error || ''}`);
+}
+
+function newCard(name) {
+  const detailId = uid('detail');
+  const parts = {
+    toggle: h('button', { type: 'button', class: 'card-toggle', 'aria-expanded': 'false', 'aria-controls': detailId },
+      h('span', { class: 'chev', 'aria-hidden': 'true' }), h('span', { class: 'name' }, name)),
+    badge: h('span', { class: 'badge' }),
+    chips: h('div', { class: 'chips' }),
+    stats: h('div', { class: 'stats' }),
+    spark: h('div', { class: 'spark' }),
+    error: h('p', { class: 'card-error', hidden: true }),
+    detail: h('div', { class: 'card-detail', id: detailId, hidden: true }),
+  };
+  const el = h('article', { class: 'server-card', role: 'listitem', 'data-name': name, 'aria-label': `Server ${name}` },
+    h('div', { class: 'card-head' }, parts.toggle, parts.badge),
+    h('div', { class: 'card-body' }, parts.chips, h('div', { class: 'card-metrics' }, parts.stats, parts.spark)),
+    parts.error, parts.detail);
+  const c = { name, el, parts, expanded: false, row: null, detail: null, lastCalls: -1, fetching: false };
+  parts.toggle.addEventListener('click', () => setExpanded(c, !c.expanded));
+  return c;
+}
+
+/** status returns the badge's class and text for a server row. */
+export function status(s) {
+  switch (s.state) {
+    case 'connected':
+      return ['ok', `Connected · ${s.tools} tool${s.tools === 1 ? '' : 's'}`];
+    case 'connecting':
+      return ['busy', 'Connecting…'];
+    case 'error':
+      return s.next_retry ? ['bad', `Restarting · next try ${untilText(s.next_retry)}`] : ['bad', 'Error'];
+    case 'needs login':
+      return ['warn', 'Needs login'];
+    case 'disabled':
+      return ['off', 'Disabled'];
+    case 'invalid':
+      return ['bad', 'Invalid config'];
+    default:
+      return ['off', s.state ? s.state[0].toUpperCase() + s.state.slice(1) : 'Unknown'];
+  }
+}
+
+function updateCard(c, s) {
+  c.row = s;
+  const p = c.parts;
+  const [kind, text] = status(s);
+  p.badge.className = `badge ${kind}`;
+  p.badge.textContent = text;
+  c.el.dataset.state = s.state;
+  const chips = [h('span', { class: 'chip', title: 'Transport' }, transportName(s.transport || s.type))];
+  if (s.detected) chips.push(h('span', { class: 'chip subtle', title: 'The transport was detected from command or url' }, 'auto-detected'));
+  chips.push(h('span', { class: `chip ${s.deferred ? 'deferred' : ''}`, title: deferredWhy(s) }, s.deferred ? `Deferred · ${s.deferred_reason}` : `Visible · ${s.deferred_reason}`));
+  if (s.restarts) chips.push(h('span', { class: 'chip warn' }, `${s.restarts} restart${s.restarts === 1 ? '' : 's'}`));
+  if (authState(s) === 'needs_login') chips.push(h('span', { class: 'chip warn' }, 'OAuth · needs login'));
+  else if (authState(s) === 'ok') chips.push(h('span', { class: 'chip' }, 'OAuth · logged in'));
+  replace(p.chips, chips);
+  replace(p.stats,
+    stat('Calls', s.calls ?? 0), stat('Errors', s.errors ?? 0),
+    stat('p50', s.calls ? formatMs(s.p50_ms) : '–'), stat('p99', s.calls ? formatMs(s.p99_ms) : '–'));
+  let reason = s.last_error ? `Last error: ${s.last_error}` : '';
+  if (s.state === 'error') reason = s.last_error || s.description;
+  else if (s.state === 'invalid' || s.state === 'needs login' || (s.state === 'disabled' && s.last_error)) reason = s.description || s.last_error;
+  p.error.hidden = !reason;
+  p.error.textContent = reason || '';
+  p.error.classList.toggle('past', s.state === 'connected');
+  if (c.detail) renderSpark(c);
+  if ((s.calls ?? 0) !== c.lastCalls || c.expanded) refreshDetail(c);
+  if (c.expanded && c.detail) renderDetail(c);
+}
+
+function stat(label, value) {
+  return h('span', { class: 'stat' }, h('span', { class: 'stat-label' }, label), h('span', { class: 'stat-value' }, String(value)));
+}
+
+function transportName(t) {
+  return { stdio: 'stdio', http: 'Streamable HTTP', sse: 'SSE', 'streamable-http': 'Streamable HTTP' }[t] || t || 'unknown';
+}
+
+function deferredWhy(s) {
+  return {
+    global: 'Deferred: tools are found through search (the global default)',
+    'opt-in': 'Deferred: this server asks for it ("deferred": true)',
+    pinned: 'Always visible: this server is pinned ("deferred": false)',
+    'discovery off': 'Discovery is off: every tool is visible',
+  }[s.deferred_reason] || s.deferred_reason || '';
+}
+
+/** authState reads a row's login state from either shape of "auth". */
+function authState(s) {
+  if (typeof s.auth === 'string') return s.auth;
+  if (s.auth && typeof s.auth === 'object') return s.auth.needs_login ? 'needs_login' : s.auth.logged_in ? 'ok' : 'needs_login';
+  return s.state === 'needs login' ? 'needs_login' : 'none';
+}
+
+/** refreshDetail fetches GET /api/servers/{name} (one request at a time per server). */
+async function refreshDetail(c) {
+  if (c.fetching) {
+    c.again = true;
+    return;
+  }
+  c.fetching = true;
+  c.lastCalls = c.row ? c.row.calls ?? 0 : 0;
+  try {
+    c.detail = await api.get(api.serverPath(c.name));
+    renderSpark(c);
+    if (c.expanded) renderDetail(c);
+  } catch (err) {
+    if (err.status !== 404) c.detailError = err.message;
+  } finally {
+    c.fetching = false;
+    if (c.again) {
+      c.again = false;
+      setTimeout(() => refreshDetail(c), 1000);
+    }
+  }
+}
+
+function series(c) {
+  return (c.detail && c.detail.stats && c.detail.stats.series) || [];
+}
+
+function renderSpark(c) {
+  replace(c.parts.spark, chart(series(c), { width: 132, height: 32 }));
+}
+
+function setExpanded(c, on) {
+  c.expanded = on;
+  c.parts.toggle.setAttribute('aria-expanded', String(on));
+  c.parts.detail.hidden = !on;
+  c.el.classList.toggle('open', on);
+  if (on) {
+    if (!c.built) buildDetail(c);
+    if (c.detail) renderDetail(c);
+    refreshDetail(c);
+  }
+}
+
+/** buildDetail makes the detail's fixed parts once (so focus survives updates). */
+function buildDetail(c) {
+  c.built = true;
+  const d = {};
+  d.enable = h('button', { type: 'button', class: 'btn', onclick: () => toggleEnabled(c) }, 'Disable');
+  d.login = h('button', { type: 'button', class: 'btn', hidden: true, onclick: () => login(c) }, 'Log in');
+  d.testOut = h('p', { class: 'test-out', role: 'status', 'aria-live': 'polite' });
+  d.info = h('dl', { class: 'info' });
+  d.chart = h('div', { class: 'chart-box' });
+  d.stderr = h('pre', { class: 'stderr', tabindex: '0', 'aria-label': `Standard error of ${c.name} (last lines, secrets masked)` });
+  d.stderrWrap = h('section', { class: 'sub-section' }, h('h3', {}, 'Stderr (last lines, secrets masked)'), d.stderr);
+  d.tools = h('div', { class: 'tools' });
+  d.toolsTitle = h('h3', {}, 'Tools');
+  replace(c.parts.detail,
+    h('div', { class: 'actions-bar', role: 'group', 'aria-label': `Actions for ${c.name}` },
+      h('button', { type: 'button', class: 'btn', onclick: () => edit(c) }, 'Edit'),
+      d.enable,
+      h('button', { type: 'button', class: 'btn', onclick: () => test(c, d) }, 'Test'),
+      d.login,
+      h('button', { type: 'button', class: 'btn danger-ghost', onclick: () => remove(c) }, 'Remove')),
+    d.testOut,
+    h('div', { class: 'detail-grid' },
+      h('section', { class: 'sub-section' }, h('h3', {}, 'Calls per minute, last 30 minutes'), d.chart,
+        h('p', { class: 'legend' }, h('span', { class: 'key bar' }), 'calls ', h('span', { class: 'key err' }), 'errors ', h('span', { class: 'key lat' }), 'p99 latency')),
+      h('section', { class: 'sub-section' }, h('h3', {}, 'Details'), d.info)),
+    d.stderrWrap,
+    h('section', { class: 'sub-section' }, d.toolsTitle, d.tools));
+  c.d = d;
+}
+
+function renderDetail(c) {
+  if (!c.d) buildDetail(c);
+  const d = c.d;
+  const row = c.row || {};
+  const det = c.detail || {};
+  const cfg = det.config || {};
+  d.enable.textContent = row.enabled === false || row.state === 'disabled' ? 'Enable' : 'Disable';
+  d.login.hidden = !cfg.oauth;
+  d.login.textContent = authState(row) === 'ok' ? 'Log in again' : 'Log in';
+  const pts = series(c);
+  replace(d.chart, chart(pts, { width: 480, height: 130, large: true }),
+    pts.some((x) => x.calls) ? null : h('p', { class: 'chart-empty' }, 'No calls in the last 30 minutes'));
+  const info = [
+    ['Status', row.description || row.state],
+    ['Transport', `${transportName(row.transport || row.type)}${row.detected ? ' (auto-detected)' : ''}${row.transport_note ? ` — ${row.transport_note}` : ''}`],
+    ['Deferred', `${row.deferred ? 'yes' : 'no'} — ${deferredWhy(row)}`],
+    ['Restarts', String(row.restarts ?? 0)],
+    row.server_name ? ['Reports itself as', `${row.server_name} ${row.server_version || ''}`.trim()] : null,
+    row.protocol_version ? ['Protocol', row.protocol_version] : null,
+    row.startup_ns ? ['Started in', formatMs(row.startup_ns / 1e6)] : null,
+    cfg.command ? ['Command', [cfg.command, ...(cfg.args || [])].join(' ')] : null,
+    cfg.url ? ['URL', cfg.url] : null,
+    row.last_error ? ['Last error', row.last_error] : null,
+  ].filter(Boolean);
+  replace(d.info, info.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
+  const tail = det.stderr ?? row.stderr_tail ?? '';
+  d.stderrWrap.hidden = !tail;
+  d.stderr.textContent = tail;
+  const tools = det.tools || [];
+  const sig = tools.map((t) => t.name).join('\n');
+  if (sig !== d.toolSig) {
+    d.toolSig = sig;
+    d.toolsTitle.textContent = `Tools (${tools.length})`;
+    replace(d.tools, tools.length ? tools.map(toolItem) : h('p', { class: 'muted' }, 'No tools listed (the server is not connected, or lists none).'));
+  }
+}
+
+function toolItem(t) {
+  const schema = t.input_schema ? JSON.stringify(t.input_schema, null, 2) : 'no input schema';
+  const original = t.server_tool || t.server_name;
+  return h('details', { class: 'tool' },
+    h('summary', {}, h('code', { class: 'tool-name' }, t.name),
+      original && original !== t.name ? h('span', { class: 'muted' }, ` ← ${original}`) : null,
+      t.description ? h('span', { class: 'tool-desc' }, t.description) : null),
+    h('h4', {}, 'Input schema'), h('pre', { class: 'schema' }, schema),
+    t.output_schema ? [h('h4', {}, 'Output schema'), h('pre', { class: 'schema' }, JSON.stringify(t.output_schema, null, 2))] : null);
+}
+
+async function edit(c) {
+  try {
+    const det = await api.get(api.serverPath(c.name));
+    openServerForm({ mode: 'edit', name: c.name, server: det.config, version: det.version ?? store.version });
+  } catch (err) {
+    toast(err.message, 'error');
+  }
+}
+
+async function toggleEnabled(c) {
+  const enable = c.row && (c.row.enabled === false || c.row.state === 'disabled');
+  try {
+    await api.post(api.serverPath(c.name, '/enabled'), { enabled: enable, if_version: store.version });
+    toast(`${c.name} ${enable ? 'enabled' : 'disabled'}`, 'ok');
+  } catch (err) {
+    toast(err.status === 409 ? 'The config changed elsewhere — reload the page and try again.' : err.message, 'error');
+  }
+  refreshServers(api.get).catch(() => {});
+}
+
+async function test(c, d) {
+  d.testOut.className = 'test-out busy';
+  d.testOut.textContent = `Testing ${c.name}…`;
+  try {
+    const r = await api.post(api.serverPath(c.name, '/test'), {});
+    d.testOut.className = `test-out ${r.ok ? 'ok' : 'bad'}`;
+    d.testOut.textContent = r.ok
+      ? `Ready in ${formatMs(r.ready_ms)} · ${r.tools} tool${r.tools === 1 ? '' : 's'} · definitions ${formatBytes(r.definition_bytes)}`
+      : `Test failed: ${r.error || 'unknown error'}`;
+  } catch (err) {
+    d.testOut.className = 'test-out bad';
+    d.testOut.textContent = `Test failed: ${err.message}`;
+  }
+}
+
+async function login(c) {
+  const out = c.d.testOut;
+  out.className = 'test-out busy';
+  out.textContent = `Starting the login of ${c.name}…`;
+  try {
+    const r = await api.post(api.serverPath(c.name, '/login'), {});
+    // Cross-origin-opener-policy keeps the login page from reaching this one.
+    const w = window.open(r.authorization_url, '_blank');
+    out.className = 'test-out';
+    replace(out, w ? 'Finish the login in the new tab; the status here updates by itself. ' : 'Your browser blocked the new tab. ',
+      h('a', { href: r.authorization_url, target: '_blank', rel: 'noopener noreferrer', class: 'link' }, 'Open the login page'));
+  } catch (err) {
+    out.className = 'test-out bad';
+    out.textContent = `Login could not start: ${err.message}`;
+  }
+}
+
+async function remove(c) {
+  const ok = await confirmDialog({
+    title: `Remove ${c.name}?`,
+    body: `This deletes the server "${c.name}" from your config file (a backup is kept) and stops it. Its tools disappear from every agent.`,
+    confirm: 'Remove', danger: true,
+  });
+  if (!ok) return;
+  try {
+    await api.del(api.serverPath(c.name), { if_version: store.version });
+    toast(`Removed ${c.name}`, 'ok');
+    await refreshServers(api.get);
+    document.getElementById('add-server').focus();
+  } catch (err) {
+    toast(err.status === 409 ? 'The config changed elsewhere — reload the page and try again.' : err.message, 'error');
+  }
+}
+
+/** tick refreshes the "next try in" countdowns. */
+function tick() {
+  for (const c of cards.values()) {
+    if (c.row && c.row.state === 'error' && c.row.next_retry) {
+      const [, text] = status(c.row);
+      c.parts.badge.textContent = text;
+    }
+  }
+}
+
+function searchBox() {
+  const qid = uid('q');
+  const kid = uid('k');
+  const out = h('div', { class: 'search-results', role: 'region', 'aria-live': 'polite', 'aria-label': 'Search results' });
+  const q = h('input', { id: qid, type: 'search', placeholder: 'e.g. read a file, create issue', autocomplete: 'off' });
+  const kind = h('select', { id: kid }, h('option', { value: 'bm25' }, 'BM25 (words)'), h('option', { value: 'regex' }, 'Regex (names and descriptions)'));
+  const form = h('form', { class: 'search-form', role: 'search', 'aria-label': 'Try a search' },
+    h('div', { class: 'field grow' }, h('label', { for: qid }, 'Query'), q),
+    h('div', { class: 'field' }, h('label', { for: kid }, 'Search tool'), kind),
+    h('button', { type: 'submit', class: 'btn' }, 'Search'));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (!q.value.trim()) {
+      replace(out, h('p', { class: 'muted' }, 'Type what an agent would look for.'));
+      return;
+    }
+    replace(out, h('p', { class: 'muted' }, 'Searching…'));
+    try {
+      const r = await api.post('/api/search', { query: q.value, kind: kind.value });
+      const tool = r.tool || (kind.value === 'regex' ? 'tool_search_tool_regex' : 'tool_search_tool_bm25');
+      if (r.is_error) {
+        replace(out, h('p', { class: 'field-error' }, `${tool} would answer with an error: ${r.text}`));
+        return;
+      }
+      const results = r.results || [];
+      const unlock = r.would_unlock || [];
+      replace(out,
+        h('p', { class: 'muted' }, results.length
+          ? `In a new session, ${tool} would return ${results.length} tool${results.length === 1 ? '' : 's'}${unlock.length ? ` and unlock ${unlock.length}` : ''}:`
+          : `${tool} would find no tool.`),
+        results.length ? h('ol', { class: 'result-list' }, results.map((t) => h('li', {},
+          h('code', {}, t.name), h('span', { class: 'chip' }, t.server),
+          unlock.includes(t.name) ? h('span', { class: 'chip deferred' }, 'would unlock') : null,
+          t.description ? h('p', {}, t.description) : null))) : null,
+        r.text ? h('details', { class: 'raw' }, h('summary', {}, 'The answer as the model reads it'), h('pre', { class: 'schema' }, r.text)) : null);
+    } catch (err) {
+      replace(out, h('p', { class: 'field-error' }, err.message));
+    }
+  });
+  return h('section', { class: 'card search-card', 'aria-labelledby': 'search-title' },
+    h('h2', { id: 'search-title' }, 'Try a search'),
+    h('p', { class: 'help' }, 'What the search tools would return in a new agent session — nothing is unlocked.'),
+    form, out);
+}
