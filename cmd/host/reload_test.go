@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/plughost/plughost/internal/proctree"
 )
 
 // listed is one row of `mcp list --json`.
@@ -39,9 +41,9 @@ func serveList(t *testing.T, c *cli, config string, args ...string) (map[string]
 // serverPIDs returns the pids of serve's testserver processes.
 func serverPIDs(serve int) map[int]bool {
 	out := map[int]bool{}
-	for _, p := range descendants(serve) {
-		if p.name == "testserver" {
-			out[p.pid] = true
+	for _, p := range proctree.Descendants(serve) {
+		if p.Name == "testserver" {
+			out[p.PID] = true
 		}
 	}
 	return out
