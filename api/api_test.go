@@ -51,16 +51,26 @@ func newFixture(t *testing.T) *fixture {
 	if testing.Short() {
 		t.Skip("runs real plugin and server processes")
 	}
+	f := startHost(t, map[string]any{"a": (&fixture{}).server()}, host.Options{})
+	f.srv = httptest.NewServer(api.New(api.Options{Host: f.h, Manager: f.m, Version: "test"}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// startHost writes a config of servers in a temporary home and runs a host
+// on it (opts plus the built plugins and PATH) until every server settled.
+func startHost(t *testing.T, servers map[string]any, opts host.Options) *fixture {
+	t.Helper()
 	home := t.TempDir()
 	f := &fixture{file: filepath.Join(home, ".plughost", "config.json")}
-	f.write(t, map[string]any{"a": f.server()})
+	f.write(t, servers)
 	f.m = manage.New(manage.Options{Home: home, Environ: []string{"HOME=" + home}})
 	l, err := f.m.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.h, err = host.NewFromLoaded(l.Loaded, host.Options{PluginDirs: []string{bins.PluginDir()}, Environ: []string{"PATH=" + os.Getenv("PATH")}})
-	if err != nil {
+	opts.PluginDirs, opts.Environ = []string{bins.PluginDir()}, []string{"PATH=" + os.Getenv("PATH")}
+	if f.h, err = host.NewFromLoaded(l.Loaded, opts); err != nil {
 		t.Fatal(err)
 	}
 	f.h.Start(t.Context())
@@ -70,8 +80,6 @@ func newFixture(t *testing.T) *fixture {
 	if err := f.h.WaitSettled(ctx); err != nil {
 		t.Fatal(err)
 	}
-	f.srv = httptest.NewServer(api.New(api.Options{Host: f.h, Manager: f.m, Version: "test"}))
-	t.Cleanup(f.srv.Close)
 	return f
 }
 

@@ -1,21 +1,16 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/plughost/plughost/api"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/manage"
 	"github.com/plughost/plughost/host/oauth"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/host/tokens"
@@ -30,27 +25,8 @@ func TestOAuthLogin(t *testing.T) {
 		t.Skip("runs real plugin processes")
 	}
 	s := testoauth.Start(t, testoauth.Options{})
-	home := t.TempDir()
-	f := &fixture{file: filepath.Join(home, ".plughost", "config.json")}
-	f.write(t, map[string]any{"remote": map[string]any{"enabled": true, "type": "http", "url": s.MCP, "oauth": map[string]any{}},
-		"a": f.server()})
-	f.m = manage.New(manage.Options{Home: home, Environ: []string{"HOME=" + home}})
-	l, err := f.m.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.h, err = host.NewFromLoaded(l.Loaded, host.Options{PluginDirs: []string{bins.PluginDir()}, Environ: []string{"PATH=" + os.Getenv("PATH")},
-		TokenStore: tokens.FileStore{Dir: t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.h.Start(t.Context())
-	t.Cleanup(func() { f.h.Close() })
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	if err := f.h.WaitSettled(ctx); err != nil {
-		t.Fatal(err)
-	}
+	f := startHost(t, map[string]any{"remote": map[string]any{"enabled": true, "type": "http", "url": s.MCP, "oauth": map[string]any{}},
+		"a": (&fixture{}).server()}, host.Options{TokenStore: tokens.FileStore{Dir: t.TempDir()}})
 	var handler http.Handler
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
 	defer f.srv.Close()

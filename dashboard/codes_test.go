@@ -5,53 +5,37 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/plughost/plughost/internal/fakeclock"
 )
-
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 func TestCodes(t *testing.T) {
 	tests := []struct {
 		name   string
-		redeem func(t *testing.T, c *Codes, clock *fakeClock, code string) error
+		redeem func(t *testing.T, c *Codes, clock *fakeclock.Clock, code string) error
 		want   error
 	}{
-		{"fresh code", func(t *testing.T, c *Codes, _ *fakeClock, code string) error { return c.Redeem(code) }, nil},
-		{"just before expiry", func(t *testing.T, c *Codes, clock *fakeClock, code string) error {
+		{"fresh code", func(t *testing.T, c *Codes, _ *fakeclock.Clock, code string) error { return c.Redeem(code) }, nil},
+		{"just before expiry", func(t *testing.T, c *Codes, clock *fakeclock.Clock, code string) error {
 			clock.Advance(CodeTTL - time.Nanosecond)
 			return c.Redeem(code)
 		}, nil},
-		{"expired", func(t *testing.T, c *Codes, clock *fakeClock, code string) error {
+		{"expired", func(t *testing.T, c *Codes, clock *fakeclock.Clock, code string) error {
 			clock.Advance(CodeTTL)
 			return c.Redeem(code)
 		}, ErrBadCode},
-		{"used twice", func(t *testing.T, c *Codes, _ *fakeClock, code string) error {
+		{"used twice", func(t *testing.T, c *Codes, _ *fakeclock.Clock, code string) error {
 			if err := c.Redeem(code); err != nil {
 				t.Fatalf("first use: %v", err)
 			}
 			return c.Redeem(code)
 		}, ErrBadCode},
-		{"unknown", func(t *testing.T, c *Codes, _ *fakeClock, code string) error {
+		{"unknown", func(t *testing.T, c *Codes, _ *fakeclock.Clock, code string) error {
 			return c.Redeem("0123456789abcdef0123456789abcdef")
 		}, ErrBadCode},
-		{"empty", func(t *testing.T, c *Codes, _ *fakeClock, code string) error { return c.Redeem("") }, ErrBadCode},
-		{"prefix", func(t *testing.T, c *Codes, _ *fakeClock, code string) error { return c.Redeem(code[:31]) }, ErrBadCode},
-		{"another code's use leaves this one", func(t *testing.T, c *Codes, _ *fakeClock, code string) error {
+		{"empty", func(t *testing.T, c *Codes, _ *fakeclock.Clock, code string) error { return c.Redeem("") }, ErrBadCode},
+		{"prefix", func(t *testing.T, c *Codes, _ *fakeclock.Clock, code string) error { return c.Redeem(code[:31]) }, ErrBadCode},
+		{"another code's use leaves this one", func(t *testing.T, c *Codes, _ *fakeclock.Clock, code string) error {
 			other, err := c.Issue()
 			if err != nil {
 				t.Fatal(err)
@@ -64,7 +48,7 @@ func TestCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clock := &fakeClock{now: time.Unix(1_700_000_000, 0)}
+			clock := fakeclock.New(time.Unix(1_700_000_000, 0))
 			c := NewCodes(clock.Now)
 			code, err := c.Issue()
 			if err != nil {

@@ -9,30 +9,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/plughost/plughost/internal/fakeclock"
 )
 
-// clock is a manual clock for the tests.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func newTest(level hclog.Level) (hclog.Logger, *bytes.Buffer, *clock) {
+func newTest(level hclog.Level) (hclog.Logger, *bytes.Buffer, *fakeclock.Clock) {
 	var buf bytes.Buffer
 	base := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: level, DisableTime: true})
-	c := &clock{now: time.Unix(1_000_000, 0)}
+	c := fakeclock.New(time.Unix(1_000_000, 0))
 	return New(base, Options{Burst: 3, Window: 10 * time.Second, Now: c.Now}), &buf, c
 }
 
@@ -59,7 +43,7 @@ func TestFloodCollapses(t *testing.T) {
 	if diff := cmp.Diff(want, lines(buf)); diff != "" {
 		t.Fatalf("first window (-want +got):\n%s", diff)
 	}
-	c.advance(10 * time.Second)
+	c.Advance(10 * time.Second)
 	srv.Info("tools changed", "tools", 1000)
 	want = append(want,
 		"[INFO]  tools changed (997 similar messages suppressed): server=flood tools=999",
@@ -95,7 +79,7 @@ func TestPendingSummary(t *testing.T) {
 	for range 5 {
 		l.Info("spam")
 	}
-	c.advance(11 * time.Second)
+	c.Advance(11 * time.Second)
 	l.Info("something else")
 	want := []string{"[INFO]  spam", "[INFO]  spam", "[INFO]  spam", "[INFO]  spam (2 similar messages suppressed)", "[INFO]  something else"}
 	if diff := cmp.Diff(want, lines(buf)); diff != "" {

@@ -17,32 +17,15 @@ import (
 
 	"github.com/plughost/plughost/host/oauth"
 	"github.com/plughost/plughost/host/tokens"
+	"github.com/plughost/plughost/internal/fakeclock"
 	"github.com/plughost/plughost/internal/testoauth"
 	"github.com/plughost/plughost/pluginapi"
 )
 
-// clock is a settable clock for token expiry.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // fixture is a Manager over a store, with a log that tests search for tokens.
 type fixture struct {
 	store tokens.Store
-	clock *clock
+	clock *fakeclock.Clock
 	log   *bytes.Buffer
 	m     *tokens.Manager
 }
@@ -52,7 +35,7 @@ func newFixture(t *testing.T, store tokens.Store) *fixture {
 	if store == nil {
 		store = tokens.FileStore{Dir: filepath.Join(t.TempDir(), "oauth")}
 	}
-	f := &fixture{store: store, clock: &clock{now: time.Now()}, log: &bytes.Buffer{}}
+	f := &fixture{store: store, clock: fakeclock.New(time.Now()), log: &bytes.Buffer{}}
 	logger := hclog.New(&hclog.LoggerOptions{Output: &lockedWriter{w: f.log}, Level: hclog.Trace})
 	f.m = tokens.NewManager(tokens.Options{Store: store, Logger: logger, Now: f.clock.Now, PollInterval: 20 * time.Millisecond})
 	return f
@@ -140,7 +123,7 @@ func TestRefreshBeforeExpiry(t *testing.T) {
 	if _, err := c.Login(context.Background(), browser(t)); err != nil {
 		t.Fatal(err)
 	}
-	f.clock.Add(9 * time.Minute) // within a minute of expiry: refresh now
+	f.clock.Advance(9 * time.Minute) // within a minute of expiry: refresh now
 	a, err := c.Authorization(context.Background())
 	if err != nil || a.Value != "Bearer at-2" {
 		t.Fatalf("Authorization near expiry = %q, %v; want the refreshed at-2", a.Value, err)
@@ -331,14 +314,14 @@ func TestTokenEndpointTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.HangTokenEndpoint()
-	f.clock.Add(9*time.Minute + 30*time.Second) // refresh due, token not expired
+	f.clock.Advance(9*time.Minute + 30*time.Second) // refresh due, token not expired
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	a, err := c.Authorization(ctx)
 	cancel()
 	if err != nil || a.Value != "Bearer at-1" || a.CacheFor != 0 {
 		t.Errorf("refresh timed out before expiry: %q (cache %s), %v; want at-1 kept, asked again next time", a.Value, a.CacheFor, err)
 	}
-	f.clock.Add(time.Minute) // now expired
+	f.clock.Advance(time.Minute) // now expired
 	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
 	_, err = c.Authorization(ctx)
 	cancel()
@@ -507,7 +490,7 @@ func TestRefusedAfterRefresh(t *testing.T) {
 	if a, err := c.Rejected(context.Background(), pluginapi.Rejection{Status: 401, Sent: "Bearer at-3"}); err != nil || a.Value != "Bearer at-4" {
 		t.Fatalf("refusal after a new login: %q, %v", a.Value, err)
 	}
-	f.clock.Add(2 * time.Hour)
+	f.clock.Advance(2 * time.Hour)
 	if a, err := c.Rejected(context.Background(), pluginapi.Rejection{Status: 401, Sent: "Bearer at-4"}); err != nil || a.Value != "Bearer at-5" {
 		t.Errorf("refusal of a refreshed token two hours later: %q, %v; want another refresh", a.Value, err)
 	}
