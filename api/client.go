@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"time"
 
-
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/host/manage"

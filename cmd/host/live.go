@@ -7,7 +7,6 @@ import (
 	"os"
 	"time"
 
-
 	"github.com/plughost/plughost/api"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/registry"

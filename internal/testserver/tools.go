@@ -57,6 +57,9 @@ func newServer(o options, f *fixture) *server.MCPServer {
 	if o.junkTool {
 		s.AddTools(f.junkTool())
 	}
+	if o.vendorResult {
+		s.AddTools(vendorTool())
+	}
 	if fl != nil {
 		s.AddTools(fl.tool())
 		f.flood = fl
