@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,9 +54,14 @@ func TestToolResultsKeepEveryMember(t *testing.T) {
 				"stdio":           stdioPipes(t, gateway.New(h, gateway.Options{}).ServeStdio),
 			}
 			for door, tr := range doors {
-				got := rawCall(t, start(t, tr), "mcp_v_"+"vendor_result")
+				c := start(t, tr)
+				got := rawCall(t, c, "mcp_v_vendor_result")
 				if diff := cmp.Diff(want, jsonTree(t, got)); diff != "" {
 					t.Errorf("%s: the result differs from the server's (-server +gateway):\n%s", door, diff)
+				}
+				got = rawTaskResult(t, c, "mcp_v_vendor_result")
+				if diff := cmp.Diff(want, jsonTree(t, got)); diff != "" {
+					t.Errorf("%s: the task's result differs from the server's (-server +gateway):\n%s", door, diff)
 				}
 			}
 		})
@@ -77,17 +84,43 @@ func httpTransport(t *testing.T, url string) transport.Interface {
 // arrived, undecoded.
 func rawCall(t *testing.T, c *mcpClient, tool string) json.RawMessage {
 	t.Helper()
+	return sendRaw(t, c, string(mcp.MethodToolsCall), map[string]any{"name": tool, "arguments": map[string]any{}})
+}
+
+// rawTaskResult calls tool as a task over c's transport and returns the
+// task's tasks/result as it arrived, undecoded.
+func rawTaskResult(t *testing.T, c *mcpClient, tool string) json.RawMessage {
+	t.Helper()
+	created := sendRaw(t, c, string(mcp.MethodToolsCall),
+		map[string]any{"name": tool, "arguments": map[string]any{}, "task": map[string]any{"ttl": 60000}})
+	var task struct {
+		Task struct {
+			TaskID string `json:"taskId"`
+		} `json:"task"`
+	}
+	if err := json.Unmarshal(created, &task); err != nil || task.Task.TaskID == "" {
+		t.Fatalf("a task-augmented call answered %s; want a task", created)
+	}
+	return sendRaw(t, c, "tasks/result", map[string]any{"taskId": task.Task.TaskID})
+}
+
+// rawIDs numbers the requests sendRaw sends.
+var rawIDs atomic.Int64
+
+// sendRaw sends a request over c's transport and returns its result as
+// it arrived, undecoded.
+func sendRaw(t *testing.T, c *mcpClient, method string, params map[string]any) json.RawMessage {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	resp, err := c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{
-		JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId("raw-call"), Method: string(mcp.MethodToolsCall),
-		Params: map[string]any{"name": tool, "arguments": map[string]any{}},
+		JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(fmt.Sprintf("raw-%d", rawIDs.Add(1))), Method: method, Params: params,
 	})
 	if err != nil {
-		t.Fatalf("call %s: %v", tool, err)
+		t.Fatalf("%s: %v", method, err)
 	}
 	if resp.Error != nil {
-		t.Fatalf("call %s: %+v", tool, resp.Error)
+		t.Fatalf("%s: %+v", method, resp.Error)
 	}
 	return resp.Result
 }

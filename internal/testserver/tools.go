@@ -46,6 +46,8 @@ func newServer(o options, f *fixture) *server.MCPServer {
 	}
 	if o.faithful {
 		sopts = append(sopts, faithfulOptions()...)
+	} else if o.vendorResult { // its task's tasks/result is answered by vendorCall
+		sopts = append(sopts, server.WithTaskCapabilities(true, true, true))
 	}
 	s := server.NewMCPServer(o.name, "0.0.0-test", sopts...)
 	f.server = s

@@ -43,21 +43,37 @@ func vendorTool() server.ServerTool {
 	}
 }
 
+// vendorTaskID is the task a task-augmented call of vendor_result creates.
+const vendorTaskID = "vendor-task"
+
 // vendorCall returns the response to msg when it is a tools/call of
-// vendor_result, else nil.
+// vendor_result — VendorResult, or with a "task" member the task
+// vendorTaskID, already completed — or the tasks/result of that task
+// (VendorResult again); else nil.
 func vendorCall(msg []byte) []byte {
 	var req struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 		Params struct {
-			Name string `json:"name"`
+			Name   string          `json:"name"`
+			Task   json.RawMessage `json:"task"`
+			TaskID string          `json:"taskId"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(msg, &req) != nil || req.Method != string(mcp.MethodToolsCall) ||
-		req.Params.Name != vendorToolName || len(req.ID) == 0 {
+	if json.Unmarshal(msg, &req) != nil || len(req.ID) == 0 {
 		return nil
 	}
-	return []byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + VendorResult + `}`)
+	result := ""
+	switch {
+	case req.Method == string(mcp.MethodToolsCall) && req.Params.Name == vendorToolName && len(req.Params.Task) > 0:
+		result = `{"task":{"taskId":"` + vendorTaskID + `","status":"completed","createdAt":"2026-01-01T00:00:00Z","lastUpdatedAt":"2026-01-01T00:00:00Z","ttl":60000}}`
+	case req.Method == string(mcp.MethodToolsCall) && req.Params.Name == vendorToolName,
+		req.Method == "tasks/result" && req.Params.TaskID == vendorTaskID:
+		result = VendorResult
+	default:
+		return nil
+	}
+	return []byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + `}`)
 }
 
 // vendorStdio returns the reader mcp-go's stdio server reads: in, but for
