@@ -93,7 +93,7 @@ func newCallCommand(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole CallToolResult as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON, every member the server sent included")
 	addWaitFlag(cmd, &wait)
 	return cmd
 }
