@@ -1,21 +1,6 @@
 package eval
 
-import (
-	"testing"
-
-	"github.com/plughost/plughost/search"
-)
-
-// fixedSearcher answers every query with the hits listed for it.
-type fixedSearcher map[string][]string
-
-func (f fixedSearcher) Search(q string, k int) ([]search.Hit, error) {
-	var hits []search.Hit
-	for _, id := range f[q] {
-		hits = append(hits, search.Hit{ID: id})
-	}
-	return hits, nil
-}
+import "testing"
 
 func TestCountMissesSortsWhatWasRankedFirst(t *testing.T) {
 	want := []ToolRef{{"notes", "get_note"}}
@@ -26,7 +11,7 @@ func TestCountMissesSortsWhatWasRankedFirst(t *testing.T) {
 		{ID: "other", Query: "other", Relevant: want},
 		{ID: "none", Query: "none", Relevant: want},
 	}
-	s := fixedSearcher{
+	s := fixed{
 		"hit":      {ToolID("notes", "get_note")},
 		"sibling":  {ToolID("notes", "get_notes"), ToolID("notes", "get_note")},
 		"namesake": {ToolID("bear", "Get-Note")},
