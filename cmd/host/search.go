@@ -97,12 +97,14 @@ chooses a setting on each half from a grid and reports it on the other half.
 --ltr evaluates a learned re-rank of the BM25 top k (features of each query and tool, a
 linear model): every trainer learns its weights on one half and is measured on the other,
 a two-fold cross-validation chooses among the trainers, and each feature is left out in
-turn (the word vectors give the dense feature when they are found).
+turn (the word vectors give the dense feature when they are found; with --embeddings, the
+endpoint's vectors do).
 
 --embeddings URL measures an OpenAI-compatible embeddings endpoint (Ollama, llama.cpp,
 vLLM, OpenAI; the setting tools.mcp.discovery.semantic.endpoint) instead of the word
 vectors: alone it evaluates the host's re-rank (weight 0.5 over the BM25 top 50), with
---semantic dense=W,depth=N another one, and --ablate / --cv its weights and depths.`,
+--semantic dense=W,depth=N another one, --ablate / --cv its weights and depths, and --ltr the
+learned re-rank with the endpoint's cosine as its dense feature.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if toolsFile == "" || len(queryFiles) == 0 {
@@ -123,9 +125,6 @@ vectors: alone it evaluates the host's re-rank (weight 0.5 over the BM25 top 50)
 				return err
 			}
 			if embedURL != "" {
-				if ltr {
-					return usagef("--ltr takes its dense feature from the word vectors; leave out --embeddings")
-				}
 				var key string
 				if embedKeyEnv != "" {
 					if key = os.Getenv(embedKeyEnv); key == "" {
@@ -144,8 +143,10 @@ vectors: alone it evaluates the host's re-rank (weight 0.5 over the BM25 top 50)
 				}
 			}
 			if ltr {
-				if wv, err = loadEvalVectors(vectorsFile); err != nil {
-					fmt.Fprintf(g.stderr, "no word vectors (%v): the dense feature is 0\n", err)
+				if d.Embedder == nil {
+					if wv, err = loadEvalVectors(vectorsFile); err != nil {
+						fmt.Fprintf(g.stderr, "no word vectors (%v): the dense feature is 0\n", err)
+					}
 				}
 				rep, err := d.LearnToRank(wv)
 				if err != nil {
