@@ -138,6 +138,25 @@ func TestSearchCommands(t *testing.T) {
 		if calls.Load() == before {
 			t.Error("--ltr with --embeddings never called the endpoint")
 		}
+		down := httptest.NewServer(http.NotFoundHandler())
+		down.Close()
+		r = c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"), "--embeddings", down.URL+"/v1")
+		if r.code != 1 || !strings.Contains(r.stderr, "--embeddings:") {
+			t.Errorf("an endpoint that is down: want exit 1 naming --embeddings, got %s", r)
+		}
+		var answered atomic.Int64
+		flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if answered.Add(1) > 1 { // the probe passes, the evaluation's calls fail
+				http.Error(w, "overloaded", http.StatusServiceUnavailable)
+				return
+			}
+			w.Write([]byte(`{"data":[{"index":0,"embedding":[1,0]}]}`))
+		}))
+		defer flaky.Close()
+		r = c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"), "--embeddings", flaky.URL+"/v1")
+		if r.code != 1 || !strings.Contains(r.stderr, "the embeddings endpoint failed") || !strings.Contains(r.stderr, "503") {
+			t.Errorf("an endpoint failing during the run: want exit 1 saying the figures are not the endpoint's, got %s", r)
+		}
 		r = c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"),
 			"--embeddings", srv.URL+"/v1", "--embeddings-key-env", "PLUGHOST_TEST_UNSET_KEY")
 		if r.code != 2 {
