@@ -61,6 +61,16 @@ func (w *SpoolWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// ID returns the message's top-level id once it has been read whole, else
+// nil. It stays available after a refusal, so a reader can answer the
+// request with an error instead.
+func (w *SpoolWriter) ID() json.RawMessage {
+	if len(w.sp.id) == 0 || !json.Valid(w.sp.id) {
+		return nil
+	}
+	return append(json.RawMessage(nil), w.sp.id...)
+}
+
 // refuse gives the message up as one over the message limit.
 func (w *SpoolWriter) refuse() error {
 	w.Abort()

@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"encoding/json"
 
 	"github.com/plughost/plughost/pluginapi"
 )
@@ -16,6 +17,7 @@ const (
 // values of its data lines (the JSON-RPC message, lines joined by a newline
 // as a reader of the stream would join them) go to w, its id is kept, the
 // other fields and comments are skipped. It ends at the event's blank line.
+// With w nil (the spool refused the result) the data is skipped too.
 type eventFields struct {
 	w *pluginapi.SpoolWriter
 
@@ -27,6 +29,16 @@ type eventFields struct {
 
 	id    []byte
 	hasID bool
+
+	refused   error           // why the spool refused the result (w is then nil)
+	requestID json.RawMessage // the refused result's JSON-RPC id
+}
+
+// abort drops the spool file, if any.
+func (f *eventFields) abort() {
+	if f.w != nil {
+		f.w.Abort()
+	}
 }
 
 // feed scans b and returns how many of its bytes belong to the event and
@@ -88,8 +100,10 @@ func (f *eventFields) data(b []byte) (int, error) {
 	if end >= 0 {
 		n = end + 1
 	}
-	if _, err := f.w.Write(b[skip:n]); err != nil {
-		return 0, err
+	if f.w != nil {
+		if _, err := f.w.Write(b[skip:n]); err != nil {
+			return 0, err
+		}
 	}
 	if end >= 0 {
 		f.endLine()

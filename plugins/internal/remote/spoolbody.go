@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -185,7 +186,7 @@ func (e *eventSpoolBody) Read(p []byte) (int, error) {
 			}
 		case e.readErr != nil:
 			if e.fields != nil { // the stream ended inside a spooled event
-				e.fields.w.Abort()
+				e.fields.abort()
 				e.fields = nil
 			}
 			if e.event.Len() > 0 { // a last event with no blank line
@@ -205,7 +206,7 @@ func (e *eventSpoolBody) refuse(err error) {
 	e.err, e.rest = err, nil
 	e.event.Release()
 	if e.fields != nil {
-		e.fields.w.Abort()
+		e.fields.abort()
 		e.fields = nil
 	}
 }
@@ -251,15 +252,31 @@ func (e *eventSpoolBody) scan() error {
 // scanSpooled feeds rest to the spooled event; at its end the event that
 // stands in for it is made ready.
 func (e *eventSpoolBody) scanSpooled() error {
-	n, done, err := e.fields.feed(e.rest)
-	e.rest = e.rest[n:]
-	if err != nil || !done {
-		return err
-	}
 	f := e.fields
+	n, done, err := f.feed(e.rest)
+	e.rest = e.rest[n:]
+	if err != nil {
+		// A result over the spool's own limit fails its request, not the
+		// stream: the rest of the event is skipped and an error answers it.
+		id := f.w.ID()
+		if pluginapi.LimitSetting(err) == "" || id == nil {
+			return err
+		}
+		f.w, f.refused, f.requestID = nil, err, id
+		return nil
+	}
+	if !done {
+		return nil
+	}
 	e.fields = nil
 	e.nl = true
-	msg, err := f.w.Finish()
+	var msg []byte
+	if f.refused != nil {
+		msg, err = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": f.requestID,
+			"error": map[string]any{"code": internalError, "message": f.refused.Error()}})
+	} else {
+		msg, err = f.w.Finish()
+	}
 	if err != nil {
 		return err
 	}
@@ -272,6 +289,9 @@ func (e *eventSpoolBody) scanSpooled() error {
 	e.serving = true
 	return nil
 }
+
+// internalError is JSON-RPC's "internal error" code.
+const internalError = -32603
 
 // Close releases what is held and closes the body.
 func (e *eventSpoolBody) Close() error {
