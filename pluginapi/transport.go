@@ -51,7 +51,8 @@ type OpenRequest struct {
 	// the server; 0 means DefaultMaxMessageBytes. A transport that reads the
 	// server's messages itself fails the connection with a *Error of
 	// KindMessageTooLarge past it, without buffering more of the message
-	// (see LineReader); the host also refuses relayed messages over it.
+	// (see LineReader), unless Spool takes it as a result; the host also
+	// refuses relayed messages over it.
 	MaxMessageBytes int
 	// Spool, when set, is where a tools/call result over MaxMessageBytes
 	// (and up to Spool.MaxBytes) is written as it is read instead of being
