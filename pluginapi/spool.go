@@ -31,7 +31,7 @@ type ResultSpool struct {
 	// directory of MCP results, so the model can page them); it is created
 	// 0700 if missing.
 	Dir string
-	// MaxBytes is the largest result line spooled (max_result_mb).
+	// MaxBytes is the largest result message spooled (max_result_mb).
 	MaxBytes int
 	// NamePrefix starts the file name of a finished result, which is
 	// StampedName(NamePrefix, now); "" means "result".
