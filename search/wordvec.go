@@ -158,6 +158,9 @@ func WriteWordVectors(w io.Writer, words []string, vecs [][]float32) error {
 // Len returns the number of words in the table.
 func (wv *WordVectors) Len() int { return len(wv.words) }
 
+// Word returns the word of rank i (0: the most frequent), for 0 ≤ i < Len().
+func (wv *WordVectors) Word(i int) string { return wv.words[i] }
+
 // Dims returns the dimension of the vectors.
 func (wv *WordVectors) Dims() int { return wv.dims }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -73,9 +74,10 @@ func newSearchRunCommand(g *globals, regex bool) *cobra.Command {
 
 func newSearchEvalCommand(g *globals) *cobra.Command {
 	var toolsFile, serversFile, vectorsFile, semanticSpec, split string
+	var embedURL, embedModel, embedKeyEnv string
 	var queryFiles []string
 	var k int
-	var asJSON, baseline, ablate, cv, ltr bool
+	var asJSON, baseline, ablate, cv, ltr, misses bool
 	cmd := &cobra.Command{
 		Use:   "eval --tools FILE --queries FILE [--queries FILE]",
 		Short: "Measure search quality on a benchmark (R@1, R@5, R@10, MRR@10; StepR@5, All@10 for multi-step files)",
@@ -95,7 +97,12 @@ chooses a setting on each half from a grid and reports it on the other half.
 --ltr evaluates a learned re-rank of the BM25 top k (features of each query and tool, a
 linear model): every trainer learns its weights on one half and is measured on the other,
 a two-fold cross-validation chooses among the trainers, and each feature is left out in
-turn (the word vectors give the dense feature when they are found).`,
+turn (the word vectors give the dense feature when they are found).
+
+--embeddings URL measures an OpenAI-compatible embeddings endpoint (Ollama, llama.cpp,
+vLLM, OpenAI; the setting tools.mcp.discovery.semantic.endpoint) instead of the word
+vectors: alone it evaluates the host's re-rank (weight 0.5 over the BM25 top 50), with
+--semantic dense=W,depth=N another one, and --ablate / --cv its weights and depths.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if toolsFile == "" || len(queryFiles) == 0 {
@@ -115,8 +122,23 @@ turn (the word vectors give the dense feature when they are found).`,
 			if err != nil {
 				return err
 			}
+			if embedURL != "" {
+				if ltr {
+					return usagef("--ltr takes its dense feature from the word vectors; leave out --embeddings")
+				}
+				var key string
+				if embedKeyEnv != "" {
+					if key = os.Getenv(embedKeyEnv); key == "" {
+						return usagef("--embeddings-key-env %s: the variable is empty or unset", embedKeyEnv)
+					}
+				}
+				d.Embedder = &search.OpenAIEmbedder{BaseURL: embedURL, Model: embedModel, APIKey: key}
+				if sem == nil {
+					sem = &search.Semantic{Dense: 0.5, Depth: 50}
+				}
+			}
 			var wv *search.WordVectors
-			if sem != nil || ablate || cv {
+			if needsWordVectors := (sem != nil && (d.Embedder == nil || sem.Expansion > 0)) || ((ablate || cv) && d.Embedder == nil); needsWordVectors {
 				if wv, err = loadEvalVectors(vectorsFile); err != nil {
 					return err
 				}
@@ -137,7 +159,11 @@ turn (the word vectors give the dense feature when they are found).`,
 			}
 			switch {
 			case ablate:
-				rows, err := d.Ablate(eval.AblationVariants(), 1, wv)
+				variants := eval.AblationVariants()
+				if d.Embedder != nil {
+					variants = eval.EndpointVariants()
+				}
+				rows, err := d.Ablate(variants, 1, wv)
 				if err != nil {
 					return err
 				}
@@ -147,7 +173,11 @@ turn (the word vectors give the dense feature when they are found).`,
 				printAblation(g.stdout, rows)
 				return nil
 			case cv:
-				folds, err := d.CrossValidate(eval.Grid(), wv)
+				grid := eval.Grid()
+				if d.Embedder != nil {
+					grid = eval.EndpointGrid()
+				}
+				folds, err := d.CrossValidate(grid, wv)
 				if err != nil {
 					return err
 				}
@@ -163,6 +193,9 @@ turn (the word vectors give the dense feature when they are found).`,
 				return err
 			}
 			defer done()
+			if misses {
+				return printMisses(g.stdout, s, eval.SplitSingle(d.Single, split), asJSON)
+			}
 			if len(d.Multi) > 0 {
 				res, err := eval.EvalMulti(s, eval.SplitMulti(d.Multi, split))
 				if err != nil {
@@ -202,6 +235,10 @@ turn (the word vectors give the dense feature when they are found).`,
 	cmd.Flags().BoolVar(&ablate, "ablate", false, "measure each piece of the semantic signal on both halves")
 	cmd.Flags().BoolVar(&ltr, "ltr", false, "evaluate a learned re-rank of the BM25 top k: cross-fitted on the two halves, with its ablation")
 	cmd.Flags().BoolVar(&cv, "cv", false, "two-fold cross-validation: choose a setting on each half, report it on the other")
+	cmd.Flags().BoolVar(&misses, "misses", false, "sort the single-tool queries whose first result is wrong by what came first: a sibling tool of the right server, a namesake on another server, or another tool")
+	cmd.Flags().StringVar(&embedURL, "embeddings", "", "base URL of an OpenAI-compatible embeddings API to measure, e.g. http://127.0.0.1:11434/v1")
+	cmd.Flags().StringVar(&embedModel, "embeddings-model", "", "the embedding model's name, sent with every --embeddings request")
+	cmd.Flags().StringVar(&embedKeyEnv, "embeddings-key-env", "", "environment variable holding the --embeddings API key (sent as a bearer token)")
 	return cmd
 }
 
@@ -258,6 +295,37 @@ func loadEvalVectors(path string) (*search.WordVectors, error) {
 		return nil, fmt.Errorf("no word-vector file at %s: run `make wordvec` or pass --vectors FILE", strings.Join(paths, ", "))
 	}
 	return wv, nil
+}
+
+// printMisses prints, per level, what the ranking put first when it was
+// not an acceptable tool.
+func printMisses(w io.Writer, s eval.Searcher, qs []eval.Query, asJSON bool) error {
+	byLevel := map[int][]eval.Query{}
+	var levels []int
+	for _, q := range qs {
+		if byLevel[q.Level] == nil {
+			levels = append(levels, q.Level)
+		}
+		byLevel[q.Level] = append(byLevel[q.Level], q)
+	}
+	sort.Ints(levels)
+	out := map[string]eval.Misses{}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "level	n	not first	sibling first	namesake first	other first	not in top 5	R@1 if namesakes counted	")
+	for _, lv := range levels {
+		m, err := eval.CountMisses(s, byLevel[lv])
+		if err != nil {
+			return err
+		}
+		out[strconv.Itoa(lv)] = m
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f\t\n", lv, m.N, m.NotFirst, m.Sibling, m.Namesake, m.Other, m.NotInTop5, m.R1IfNamesakesCounted())
+	}
+	if asJSON {
+		return writeJSON(w, out)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nsibling: another tool of a server with an acceptable tool; namesake: a tool of another server named like an acceptable one (case and punctuation aside), which the labels do not accept.")
+	return nil
 }
 
 func printAblation(w io.Writer, rows []eval.Row) {

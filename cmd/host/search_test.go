@@ -2,9 +2,12 @@ package main_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -67,6 +70,71 @@ func TestSearchCommands(t *testing.T) {
 			"ablation of coordinate ascent, depth 30", "without name_cover", "weights (raw features)"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("no %q in the report:\n%s", want, r.stdout)
+			}
+		}
+	})
+
+	t.Run("eval misses", func(t *testing.T) {
+		t.Parallel()
+		r := c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"), "--misses", "--json")
+		var got map[string]struct {
+			N        int `json:"n"`
+			NotFirst int `json:"not_first"`
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &got) != nil {
+			t.Fatalf("want exit 0 and a JSON object, got %s", r)
+		}
+		if got["1"].N != 1 || got["2"].N != 2 || got["2"].NotFirst > got["2"].N {
+			t.Errorf("got %+v; want level 1: 1 query, level 2: 2 queries", got)
+		}
+		r = c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"), "--misses")
+		wantContains(t, "stdout", r.stdout, "sibling first")
+	})
+
+	t.Run("eval embeddings endpoint", func(t *testing.T) {
+		t.Parallel()
+		var calls atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			calls.Add(1)
+			var body struct{ Input []string }
+			if req.URL.Path != "/v1/embeddings" || json.NewDecoder(req.Body).Decode(&body) != nil {
+				http.Error(w, "bad request", http.StatusBadRequest)
+				return
+			}
+			type item struct {
+				Index     int       `json:"index"`
+				Embedding []float32 `json:"embedding"`
+			}
+			var out struct {
+				Data []item `json:"data"`
+			}
+			for i, text := range body.Input {
+				v := make([]float32, 8)
+				for _, word := range strings.Fields(strings.ToLower(text)) {
+					v[len(word)%8]++
+				}
+				v[0] += 0.1
+				out.Data = append(out.Data, item{i, v})
+			}
+			json.NewEncoder(w).Encode(out)
+		}))
+		defer srv.Close()
+		r := c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"),
+			"--queries", data("eval_multistep.json"), "--embeddings", srv.URL+"/v1", "--ablate")
+		if r.code != 0 {
+			t.Fatalf("want exit 0, got %s", r)
+		}
+		wantContains(t, "stdout", r.stdout, "+ endpoint re-rank (w 0.5, top 50)")
+		if calls.Load() == 0 {
+			t.Error("the endpoint was never called")
+		}
+		for _, args := range [][]string{
+			{"--embeddings", srv.URL + "/v1", "--ltr"},
+			{"--embeddings", srv.URL + "/v1", "--embeddings-key-env", "PLUGHOST_TEST_UNSET_KEY"},
+		} {
+			args = append([]string{"search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json")}, args...)
+			if r := c.run(t, args...); r.code != 2 {
+				t.Errorf("%v: want exit 2, got %s", args[len(args)-2:], r)
 			}
 		}
 	})

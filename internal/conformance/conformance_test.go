@@ -36,6 +36,13 @@ var authScenarios = []string{
 // and the rest of the protocol. Each must pass with a non-zero check count.
 var coreScenarios = append([]string{"initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"}, authScenarios...)
 
+// timingScenarios hold the client to wall-clock tolerances (sse-retry:
+// reconnect between 450 and 700 ms after the server closes the stream).
+// The suite runs its scenarios in parallel, so on a loaded machine a late
+// timer can miss them without anything being wrong; one that misses is run
+// once more, alone, and must pass then.
+var timingScenarios = []string{"sse-retry"}
+
 // suite locates the installed conformance CLI and the Node 22 it needs:
 // under $PLUGHOST_CONFORMANCE_DIR, else <module>/.cache/conformance, where
 // `make testdeps` installs them.
@@ -100,6 +107,24 @@ func TestClientScenarios(t *testing.T) {
 	results, err := readResults(out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, name := range timingScenarios {
+		if c, ran := results[name]; ran && !c.passed() {
+			t.Logf("%s: %d checks passed, %d failed, %d warnings with the suite in parallel; running it once more, alone", name, c.Success, c.Failure, c.Warning)
+			again := t.TempDir()
+			cmd := exec.CommandContext(ctx, cli, "client", "--command", set.Path("client"), "--scenario", name, "--timeout", "90000", "-o", again)
+			cmd.Env = append(os.Environ(), "PATH="+nodeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			alone, _ := cmd.CombinedOutput()
+			retried, err := readResults(again)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c, ok := retried[name]; ok {
+				results[name] = c
+			} else {
+				t.Logf("%s alone left no results:\n%s", name, tail(alone))
+			}
+		}
 	}
 	t.Logf("core client scenarios (conformance suite exit: %v):\n%s", runErr, table(results))
 	for _, name := range coreScenarios {

