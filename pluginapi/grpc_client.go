@@ -59,7 +59,7 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 		return nil, fromStatus("open", err)
 	}
 	open := &pb.Open{ServerName: req.ServerName, Config: req.Config, WantDirectPipes: req.WantDirectPipes,
-		Credentials: req.Credentials != nil, MaxMessageBytes: int64(limit), AcceptParts: true}
+		Credentials: req.Credentials != nil, MaxMessageBytes: int64(limit), AcceptParts: true, Spool: spoolToProto(req.Spool)}
 	if d, ok := ctx.Deadline(); ok {
 		open.DeadlineUnixNano = d.UnixNano()
 	}

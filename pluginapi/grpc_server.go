@@ -164,6 +164,7 @@ func (s *grpcServer) open(ctx context.Context, open *pb.Open, creds *streamCrede
 		Config:          open.GetConfig(),
 		WantDirectPipes: open.GetWantDirectPipes(),
 		MaxMessageBytes: int(min(open.GetMaxMessageBytes(), maxMessageBytes)),
+		Spool:           spoolFromProto(open.GetSpool()),
 	}
 	if creds != nil {
 		req.Credentials = creds

@@ -106,26 +106,23 @@ func (l *LineReader) readLong(frag []byte) ([]byte, error) {
 
 // spoolRest carries on with a line over the limit as a spooled result:
 // what was gathered so far and frag (the newline stripped already when
-// err is nil) go through a spooler, then the rest of the line. It returns
-// the message that stands in for the line, or the error that refuses it.
+// err is nil) go through a SpoolWriter, then the rest of the line. It
+// returns the message that stands in for the line, or the error that
+// refuses it.
 func (l *LineReader) spoolRest(s *spill, frag []byte, err error) ([]byte, error) {
-	sp, serr := newSpooler(l.spool)
+	w, serr := l.spool.Begin(l.limit, "")
 	if serr != nil {
-		return nil, &Error{Op: "recv", Kind: KindInternal, Err: fmt.Errorf("spool a result over the %s message limit to %s: %w", FormatBytes(l.limit), l.spool.Dir, serr)}
+		return nil, serr
 	}
 	for _, c := range s.chunks {
-		sp.write(c)
+		if _, werr := w.Write(c); werr != nil {
+			return nil, werr
+		}
 	}
 	s.release()
-	for first := true; ; first = false {
-		if sp.size+len(frag) > l.spool.MaxBytes {
-			sp.abort()
-			return nil, &Error{Op: "recv", Kind: KindMessageTooLarge, Err: &MessageTooLargeError{Limit: l.spool.MaxBytes, Seen: sp.size + len(frag), What: "result"}}
-		}
-		sp.write(frag)
-		if first && sp.hopeless() || sp.notResult {
-			sp.abort()
-			return nil, l.tooLarge(sp.size)
+	for {
+		if _, werr := w.Write(frag); werr != nil {
+			return nil, werr
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
 			break
@@ -136,17 +133,10 @@ func (l *LineReader) spoolRest(s *spill, frag []byte, err error) ([]byte, error)
 		}
 	}
 	if err != nil { // the stream ended inside the line
-		sp.abort()
+		w.Abort()
 		return nil, err
 	}
-	msg, ok, ferr := sp.finish(l.limit)
-	if ferr != nil {
-		return nil, &Error{Op: "recv", Kind: KindInternal, Err: ferr}
-	}
-	if !ok {
-		return nil, l.tooLarge(sp.size)
-	}
-	return msg, nil
+	return w.Finish()
 }
 
 func (l *LineReader) tooLarge(seen int) error {
@@ -160,9 +150,12 @@ type MessageTooLargeError struct {
 	// Seen is how many bytes of the message had been read when it was
 	// refused (a little more than Limit: reading stops there).
 	Seen int
-	// What names what was too large ("response body", "event"); "" means
-	// "message".
+	// What names what was too large ("response body", "event", "result");
+	// "" means "message".
 	What string
+	// Setting, when set, names the setting that raises Limit; the error
+	// then says to raise it.
+	Setting string
 }
 
 // Error implements error.
@@ -171,7 +164,11 @@ func (e *MessageTooLargeError) Error() string {
 	if what == "" {
 		what = "message"
 	}
-	return fmt.Sprintf("the server sent a %s larger than the %s limit (refused after %d bytes)", what, FormatBytes(e.Limit), e.Seen)
+	msg := fmt.Sprintf("the server sent a %s larger than the %s limit (refused after %d bytes)", what, FormatBytes(e.Limit), e.Seen)
+	if e.Setting != "" {
+		msg += fmt.Sprintf("; raise %s to accept larger %ss", e.Setting, what)
+	}
+	return msg
 }
 
 // FormatBytes writes n as MiB when it is a whole number of them, else as

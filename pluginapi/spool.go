@@ -2,35 +2,40 @@ package pluginapi
 
 import (
 	"bufio"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// ResultSpool lets the host's direct-pipes reader take a tools/call result
-// larger than the message limit without holding it in memory: the line is
-// scanned as it is read, the text of its content items is decoded straight
-// into a file in Dir, and the message handed on in its place is a small
-// result of the same request holding the beginning of that text and the
-// file's path (see spooledMessage). A line over MaxBytes, or a message over
-// the limit that is not a result, still fails the connection with
+// ResultSpool lets whoever reads a server's messages take a tools/call
+// result larger than the message limit without holding it in memory: the
+// message is scanned as it is read (SpoolWriter), the text of its content
+// items is decoded straight into a 0600 file in Dir, and the message handed
+// on in its place is a small result of the same request holding the
+// beginning of that text and the file's path. A message over MaxBytes, or
+// one over the limit that is not a result, is still refused with
 // KindMessageTooLarge.
 //
-// It is a host-side setting of OpenRequest: it does not cross the plugin
-// boundary, so results relayed by a plugin keep the message limit.
+// The host's direct-pipes reader uses it itself (LineReader.SetSpool); it
+// also crosses the plugin boundary in the Open frame, so a transport that
+// reads the server itself (the stdio relay, the sse and http plugins)
+// spools the same way.
 type ResultSpool struct {
 	// Dir is where spooled results are written (the artifact store's
 	// directory of MCP results, so the model can page them); it is created
 	// 0700 if missing.
 	Dir string
-	// MaxBytes is the largest result line spooled (max_result_mb).
+	// MaxBytes is the largest result message spooled (max_result_mb).
 	MaxBytes int
-	// Name returns the file name of a finished result; nil names it
-	// "result-<random>.txt".
-	Name func() string
+	// NamePrefix starts the file name of a finished result, which is
+	// StampedName(NamePrefix, now); "" means "result".
+	NamePrefix string
 	// MaxSetting and MessageSetting name the settings that raise MaxBytes
 	// and the message limit, for the note in the result.
 	MaxSetting, MessageSetting string
@@ -335,11 +340,11 @@ func (s *spooler) finish(limit int) (json.RawMessage, bool, error) {
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}
-	name := "result-" + filepath.Base(s.f.Name())[len(".tmp-spool-"):] + ".txt"
-	if s.cfg.Name != nil {
-		name = s.cfg.Name()
+	prefix := s.cfg.NamePrefix
+	if prefix == "" {
+		prefix = "result"
 	}
-	final := filepath.Join(s.cfg.Dir, name)
+	final := filepath.Join(s.cfg.Dir, StampedName(prefix, time.Now()))
 	if err == nil {
 		err = os.Rename(s.f.Name(), final)
 	}
@@ -365,4 +370,14 @@ func (s *spooler) finish(limit int) (json.RawMessage, bool, error) {
 		return nil, false, err
 	}
 	return msg, true, nil
+}
+
+// StampedName returns a new file name prefix + "-<UTC time to the
+// millisecond>-<8 random hex digits>.txt": the naming of artifact files,
+// shared by the host's artifact store and spooled results, so both sort by
+// time and never collide.
+func StampedName(prefix string, now time.Time) string {
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:]) // crypto/rand.Read never fails on supported platforms
+	return fmt.Sprintf("%s-%s-%s.txt", prefix, now.UTC().Format("20060102T150405.000Z"), hex.EncodeToString(rnd[:]))
 }

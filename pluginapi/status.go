@@ -29,13 +29,13 @@ func toStatus(op string, err error) error {
 
 // detailOf encodes a typed error for the wire.
 func detailOf(pe *Error) *pb.ErrorDetail {
-	return &pb.ErrorDetail{Op: pe.Op, Kind: string(pe.Kind), Message: errMessage(pe)}
+	return &pb.ErrorDetail{Op: pe.Op, Kind: string(pe.Kind), Message: errMessage(pe), LimitSetting: LimitSetting(pe)}
 }
 
 // errorFromDetail rebuilds the typed error a detail carries.
 func errorFromDetail(d *pb.ErrorDetail) *Error {
 	kind := Kind(d.GetKind())
-	return &Error{Op: d.GetOp(), Kind: kind, Err: remoteError{msg: d.GetMessage(), base: baseOf(kind)}}
+	return &Error{Op: d.GetOp(), Kind: kind, Err: remoteError{msg: d.GetMessage(), base: baseOf(kind), setting: d.GetLimitSetting()}}
 }
 
 func errMessage(e *Error) string {
@@ -123,9 +123,26 @@ func baseOf(k Kind) error {
 // remoteError carries an error message from the other side of the plugin
 // boundary; it unwraps to the matching context error so errors.Is keeps working.
 type remoteError struct {
-	msg  string
-	base error
+	msg     string
+	base    error
+	setting string // see LimitSetting
 }
 
 func (e remoteError) Error() string { return e.msg }
 func (e remoteError) Unwrap() error { return e.base }
+
+// LimitSetting returns the setting that raises the limit a
+// KindMessageTooLarge error names, when the error says (a spooled result
+// over max_result_mb), on either side of the plugin boundary; "" means
+// the message limit.
+func LimitSetting(err error) string {
+	var tooLarge *MessageTooLargeError
+	if errors.As(err, &tooLarge) {
+		return tooLarge.Setting
+	}
+	var remote remoteError
+	if errors.As(err, &remote) {
+		return remote.setting
+	}
+	return ""
+}

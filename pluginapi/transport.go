@@ -51,12 +51,16 @@ type OpenRequest struct {
 	// the server; 0 means DefaultMaxMessageBytes. A transport that reads the
 	// server's messages itself fails the connection with a *Error of
 	// KindMessageTooLarge past it, without buffering more of the message
-	// (see LineReader); the host also refuses relayed messages over it.
+	// (see LineReader), unless Spool takes it as a result; the host also
+	// refuses relayed messages over it.
 	MaxMessageBytes int
-	// Spool, when set, is where the host's own reader of a server's stdout
-	// (the direct-pipes path) writes a tools/call result over
-	// MaxMessageBytes instead of refusing it (see ResultSpool). It stays in
-	// the host: plugins never see it, so relayed results keep the limit.
+	// Spool, when set, is where a tools/call result over MaxMessageBytes
+	// (and up to Spool.MaxBytes) is written as it is read instead of being
+	// refused (see ResultSpool): by the host's own reader of a server's
+	// stdout on the direct-pipes path, and by a transport that reads the
+	// server's messages itself, which then relays the small result naming
+	// the file. It crosses the plugin boundary in the Open frame (with Dir
+	// made absolute); a plugin that ignores it keeps the message limit.
 	Spool *ResultSpool
 	// Credentials, when set, supplies the Authorization header of every
 	// request to the server (the host holds the server's OAuth tokens). Only

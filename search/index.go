@@ -283,7 +283,7 @@ func (ix *Index) swapMeta(server string, old []string, entries []*entry) {
 // index uses them; total bounds the documents the index will hold.
 func (ix *Index) newEntries(docs []Doc, total int) []*entry {
 	var embedded [][]float32
-	if ix.embedder != nil && ix.denseOn() {
+	if ix.embedder != nil && (ix.denseOn() || ix.features) {
 		embedded = ix.embedder.docVectors(docs, total)
 	}
 	out := make([]*entry, len(docs))
@@ -296,6 +296,9 @@ func (ix *Index) newEntries(docs []Doc, total int) []*entry {
 		switch {
 		case embedded != nil:
 			out[i].vec = embedded[i]
+			if out[i].feat != nil {
+				out[i].feat.vec = embedded[i] // the embedder's vectors give FeatDense
+			}
 		case ix.vectors != nil && ix.denseOn():
 			out[i].vec = ix.vectors.textVector(docTerms(d))
 		}

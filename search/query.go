@@ -40,7 +40,7 @@ func (ix *Index) Search(query string, k int) ([]Hit, error) {
 			return nil, fmt.Errorf("search: query %q: %w", query, err)
 		}
 		if learned {
-			if hits, err = ix.learnedRerank(reader, plain, hits); err != nil {
+			if hits, err = ix.learnedRerank(reader, query, plain, hits); err != nil {
 				return nil, fmt.Errorf("search: query %q: re-rank: %w", query, err)
 			}
 		}

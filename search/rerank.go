@@ -92,7 +92,8 @@ func (r Rerank) Score(f Features) float64 {
 // WithRerank re-ranks the BM25 top r.Depth with r; a Rerank with no
 // depth or no weight changes nothing. wv gives the FeatDense feature its
 // word vectors; a nil wv leaves that feature 0 (unless WithSemantic gave
-// the index vectors).
+// the index vectors). With WithEmbedder, the embedder's vectors give
+// FeatDense instead.
 //
 // No weights are shipped: on the development benchmark no learned re-rank
 // chosen by cross-validation was better on both halves of the queries
@@ -247,7 +248,7 @@ func (ix *Index) Candidates(query string, depth int) (cands []Candidate, exact [
 	if err != nil {
 		return nil, nil, fmt.Errorf("search: query %q: %w", query, err)
 	}
-	fs, err := ix.featuresOf(reader, plain, hits)
+	fs, err := ix.featuresOf(reader, query, plain, hits)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -258,9 +259,9 @@ func (ix *Index) Candidates(query string, depth int) (cands []Candidate, exact [
 	return cands, exact, nil
 }
 
-// featuresOf computes the features of hits (BM25, best first) for a query
+// featuresOf computes the features of hits (BM25, best first) for query,
 // whose plain terms are plain.
-func (ix *Index) featuresOf(reader *bluge.Reader, plain []string, hits []Hit) ([]Features, error) {
+func (ix *Index) featuresOf(reader *bluge.Reader, query string, plain []string, hits []Hit) ([]Features, error) {
 	q := uniq(plain)
 	idf, err := ix.termIdf(reader, q)
 	if err != nil {
@@ -272,8 +273,8 @@ func (ix *Index) featuresOf(reader *bluge.Reader, plain []string, hits []Hit) ([
 		idfSum += v
 	}
 	var qvec []float32
-	if ix.vectors != nil {
-		qvec = ix.vectors.textVector(plain)
+	if ix.vectors != nil || ix.embedder != nil {
+		qvec = ix.queryVector(query, plain)
 	}
 	out := make([]Features, len(hits))
 	top := 0.0
@@ -367,11 +368,11 @@ func (ix *Index) termIdf(reader *bluge.Reader, terms []string) ([]float64, error
 // learnedRerank re-orders hits (BM25, best first) by the re-rank score.
 // The scores it leaves are 1/(1 + e^-s), positive like BM25 scores, so
 // the exact-match promotion still lifts above them.
-func (ix *Index) learnedRerank(reader *bluge.Reader, plain []string, hits []Hit) ([]Hit, error) {
+func (ix *Index) learnedRerank(reader *bluge.Reader, query string, plain []string, hits []Hit) ([]Hit, error) {
 	if len(hits) == 0 {
 		return hits, nil
 	}
-	fs, err := ix.featuresOf(reader, plain, hits)
+	fs, err := ix.featuresOf(reader, query, plain, hits)
 	if err != nil {
 		return nil, err
 	}

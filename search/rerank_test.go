@@ -1,8 +1,10 @@
 package search
 
 import (
+	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -161,5 +163,33 @@ func TestFeatureNames(t *testing.T) {
 	}
 	if FeatureName(NumFeatures) != "" || FeatureName(-1) != "" {
 		t.Error("a name for an unknown feature")
+	}
+}
+
+// With an embedder, the dense feature is the cosine of the embedder's
+// vectors of query and tool, not a word-vector average.
+func TestCandidatesDenseFromEmbedder(t *testing.T) {
+	overdue := embedFunc(func(_ context.Context, texts []string) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i, s := range texts {
+			if strings.Contains(s, "overdue") || strings.Contains(s, "late") {
+				out[i] = []float32{1, 0}
+			} else {
+				out[i] = []float32{0, 1}
+			}
+		}
+		return out, nil
+	})
+	ix := billing(t, WithFeatures(nil), WithEmbedder(overdue, Semantic{Depth: 10}, EmbedderOptions{}))
+	cands, _, err := ix.Candidates("send the invoice to a customer, it is late", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense := map[string]float64{}
+	for _, c := range cands {
+		dense[c.ID] = c.Features[FeatDense]
+	}
+	if dense["billing.send_invoice_overdue_reminder"] != 1 || dense["billing.send_invoice"] != 0 {
+		t.Errorf("dense features %v: want 1 for the overdue reminder (same embedder vector as the query), 0 for send_invoice", dense)
 	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -97,14 +99,16 @@ chooses a setting on each half from a grid and reports it on the other half.
 --ltr evaluates a learned re-rank of the BM25 top k (features of each query and tool, a
 linear model): every trainer learns its weights on one half and is measured on the other,
 a two-fold cross-validation chooses among the trainers, and each feature is left out in
-turn (the word vectors give the dense feature when they are found).
+turn (the word vectors give the dense feature when they are found; with --embeddings, the
+endpoint's vectors do).
 
 --embeddings URL measures an OpenAI-compatible embeddings endpoint (Ollama, llama.cpp,
 vLLM, OpenAI; the setting tools.mcp.discovery.semantic.endpoint) instead of the word
 vectors: alone it evaluates the host's re-rank (weight 0.5 over the BM25 top 50), with
---semantic dense=W,depth=N another one, and --ablate / --cv its weights and depths.`,
+--semantic dense=W,depth=N another one, --ablate / --cv its weights and depths, and --ltr the
+learned re-rank with the endpoint's cosine as its dense feature.`,
 		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (runErr error) {
 			if toolsFile == "" || len(queryFiles) == 0 {
 				return usagef("search eval needs --tools FILE and --queries FILE")
 			}
@@ -123,16 +127,27 @@ vectors: alone it evaluates the host's re-rank (weight 0.5 over the BM25 top 50)
 				return err
 			}
 			if embedURL != "" {
-				if ltr {
-					return usagef("--ltr takes its dense feature from the word vectors; leave out --embeddings")
-				}
 				var key string
 				if embedKeyEnv != "" {
 					if key = os.Getenv(embedKeyEnv); key == "" {
 						return usagef("--embeddings-key-env %s: the variable is empty or unset", embedKeyEnv)
 					}
 				}
-				d.Embedder = &search.OpenAIEmbedder{BaseURL: embedURL, Model: embedModel, APIKey: key}
+				endpoint := &search.OpenAIEmbedder{BaseURL: embedURL, Model: embedModel, APIKey: key}
+				probe, cancel := context.WithTimeout(cmd.Context(), time.Minute)
+				_, err := endpoint.Embed(probe, []string{"plughost search eval: is the endpoint up?"})
+				cancel()
+				if err != nil {
+					return fmt.Errorf("--embeddings: %w (start the embeddings server, or check the URL and --embeddings-model)", err)
+				}
+				counted := &countingEmbedder{e: endpoint}
+				d.Embedder = counted
+				defer func() {
+					if n, first := counted.failures(); n > 0 && runErr == nil {
+						runErr = fmt.Errorf("the embeddings endpoint failed %d time(s) during the evaluation (first: %v): "+
+							"the figures above ranked those tools or queries without its vectors", n, first)
+					}
+				}()
 				if sem == nil {
 					sem = &search.Semantic{Dense: 0.5, Depth: 50}
 				}
@@ -144,8 +159,10 @@ vectors: alone it evaluates the host's re-rank (weight 0.5 over the BM25 top 50)
 				}
 			}
 			if ltr {
-				if wv, err = loadEvalVectors(vectorsFile); err != nil {
-					fmt.Fprintf(g.stderr, "no word vectors (%v): the dense feature is 0\n", err)
+				if d.Embedder == nil {
+					if wv, err = loadEvalVectors(vectorsFile); err != nil {
+						fmt.Fprintf(g.stderr, "no word vectors (%v): the dense feature is 0\n", err)
+					}
 				}
 				rep, err := d.LearnToRank(wv)
 				if err != nil {
@@ -295,6 +312,37 @@ func loadEvalVectors(path string) (*search.WordVectors, error) {
 		return nil, fmt.Errorf("no word-vector file at %s: run `make wordvec` or pass --vectors FILE", strings.Join(paths, ", "))
 	}
 	return wv, nil
+}
+
+// countingEmbedder passes calls to an embeddings endpoint and counts the
+// failed ones: the index ranks lexically where a call fails, which an
+// evaluation must not pass off as the endpoint's figures.
+type countingEmbedder struct {
+	e     search.Embedder
+	mu    sync.Mutex
+	n     int
+	first error
+}
+
+// Embed implements search.Embedder.
+func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	v, err := c.e.Embed(ctx, texts)
+	if err != nil {
+		c.mu.Lock()
+		if c.n == 0 {
+			c.first = err
+		}
+		c.n++
+		c.mu.Unlock()
+	}
+	return v, err
+}
+
+// failures returns how many calls failed, and the first error.
+func (c *countingEmbedder) failures() (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n, c.first
 }
 
 // printMisses prints, per level, what the ranking put first when it was

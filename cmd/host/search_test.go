@@ -128,14 +128,39 @@ func TestSearchCommands(t *testing.T) {
 		if calls.Load() == 0 {
 			t.Error("the endpoint was never called")
 		}
-		for _, args := range [][]string{
-			{"--embeddings", srv.URL + "/v1", "--ltr"},
-			{"--embeddings", srv.URL + "/v1", "--embeddings-key-env", "PLUGHOST_TEST_UNSET_KEY"},
-		} {
-			args = append([]string{"search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json")}, args...)
-			if r := c.run(t, args...); r.code != 2 {
-				t.Errorf("%v: want exit 2, got %s", args[len(args)-2:], r)
+		before := calls.Load()
+		r = c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"),
+			"--queries", data("eval_multistep.json"), "--embeddings", srv.URL+"/v1", "--ltr")
+		if r.code != 0 || strings.Contains(r.stderr, "the dense feature is 0") {
+			t.Fatalf("--ltr with --embeddings: want exit 0 and the endpoint as the dense feature, got %s", r)
+		}
+		wantContains(t, "stdout", r.stdout, "lexical (BM25 order): A ")
+		if calls.Load() == before {
+			t.Error("--ltr with --embeddings never called the endpoint")
+		}
+		down := httptest.NewServer(http.NotFoundHandler())
+		down.Close()
+		r = c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"), "--embeddings", down.URL+"/v1")
+		if r.code != 1 || !strings.Contains(r.stderr, "--embeddings:") {
+			t.Errorf("an endpoint that is down: want exit 1 naming --embeddings, got %s", r)
+		}
+		var answered atomic.Int64
+		flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if answered.Add(1) > 1 { // the probe passes, the evaluation's calls fail
+				http.Error(w, "overloaded", http.StatusServiceUnavailable)
+				return
 			}
+			w.Write([]byte(`{"data":[{"index":0,"embedding":[1,0]}]}`))
+		}))
+		defer flaky.Close()
+		r = c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"), "--embeddings", flaky.URL+"/v1")
+		if r.code != 1 || !strings.Contains(r.stderr, "the embeddings endpoint failed") || !strings.Contains(r.stderr, "503") {
+			t.Errorf("an endpoint failing during the run: want exit 1 saying the figures are not the endpoint's, got %s", r)
+		}
+		r = c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"),
+			"--embeddings", srv.URL+"/v1", "--embeddings-key-env", "PLUGHOST_TEST_UNSET_KEY")
+		if r.code != 2 {
+			t.Errorf("an unset --embeddings-key-env: want exit 2, got %s", r)
 		}
 	})
 

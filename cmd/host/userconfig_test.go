@@ -140,7 +140,7 @@ func TestUserConfig(t *testing.T) {
 		want := map[string][]string{
 			"mcp_alpha_echo":  {"text (string, required)"},
 			"mcp_alpha_sleep": {"seconds (number, required)"},
-			"mcp_alpha_big":   {"chars (integer, required)"},
+			"mcp_alpha_big":   {"chars (integer, required)", "notify (boolean, optional)"},
 			"mcp_alpha_noop":  nil,
 		}
 		if diff := cmp.Diff(want, got); diff != "" {

@@ -2,8 +2,6 @@ package artifacts
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/host/naming"
+	"github.com/plughost/plughost/pluginapi"
 )
 
 // Kinds of artifact, each with its own directory under <workspace>/.artifacts.
@@ -151,16 +150,13 @@ func (s *Store) fileName(server, tool string) string { return fileName(s.now(), 
 // Store.Dir does.
 func DirOf(workspace, kind string) string { return filepath.Join(workspace, artifactsDir, kind) }
 
-// NewFileName returns a new unique artifact file name for a result of
-// server's tool, as Save names them.
-func NewFileName(server, tool string) string { return fileName(time.Now(), server, tool) }
-
 func fileName(now time.Time, server, tool string) string {
-	var rnd [4]byte
-	_, _ = rand.Read(rnd[:]) // crypto/rand.Read never fails on supported platforms
-	stamp := now.UTC().Format("20060102T150405.000Z")
-	return fmt.Sprintf("%s__%s-%s-%s.txt", namePart(server), namePart(tool), stamp, hex.EncodeToString(rnd[:]))
+	return pluginapi.StampedName(NamePrefix(server, tool), now)
 }
+
+// NamePrefix is what the file names of server's tool's artifacts start
+// with (pluginapi.ResultSpool.NamePrefix for spooled results).
+func NamePrefix(server, tool string) string { return namePart(server) + "__" + namePart(tool) }
 
 func namePart(s string) string {
 	clean, _ := naming.Sanitize(s)

@@ -56,12 +56,13 @@ type MCP struct {
 	// MiB; a larger one fails that server, which is restarted. A server's
 	// max_message_mb overrides it.
 	MaxMessageMB int `json:"max_message_mb"`
-	// MaxResultMB is the largest tools/call result accepted from a server
-	// over the direct pipes, in MiB: a result over max_message_mb but within
-	// it is spooled to an artifact file while it is read (never held whole
-	// in memory) and the call gets a bounded view naming the file; over it,
-	// the server fails like over max_message_mb. A server's max_result_mb
-	// overrides it.
+	// MaxResultMB is the largest tools/call result accepted from a server,
+	// in MiB, on every transport: a result over max_message_mb but within it
+	// is spooled to an artifact file while it is read (by the host on the
+	// direct pipes, by the transport plugin otherwise; never held whole in
+	// memory) and the call gets a bounded view naming the file; over it,
+	// the result is refused with an error naming this setting. A server's
+	// max_result_mb overrides it.
 	MaxResultMB int `json:"max_result_mb"`
 	// Workspace is the directory holding result artifacts (~ expanded by Load).
 	Workspace string `json:"workspace"`

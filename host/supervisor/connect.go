@@ -80,9 +80,8 @@ func (s *Server) open(ctx context.Context) (*connection, error) {
 	defer cancel()
 	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config, MaxMessageBytes: s.spec.Limits.MaxMessageBytes}
 	if l := s.spec.Limits; l.SpoolDir != "" && l.MaxResultBytes > req.MessageLimit() {
-		name := s.spec.Name
 		req.Spool = &pluginapi.ResultSpool{Dir: l.SpoolDir, MaxBytes: l.MaxResultBytes,
-			Name:       func() string { return artifacts.NewFileName(name, "result") },
+			NamePrefix: artifacts.NamePrefix(s.spec.Name, "result"),
 			MaxSetting: l.MaxResultSetting, MessageSetting: l.MaxMessageSetting}
 	}
 	if s.spec.DirectPipes || s.spec.Auth != nil {

@@ -270,11 +270,10 @@ func (s *Server) withLimitHint(err error) error {
 	if pluginapi.KindOf(err) != pluginapi.KindMessageTooLarge {
 		return err
 	}
-	setting := s.spec.Limits.MaxMessageSetting
-	var tooLarge *pluginapi.MessageTooLargeError
-	if errors.As(err, &tooLarge) && tooLarge.What == "result" {
-		setting = s.spec.Limits.MaxResultSetting
+	if pluginapi.LimitSetting(err) != "" {
+		return err // the error says which setting raises its limit
 	}
+	setting := s.spec.Limits.MaxMessageSetting
 	if setting == "" {
 		setting = "the message limit"
 	}

@@ -86,10 +86,11 @@ type Limits struct {
 	// MaxMessageSetting names the setting that raises MaxMessageBytes, for
 	// the error.
 	MaxMessageSetting string
-	// MaxResultBytes is the largest tools/call result accepted over the
-	// direct pipes; one over MaxMessageBytes but within it is spooled to a
-	// file in SpoolDir as it is read (pluginapi.ResultSpool). 0, or not more
-	// than MaxMessageBytes, spools nothing.
+	// MaxResultBytes is the largest tools/call result accepted; one over
+	// MaxMessageBytes but within it is spooled to a file in SpoolDir as it
+	// is read (pluginapi.ResultSpool), by the host on the direct pipes and
+	// by the transport plugin on a relay. 0, or not more than
+	// MaxMessageBytes, spools nothing.
 	MaxResultBytes int
 	// MaxResultSetting names the setting that raises MaxResultBytes.
 	MaxResultSetting string

@@ -277,6 +277,12 @@ func (sv *serve) heapInUse(ctx context.Context) (int64, error) {
 // peakRSS samples the RSS of serve every 50 ms until stop is called and
 // returns the peak.
 func (sv *serve) peakRSS() (stop func() int64) {
+	return peakOf(func() int64 { return proctree.RSS(sv.pid()) })
+}
+
+// peakOf samples sample every 50 ms until stop is called and returns the
+// peak.
+func peakOf(sample func() int64) (stop func() int64) {
 	var peak int64
 	done := make(chan struct{})
 	finished := make(chan struct{})
@@ -285,7 +291,7 @@ func (sv *serve) peakRSS() (stop func() int64) {
 		t := time.NewTicker(50 * time.Millisecond)
 		defer t.Stop()
 		for {
-			if r := proctree.RSS(sv.pid()); r > peak {
+			if r := sample(); r > peak {
 				peak = r
 			}
 			select {

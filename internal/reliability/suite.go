@@ -47,6 +47,7 @@ func cases() []testCase {
 	return []testCase{
 		{"fault", (*suite).faultRun},
 		{"misbehaving", (*suite).misbehaving},
+		{"relayed-result", (*suite).relayedBigResult},
 		{"http-abuse", (*suite).httpAbuse},
 		{"orphans", (*suite).orphans},
 		{"leaks", (*suite).leaks},

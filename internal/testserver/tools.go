@@ -121,7 +121,8 @@ func (f *fixture) tools() []server.ServerTool {
 			"Returns the HTTP request headers of this call as a JSON object (empty over stdio).")), Handler: headers},
 		{Tool: mcp.NewTool("crash", mcp.WithDescription("Writes \"crashing\" to stderr and exits with status 3.")), Handler: f.crash},
 		{Tool: mcp.NewTool("big", mcp.WithDescription("Returns a text of chars 'x' characters."),
-			mcp.WithInteger("chars", mcp.Required(), mcp.Min(0), mcp.Max(maxBigChars), mcp.Description("Length of the text."))),
+			mcp.WithInteger("chars", mcp.Required(), mcp.Min(0), mcp.Max(maxBigChars), mcp.Description("Length of the text.")),
+			mcp.WithBoolean("notify", mcp.Description("Send a notifications/message first, so a streamable-HTTP answer comes as an event stream."))),
 			Handler: big},
 	}
 }
@@ -230,13 +231,19 @@ func (f *fixture) crash(context.Context, mcp.CallToolRequest) (*mcp.CallToolResu
 	return nil, nil
 }
 
-func big(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func big(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	n, err := req.RequireInt("chars")
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
 	}
 	if n < 0 || n > maxBigChars {
 		return mcp.NewToolResultError(fmt.Sprintf("chars must be between 0 and %d", maxBigChars)), nil
+	}
+	if s := server.ServerFromContext(ctx); s != nil && req.GetBool("notify", false) {
+		note := map[string]any{"level": "info", "logger": "big", "data": fmt.Sprintf("sending %d chars", n)}
+		if err := s.SendNotificationToClient(ctx, "notifications/message", note); err != nil {
+			return nil, err
+		}
 	}
 	return mcp.NewToolResultText(strings.Repeat("x", n)), nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/plughost/plughost/search"
 )
@@ -30,10 +31,15 @@ type Sample struct {
 const MaxDepth = 50
 
 // Samples searches every query of d once on an index that computes the
-// re-rank features (wv: word vectors for the dense feature, may be nil)
-// and keeps its BM25 top MaxDepth.
+// re-rank features (wv: word vectors for the dense feature, may be nil;
+// d.Embedder, when set, gives that feature instead) and keeps its BM25 top
+// MaxDepth.
 func (d Data) Samples(wv *search.WordVectors) ([]Sample, error) {
-	ix, err := BuildIndex(d.Tools, d.Servers, search.WithFeatures(wv))
+	opts := []search.Option{search.WithFeatures(wv)}
+	if d.Embedder != nil {
+		opts = append(opts, search.WithEmbedder(d.Embedder, search.Semantic{Depth: MaxDepth}, search.EmbedderOptions{Timeout: time.Minute}))
+	}
+	ix, err := BuildIndex(d.Tools, d.Servers, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -217,7 +217,12 @@ type Open struct {
 	// itself fails the connection with kind "message_too_large" past it.
 	MaxMessageBytes int64 `protobuf:"varint,6,opt,name=max_message_bytes,json=maxMessageBytes,proto3" json:"max_message_bytes,omitempty"`
 	// The host takes messages split into parts (see Message).
-	AcceptParts   bool `protobuf:"varint,7,opt,name=accept_parts,json=acceptParts,proto3" json:"accept_parts,omitempty"`
+	AcceptParts bool `protobuf:"varint,7,opt,name=accept_parts,json=acceptParts,proto3" json:"accept_parts,omitempty"`
+	// Set when a tools/call result over max_message_bytes (and up to
+	// spool.max_bytes) is to be written to a file as it is read instead of
+	// refused; a transport that reads the server's messages itself does so
+	// and relays a small result naming the file (pluginapi.ResultSpool).
+	Spool         *Spool `protobuf:"bytes,8,opt,name=spool,proto3" json:"spool,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -301,6 +306,94 @@ func (x *Open) GetAcceptParts() bool {
 	return false
 }
 
+func (x *Open) GetSpool() *Spool {
+	if x != nil {
+		return x.Spool
+	}
+	return nil
+}
+
+// Spool says where and how a large result is written (pluginapi.ResultSpool).
+type Spool struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The directory the file goes to (created 0700; the file is 0600).
+	Dir string `protobuf:"bytes,1,opt,name=dir,proto3" json:"dir,omitempty"`
+	// The largest result spooled, in bytes (max_result_mb).
+	MaxBytes int64 `protobuf:"varint,2,opt,name=max_bytes,json=maxBytes,proto3" json:"max_bytes,omitempty"`
+	// The file name is name_prefix + "-<UTC stamp>-<random>.txt".
+	NamePrefix string `protobuf:"bytes,3,opt,name=name_prefix,json=namePrefix,proto3" json:"name_prefix,omitempty"`
+	// The settings that raise max_bytes and the message limit, for the note.
+	MaxSetting     string `protobuf:"bytes,4,opt,name=max_setting,json=maxSetting,proto3" json:"max_setting,omitempty"`
+	MessageSetting string `protobuf:"bytes,5,opt,name=message_setting,json=messageSetting,proto3" json:"message_setting,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Spool) Reset() {
+	*x = Spool{}
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Spool) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Spool) ProtoMessage() {}
+
+func (x *Spool) ProtoReflect() protoreflect.Message {
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Spool.ProtoReflect.Descriptor instead.
+func (*Spool) Descriptor() ([]byte, []int) {
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Spool) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+func (x *Spool) GetMaxBytes() int64 {
+	if x != nil {
+		return x.MaxBytes
+	}
+	return 0
+}
+
+func (x *Spool) GetNamePrefix() string {
+	if x != nil {
+		return x.NamePrefix
+	}
+	return ""
+}
+
+func (x *Spool) GetMaxSetting() string {
+	if x != nil {
+		return x.MaxSetting
+	}
+	return ""
+}
+
+func (x *Spool) GetMessageSetting() string {
+	if x != nil {
+		return x.MessageSetting
+	}
+	return ""
+}
+
 type Opened struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
@@ -313,7 +406,7 @@ type Opened struct {
 
 func (x *Opened) Reset() {
 	*x = Opened{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[5]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -325,7 +418,7 @@ func (x *Opened) String() string {
 func (*Opened) ProtoMessage() {}
 
 func (x *Opened) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[5]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -338,7 +431,7 @@ func (x *Opened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Opened.ProtoReflect.Descriptor instead.
 func (*Opened) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{5}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Opened) GetSessionId() string {
@@ -375,7 +468,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[6]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -387,7 +480,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[6]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -400,7 +493,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{6}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Message) GetJson() []byte {
@@ -454,7 +547,7 @@ type CredentialRequest struct {
 
 func (x *CredentialRequest) Reset() {
 	*x = CredentialRequest{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[7]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -466,7 +559,7 @@ func (x *CredentialRequest) String() string {
 func (*CredentialRequest) ProtoMessage() {}
 
 func (x *CredentialRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[7]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -479,7 +572,7 @@ func (x *CredentialRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CredentialRequest.ProtoReflect.Descriptor instead.
 func (*CredentialRequest) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{7}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CredentialRequest) GetId() uint64 {
@@ -526,7 +619,7 @@ type Credential struct {
 
 func (x *Credential) Reset() {
 	*x = Credential{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[8]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -538,7 +631,7 @@ func (x *Credential) String() string {
 func (*Credential) ProtoMessage() {}
 
 func (x *Credential) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[8]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -551,7 +644,7 @@ func (x *Credential) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Credential.ProtoReflect.Descriptor instead.
 func (*Credential) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{8}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Credential) GetId() uint64 {
@@ -596,7 +689,7 @@ type HostFrame struct {
 
 func (x *HostFrame) Reset() {
 	*x = HostFrame{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[9]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -608,7 +701,7 @@ func (x *HostFrame) String() string {
 func (*HostFrame) ProtoMessage() {}
 
 func (x *HostFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[9]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -621,7 +714,7 @@ func (x *HostFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HostFrame.ProtoReflect.Descriptor instead.
 func (*HostFrame) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{9}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HostFrame) GetFrame() isHostFrame_Frame {
@@ -695,7 +788,7 @@ type PluginFrame struct {
 
 func (x *PluginFrame) Reset() {
 	*x = PluginFrame{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[10]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -707,7 +800,7 @@ func (x *PluginFrame) String() string {
 func (*PluginFrame) ProtoMessage() {}
 
 func (x *PluginFrame) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[10]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -720,7 +813,7 @@ func (x *PluginFrame) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PluginFrame.ProtoReflect.Descriptor instead.
 func (*PluginFrame) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{10}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PluginFrame) GetFrame() isPluginFrame_Frame {
@@ -803,7 +896,7 @@ type DiagnosticsRequest struct {
 
 func (x *DiagnosticsRequest) Reset() {
 	*x = DiagnosticsRequest{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[11]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -815,7 +908,7 @@ func (x *DiagnosticsRequest) String() string {
 func (*DiagnosticsRequest) ProtoMessage() {}
 
 func (x *DiagnosticsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[11]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -828,7 +921,7 @@ func (x *DiagnosticsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiagnosticsRequest.ProtoReflect.Descriptor instead.
 func (*DiagnosticsRequest) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{11}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{12}
 }
 
 type DiagnosticsResponse struct {
@@ -846,7 +939,7 @@ type DiagnosticsResponse struct {
 
 func (x *DiagnosticsResponse) Reset() {
 	*x = DiagnosticsResponse{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[12]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -858,7 +951,7 @@ func (x *DiagnosticsResponse) String() string {
 func (*DiagnosticsResponse) ProtoMessage() {}
 
 func (x *DiagnosticsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[12]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -871,7 +964,7 @@ func (x *DiagnosticsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DiagnosticsResponse.ProtoReflect.Descriptor instead.
 func (*DiagnosticsResponse) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{12}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *DiagnosticsResponse) GetStderr() string {
@@ -912,17 +1005,20 @@ func (x *DiagnosticsResponse) GetWarnings() []string {
 // ErrorDetail rides in the gRPC status of a failed call so the host can rebuild
 // a typed pluginapi.Error.
 type ErrorDetail struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Op            string                 `protobuf:"bytes,1,opt,name=op,proto3" json:"op,omitempty"`
-	Kind          string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
-	Message       string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Op      string                 `protobuf:"bytes,1,opt,name=op,proto3" json:"op,omitempty"`
+	Kind    string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
+	Message string                 `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// For kind "message_too_large": the setting that raises the limit passed,
+	// when it is not the message limit (a spooled result over max_result_mb).
+	LimitSetting  string `protobuf:"bytes,4,opt,name=limit_setting,json=limitSetting,proto3" json:"limit_setting,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ErrorDetail) Reset() {
 	*x = ErrorDetail{}
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[13]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -934,7 +1030,7 @@ func (x *ErrorDetail) String() string {
 func (*ErrorDetail) ProtoMessage() {}
 
 func (x *ErrorDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_pluginapi_proto_transport_proto_msgTypes[13]
+	mi := &file_pluginapi_proto_transport_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -947,7 +1043,7 @@ func (x *ErrorDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ErrorDetail.ProtoReflect.Descriptor instead.
 func (*ErrorDetail) Descriptor() ([]byte, []int) {
-	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{13}
+	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ErrorDetail) GetOp() string {
@@ -971,6 +1067,13 @@ func (x *ErrorDetail) GetMessage() string {
 	return ""
 }
 
+func (x *ErrorDetail) GetLimitSetting() string {
+	if x != nil {
+		return x.LimitSetting
+	}
+	return ""
+}
+
 var File_pluginapi_proto_transport_proto protoreflect.FileDescriptor
 
 const file_pluginapi_proto_transport_proto_rawDesc = "" +
@@ -983,7 +1086,7 @@ const file_pluginapi_proto_transport_proto_rawDesc = "" +
 	"\bfeatures\x18\x03 \x03(\tR\bfeatures\")\n" +
 	"\x0fValidateRequest\x12\x16\n" +
 	"\x06config\x18\x01 \x01(\fR\x06config\"\x12\n" +
-	"\x10ValidateResponse\"\x8a\x02\n" +
+	"\x10ValidateResponse\"\xbe\x02\n" +
 	"\x04Open\x12\x1f\n" +
 	"\vserver_name\x18\x01 \x01(\tR\n" +
 	"serverName\x12\x16\n" +
@@ -992,7 +1095,16 @@ const file_pluginapi_proto_transport_proto_rawDesc = "" +
 	"\x11want_direct_pipes\x18\x04 \x01(\bR\x0fwantDirectPipes\x12 \n" +
 	"\vcredentials\x18\x05 \x01(\bR\vcredentials\x12*\n" +
 	"\x11max_message_bytes\x18\x06 \x01(\x03R\x0fmaxMessageBytes\x12!\n" +
-	"\faccept_parts\x18\a \x01(\bR\vacceptParts\"H\n" +
+	"\faccept_parts\x18\a \x01(\bR\vacceptParts\x122\n" +
+	"\x05spool\x18\b \x01(\v2\x1c.plughost.transport.v1.SpoolR\x05spool\"\xa1\x01\n" +
+	"\x05Spool\x12\x10\n" +
+	"\x03dir\x18\x01 \x01(\tR\x03dir\x12\x1b\n" +
+	"\tmax_bytes\x18\x02 \x01(\x03R\bmaxBytes\x12\x1f\n" +
+	"\vname_prefix\x18\x03 \x01(\tR\n" +
+	"namePrefix\x12\x1f\n" +
+	"\vmax_setting\x18\x04 \x01(\tR\n" +
+	"maxSetting\x12'\n" +
+	"\x0fmessage_setting\x18\x05 \x01(\tR\x0emessageSetting\"H\n" +
 	"\x06Opened\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1f\n" +
@@ -1037,11 +1149,12 @@ const file_pluginapi_proto_transport_proto_rawDesc = "" +
 	"\x13exited_at_unix_nano\x18\x03 \x01(\x03R\x10exitedAtUnixNano\x12\x1f\n" +
 	"\vexit_status\x18\x04 \x01(\tR\n" +
 	"exitStatus\x12\x1a\n" +
-	"\bwarnings\x18\x05 \x03(\tR\bwarnings\"K\n" +
+	"\bwarnings\x18\x05 \x03(\tR\bwarnings\"p\n" +
 	"\vErrorDetail\x12\x0e\n" +
 	"\x02op\x18\x01 \x01(\tR\x02op\x12\x12\n" +
 	"\x04kind\x18\x02 \x01(\tR\x04kind\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage2\x80\x03\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12#\n" +
+	"\rlimit_setting\x18\x04 \x01(\tR\flimitSetting2\x80\x03\n" +
 	"\tTransport\x12[\n" +
 	"\bDescribe\x12&.plughost.transport.v1.DescribeRequest\x1a'.plughost.transport.v1.DescribeResponse\x12[\n" +
 	"\bValidate\x12&.plughost.transport.v1.ValidateRequest\x1a'.plughost.transport.v1.ValidateResponse\x12S\n" +
@@ -1060,44 +1173,46 @@ func file_pluginapi_proto_transport_proto_rawDescGZIP() []byte {
 	return file_pluginapi_proto_transport_proto_rawDescData
 }
 
-var file_pluginapi_proto_transport_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_pluginapi_proto_transport_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_pluginapi_proto_transport_proto_goTypes = []any{
 	(*DescribeRequest)(nil),     // 0: plughost.transport.v1.DescribeRequest
 	(*DescribeResponse)(nil),    // 1: plughost.transport.v1.DescribeResponse
 	(*ValidateRequest)(nil),     // 2: plughost.transport.v1.ValidateRequest
 	(*ValidateResponse)(nil),    // 3: plughost.transport.v1.ValidateResponse
 	(*Open)(nil),                // 4: plughost.transport.v1.Open
-	(*Opened)(nil),              // 5: plughost.transport.v1.Opened
-	(*Message)(nil),             // 6: plughost.transport.v1.Message
-	(*CredentialRequest)(nil),   // 7: plughost.transport.v1.CredentialRequest
-	(*Credential)(nil),          // 8: plughost.transport.v1.Credential
-	(*HostFrame)(nil),           // 9: plughost.transport.v1.HostFrame
-	(*PluginFrame)(nil),         // 10: plughost.transport.v1.PluginFrame
-	(*DiagnosticsRequest)(nil),  // 11: plughost.transport.v1.DiagnosticsRequest
-	(*DiagnosticsResponse)(nil), // 12: plughost.transport.v1.DiagnosticsResponse
-	(*ErrorDetail)(nil),         // 13: plughost.transport.v1.ErrorDetail
+	(*Spool)(nil),               // 5: plughost.transport.v1.Spool
+	(*Opened)(nil),              // 6: plughost.transport.v1.Opened
+	(*Message)(nil),             // 7: plughost.transport.v1.Message
+	(*CredentialRequest)(nil),   // 8: plughost.transport.v1.CredentialRequest
+	(*Credential)(nil),          // 9: plughost.transport.v1.Credential
+	(*HostFrame)(nil),           // 10: plughost.transport.v1.HostFrame
+	(*PluginFrame)(nil),         // 11: plughost.transport.v1.PluginFrame
+	(*DiagnosticsRequest)(nil),  // 12: plughost.transport.v1.DiagnosticsRequest
+	(*DiagnosticsResponse)(nil), // 13: plughost.transport.v1.DiagnosticsResponse
+	(*ErrorDetail)(nil),         // 14: plughost.transport.v1.ErrorDetail
 }
 var file_pluginapi_proto_transport_proto_depIdxs = []int32{
-	13, // 0: plughost.transport.v1.Credential.error:type_name -> plughost.transport.v1.ErrorDetail
-	4,  // 1: plughost.transport.v1.HostFrame.open:type_name -> plughost.transport.v1.Open
-	6,  // 2: plughost.transport.v1.HostFrame.message:type_name -> plughost.transport.v1.Message
-	8,  // 3: plughost.transport.v1.HostFrame.credential:type_name -> plughost.transport.v1.Credential
-	5,  // 4: plughost.transport.v1.PluginFrame.opened:type_name -> plughost.transport.v1.Opened
-	6,  // 5: plughost.transport.v1.PluginFrame.message:type_name -> plughost.transport.v1.Message
-	7,  // 6: plughost.transport.v1.PluginFrame.credential_request:type_name -> plughost.transport.v1.CredentialRequest
-	0,  // 7: plughost.transport.v1.Transport.Describe:input_type -> plughost.transport.v1.DescribeRequest
-	2,  // 8: plughost.transport.v1.Transport.Validate:input_type -> plughost.transport.v1.ValidateRequest
-	9,  // 9: plughost.transport.v1.Transport.Connect:input_type -> plughost.transport.v1.HostFrame
-	11, // 10: plughost.transport.v1.Transport.Diagnostics:input_type -> plughost.transport.v1.DiagnosticsRequest
-	1,  // 11: plughost.transport.v1.Transport.Describe:output_type -> plughost.transport.v1.DescribeResponse
-	3,  // 12: plughost.transport.v1.Transport.Validate:output_type -> plughost.transport.v1.ValidateResponse
-	10, // 13: plughost.transport.v1.Transport.Connect:output_type -> plughost.transport.v1.PluginFrame
-	12, // 14: plughost.transport.v1.Transport.Diagnostics:output_type -> plughost.transport.v1.DiagnosticsResponse
-	11, // [11:15] is the sub-list for method output_type
-	7,  // [7:11] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	5,  // 0: plughost.transport.v1.Open.spool:type_name -> plughost.transport.v1.Spool
+	14, // 1: plughost.transport.v1.Credential.error:type_name -> plughost.transport.v1.ErrorDetail
+	4,  // 2: plughost.transport.v1.HostFrame.open:type_name -> plughost.transport.v1.Open
+	7,  // 3: plughost.transport.v1.HostFrame.message:type_name -> plughost.transport.v1.Message
+	9,  // 4: plughost.transport.v1.HostFrame.credential:type_name -> plughost.transport.v1.Credential
+	6,  // 5: plughost.transport.v1.PluginFrame.opened:type_name -> plughost.transport.v1.Opened
+	7,  // 6: plughost.transport.v1.PluginFrame.message:type_name -> plughost.transport.v1.Message
+	8,  // 7: plughost.transport.v1.PluginFrame.credential_request:type_name -> plughost.transport.v1.CredentialRequest
+	0,  // 8: plughost.transport.v1.Transport.Describe:input_type -> plughost.transport.v1.DescribeRequest
+	2,  // 9: plughost.transport.v1.Transport.Validate:input_type -> plughost.transport.v1.ValidateRequest
+	10, // 10: plughost.transport.v1.Transport.Connect:input_type -> plughost.transport.v1.HostFrame
+	12, // 11: plughost.transport.v1.Transport.Diagnostics:input_type -> plughost.transport.v1.DiagnosticsRequest
+	1,  // 12: plughost.transport.v1.Transport.Describe:output_type -> plughost.transport.v1.DescribeResponse
+	3,  // 13: plughost.transport.v1.Transport.Validate:output_type -> plughost.transport.v1.ValidateResponse
+	11, // 14: plughost.transport.v1.Transport.Connect:output_type -> plughost.transport.v1.PluginFrame
+	13, // 15: plughost.transport.v1.Transport.Diagnostics:output_type -> plughost.transport.v1.DiagnosticsResponse
+	12, // [12:16] is the sub-list for method output_type
+	8,  // [8:12] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_pluginapi_proto_transport_proto_init() }
@@ -1105,12 +1220,12 @@ func file_pluginapi_proto_transport_proto_init() {
 	if File_pluginapi_proto_transport_proto != nil {
 		return
 	}
-	file_pluginapi_proto_transport_proto_msgTypes[9].OneofWrappers = []any{
+	file_pluginapi_proto_transport_proto_msgTypes[10].OneofWrappers = []any{
 		(*HostFrame_Open)(nil),
 		(*HostFrame_Message)(nil),
 		(*HostFrame_Credential)(nil),
 	}
-	file_pluginapi_proto_transport_proto_msgTypes[10].OneofWrappers = []any{
+	file_pluginapi_proto_transport_proto_msgTypes[11].OneofWrappers = []any{
 		(*PluginFrame_Opened)(nil),
 		(*PluginFrame_Message)(nil),
 		(*PluginFrame_SessionId)(nil),
@@ -1122,7 +1237,7 @@ func file_pluginapi_proto_transport_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_pluginapi_proto_transport_proto_rawDesc), len(file_pluginapi_proto_transport_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,10 +27,16 @@ import (
 // reads it, because wrapping it upset mcp-go's SEP-1699 stream resumption
 // (the conformance suite's sse-retry scenario saw a late reconnection).
 // Tool results over streamable HTTP come on POST answers, which are bounded.
+//
+// With a spool (OpenRequest.Spool), a successful answer's body or event
+// over the limit that is a tools/call result is spooled to a file instead
+// (spoolBody, eventSpoolBody): the call gets a small result naming the
+// file, and the stream and the connection go on.
 type boundedBodies struct {
 	base       http.RoundTripper
 	limit      int
 	getStreams bool
+	spool      *pluginapi.ResultSpool // nil: no spooling
 }
 
 func (b *boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -38,12 +44,20 @@ func (b *boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
 		return resp, err
 	}
-	if mediaType(resp.Header.Get("Content-Type")) == "text/event-stream" {
-		if req.Method == http.MethodGet && !b.getStreams {
-			return resp, nil
-		}
+	events := mediaType(resp.Header.Get("Content-Type")) == "text/event-stream"
+	spool := b.spool != nil && b.spool.MaxBytes > b.limit && resp.StatusCode/100 == 2
+	switch {
+	case events && req.Method == http.MethodGet && !b.getStreams:
+	case events && spool:
+		resp.Body = &eventSpoolBody{ReadCloser: resp.Body, limit: b.limit, spool: b.spool, nl: true}
+	case events:
 		resp.Body = &eventLimitBody{ReadCloser: resp.Body, limit: b.limit}
-	} else {
+	case spool:
+		// The body handed on may be a small result, not what the server sent.
+		resp.ContentLength = -1
+		resp.Header.Del("Content-Length")
+		resp.Body = &spoolBody{ReadCloser: resp.Body, limit: b.limit, spool: b.spool}
+	default:
 		resp.Body = &totalLimitBody{ReadCloser: resp.Body, limit: b.limit}
 	}
 	return resp, nil

@@ -87,7 +87,7 @@ func (t *Transport) Open(ctx context.Context, req pluginapi.OpenRequest) (plugin
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	probe := &handshakeProbe{base: &boundedBodies{base: base, limit: req.MessageLimit(), getStreams: t.kind == KindSSE}}
+	probe := &handshakeProbe{base: &boundedBodies{base: base, limit: req.MessageLimit(), getStreams: t.kind == KindSSE, spool: req.Spool}}
 	client, err := httppolicy.NewClient(httppolicy.Policy{ServerURL: cfg.URL, Headers: cfg.Headers, Base: probe, Credentials: req.Credentials})
 	if err != nil {
 		return nil, &pluginapi.Error{Op: "open", Kind: pluginapi.KindInvalidConfig, Err: err}

@@ -41,10 +41,10 @@ type Conn struct {
 	wbuf    []byte
 	partial bool // a timed-out write left part of a message in the pipe
 
-	stdout     *os.File
-	stderr     *os.File
-	tail       *tailbuf.Buffer
-	maxMessage int // the longest stdout line accepted, in bytes
+	stdout *os.File
+	stderr *os.File
+	tail   *tailbuf.Buffer
+	limits readLimits
 
 	msgs       chan json.RawMessage
 	recvDone   chan struct{} // closed after recvErr is set: the reader has ended
@@ -67,6 +67,12 @@ type Conn struct {
 	exitStatus string
 }
 
+// readLimits bound what the reader of the server's stdout takes.
+type readLimits struct {
+	max   int                    // the longest stdout line accepted, in bytes
+	spool *pluginapi.ResultSpool // nil: no spooling, a result over max ends the connection
+}
+
 var (
 	_ pluginapi.Conn                = (*Conn)(nil)
 	_ pluginapi.DiagnosticsProvider = (*Conn)(nil)
@@ -75,9 +81,9 @@ var (
 
 // newConn wraps a started server and starts its goroutines. With lazyRead the
 // stdout reader waits for the first Recv, so the pipes can be handed off.
-func newConn(log hclog.Logger, tm timing, cmd *exec.Cmd, p pipes, lazyRead bool, maxMessage int) *Conn {
+func newConn(log hclog.Logger, tm timing, cmd *exec.Cmd, p pipes, lazyRead bool, lim readLimits) *Conn {
 	c := &Conn{
-		maxMessage: maxMessage,
+		limits:     lim,
 		log:        log,
 		timing:     tm,
 		cmd:        cmd,
@@ -283,11 +289,14 @@ func (c *Conn) Recv(ctx context.Context) (json.RawMessage, error) {
 }
 
 // readLoop delivers stdout's messages until it ends, then records why. A
-// line over the message limit ends the connection (KindMessageTooLarge): the
-// host restarts the server rather than guess where the next message starts.
+// tools/call result over the message limit is spooled to a file (the line
+// read whole, the connection goes on) when the host sent a spool; any other
+// line over the limit ends the connection (KindMessageTooLarge): the host
+// restarts the server rather than guess where the next message starts.
 func (c *Conn) readLoop() {
 	defer c.readers.Done()
-	r := pluginapi.NewLineReader(c.stdout, c.maxMessage)
+	r := pluginapi.NewLineReader(c.stdout, c.limits.max)
+	r.SetSpool(c.limits.spool)
 	var junk pluginapi.JunkGuard
 	for {
 		line, err := r.ReadLine()

@@ -16,9 +16,10 @@ import (
 const stderrTail = 64 << 10
 
 // start runs the server with fresh pipes for its stdin, stdout and stderr and
-// returns the Conn that owns it. A line of its stdout longer than maxMessage
-// bytes ends the connection.
-func start(log hclog.Logger, tm timing, path string, cfg Config, env []string, lazyRead bool, maxMessage int) (*Conn, error) {
+// returns the Conn that owns it. A line of its stdout over the message limit
+// is spooled when it is a result within the spool's limit, and otherwise
+// ends the connection (see readLimits).
+func start(log hclog.Logger, tm timing, path string, cfg Config, env []string, lazyRead bool, lim readLimits) (*Conn, error) {
 	var p pipes
 	if err := p.open(); err != nil {
 		return nil, pluginapi.Errorf("open", pluginapi.KindInternal, "create pipes: %w", err)
@@ -41,7 +42,7 @@ func start(log hclog.Logger, tm timing, path string, cfg Config, env []string, l
 		p.closeOurEnds()
 		return nil, pluginapi.Errorf("open", pluginapi.KindConnect, "start %q: %w", cfg.Command, err)
 	}
-	c := newConn(log, tm, cmd, p, lazyRead, maxMessage)
+	c := newConn(log, tm, cmd, p, lazyRead, lim)
 	return c, nil
 }
 

@@ -110,7 +110,7 @@ func (t *Transport) Open(ctx context.Context, req pluginapi.OpenRequest) (plugin
 		return nil, ctxError("open", err)
 	}
 	log := t.log.With("server", req.ServerName)
-	c, err := start(log, t.timing, path, cfg, env, req.WantDirectPipes, req.MessageLimit())
+	c, err := start(log, t.timing, path, cfg, env, req.WantDirectPipes, readLimits{max: req.MessageLimit(), spool: req.Spool})
 	if err != nil {
 		return nil, err
 	}
