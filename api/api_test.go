@@ -296,10 +296,10 @@ func TestClient(t *testing.T) {
 		t.Errorf("Tools: %d, %v", len(tools), err)
 	}
 	res, err := c.Call(t.Context(), "mcp_a_echo", json.RawMessage(`{"text":"round trip"}`))
-	if err != nil || len(res.Content) != 1 {
+	if err != nil || res.Result == nil || len(res.Result.Content) != 1 {
 		t.Fatalf("Call: %+v, %v", res, err)
 	}
-	if diff := cmp.Diff(`{"type":"text","text":"round trip"}`, mustJSON(t, res.Content[0])); diff != "" {
+	if diff := cmp.Diff(`{"type":"text","text":"round trip"}`, mustJSON(t, res.Result.Content[0])); diff != "" {
 		t.Errorf("Call content (-want +got):\n%s", diff)
 	}
 	remove()
@@ -326,4 +326,60 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// The API answers a call with every member the server sent (docs/gateway.md,
+// "Tool results"), and its client keeps them.
+func TestCallKeepsEveryMember(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real plugin and server processes")
+	}
+	f := startHost(t, map[string]any{"a": (&fixture{}).server("-vendor-result")}, host.Options{})
+	f.srv = httptest.NewServer(api.New(api.Options{Host: f.h, Manager: f.m, Version: "test"}))
+	t.Cleanup(f.srv.Close)
+	code, body := f.do(t, "POST", "/api/tools/mcp_a_vendor_result/call", `{}`)
+	if code != 200 {
+		t.Fatalf("call: %d %s", code, body)
+	}
+	checkVendorMembers(t, "API answer", []byte(body))
+	c, _, err := api.Dial(t.Context(), api.Runtime{PID: os.Getpid(), URL: f.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Call(t.Context(), "mcp_a_vendor_result", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkVendorMembers(t, "API client", b)
+}
+
+// checkVendorMembers checks that b, the vendor_result of the test server,
+// kept members mcp-go does not model at each level.
+func checkVendorMembers(t *testing.T, what string, b []byte) {
+	t.Helper()
+	d := json.NewDecoder(strings.NewReader(string(b)))
+	d.UseNumber()
+	var res struct {
+		Meta    map[string]map[string]any `json:"_meta"`
+		Trace   map[string]any            `json:"x-trace"`
+		Next    []string                  `json:"nextSpecField"`
+		Content []map[string]any          `json:"content"`
+	}
+	if err := d.Decode(&res); err != nil {
+		t.Fatalf("%s: %v: %s", what, err, b)
+	}
+	text := res.Content[0]
+	ann, _ := text["annotations"].(map[string]any)
+	switch {
+	case res.Meta["io.example/trace"]["big"] != json.Number("12345678901234567890"):
+		t.Errorf("%s: _meta = %v; want the server's, its big number as written", what, res.Meta)
+	case res.Trace == nil || len(res.Next) != 1:
+		t.Errorf("%s: the result's own members are missing: %s", what, b)
+	case text["x-lang"] != "en" || ann["x-reviewed"] != true:
+		t.Errorf("%s: the text item lost members: %v", what, text)
+	}
 }

@@ -10,9 +10,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/host/manage"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/secret"
@@ -70,17 +69,18 @@ func (c *Client) Tools(ctx context.Context) ([]registry.Tool, error) {
 }
 
 // Call calls the tool name with args (a JSON object) in a session of its
-// own.
-func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+// own. The result keeps what the server sent beyond mcp-go's fields
+// (host.CallResult.JSON writes it out again).
+func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (host.CallResult, error) {
 	var raw json.RawMessage
 	if err := c.do(ctx, http.MethodPost, "/api/tools/"+url.PathEscape(name)+"/call", args, &raw); err != nil {
-		return nil, err
+		return host.CallResult{}, err
 	}
-	res, err := mcp.ParseCallToolResult(&raw)
+	res, extra, err := callresult.Decode(raw)
 	if err != nil {
-		return nil, fmt.Errorf("decode the result of %s: %w", name, err)
+		return host.CallResult{}, fmt.Errorf("decode the result of %s: %w", name, err)
 	}
-	return res, nil
+	return host.CallResult{Result: res, Extra: extra}, nil
 }
 
 // Reload makes serve load its config file again and apply it.

@@ -222,7 +222,11 @@ func (a *handler) call(w http.ResponseWriter, r *http.Request) {
 	}
 	s := a.o.Host.NewSession()
 	defer s.Close(context.WithoutCancel(r.Context()))
-	res, err := s.Call(r.Context(), name, args)
+	res, err := s.CallWith(r.Context(), name, args, host.CallOptions{})
+	var body json.RawMessage
+	if err == nil {
+		body, err = res.JSON() // the server's result, every member kept
+	}
 	var unknown *host.UnknownToolError
 	switch {
 	case errors.As(err, &unknown):
@@ -230,7 +234,7 @@ func (a *handler) call(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		writeError(w, &Error{Status: http.StatusBadGateway, Code: CodeCallFailed, Message: err.Error()})
 	default:
-		writeJSON(w, http.StatusOK, res)
+		writeJSON(w, http.StatusOK, body)
 	}
 }
 

@@ -57,6 +57,13 @@ func testserver(extra map[string]any, args ...string) map[string]any {
 // until every server settled.
 func startHost(t *testing.T, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
 	t.Helper()
+	return startHostWith(t, host.Options{}, servers, mutate)
+}
+
+// startHostWith is startHost with opts (ConfigDir, Environ, PluginDirs and
+// Version are set here).
+func startHostWith(t *testing.T, opts host.Options, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
+	t.Helper()
 	mcpCfg := map[string]any{
 		"enabled": true, "servers": servers,
 		"restart": map[string]any{"initial_backoff_seconds": 0.2, "max_backoff_seconds": 1},
@@ -76,9 +83,8 @@ func startHost(t *testing.T, servers map[string]any, mutate func(mcpCfg map[stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.NewFromLoaded(l, host.Options{
-		ConfigDir: dir, Environ: []string{"PATH=" + os.Getenv("PATH")}, PluginDirs: []string{bins.PluginDir()}, Version: "test",
-	})
+	opts.ConfigDir, opts.Environ, opts.PluginDirs, opts.Version = dir, []string{"PATH=" + os.Getenv("PATH")}, []string{bins.PluginDir()}, "test"
+	h, err := host.NewFromLoaded(l, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

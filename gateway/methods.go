@@ -171,7 +171,7 @@ func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, 
 	case r.Task != nil:
 		return r.Task, nil
 	}
-	return json.Marshal(r.Result)
+	return r.JSON() // the server's result, every member kept but what shaping rewrote
 }
 
 // relayedMethods are the requests the host answers through

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/artifacts"
+	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/shaping"
@@ -87,7 +88,7 @@ func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolRes
 func resultSize(res *mcp.CallToolResult) int {
 	n := len(res.RawStructuredContent)
 	for _, c := range res.Content {
-		switch v := c.(type) {
+		switch v := callresult.Unwrap(c).(type) {
 		case mcp.TextContent:
 			n += len(v.Text)
 		case mcp.ImageContent:

@@ -20,5 +20,17 @@
 //
 //	s.SetHandlers(host.ClientHandlers{Sampling: askTheModel, Notify: show})
 //
+// Tool results are shaped (large text bounded and saved, see
+// docs/result-shaping.md) and otherwise kept as the server sent them: an
+// item carrying more than its mcp-go type holds is a callresult.Item (read
+// items through callresult.Unwrap), and Session.CallWith's CallResult.JSON
+// writes the result with every member the server sent but what shaping
+// rewrote (docs/gateway.md, "Tool results").
+//
+// A Host never forces process-wide garbage collections unless asked:
+// Options.ReturnMemoryAfterLargeResults makes it return a large result's
+// memory to the operating system right after the call, as the plughost
+// binary does.
+//
 // Every front end (CLI, dashboard, gateway) drives the same Host.
 package host

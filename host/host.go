@@ -48,6 +48,18 @@ type Options struct {
 	// RelayOnly turns off the direct-pipes fast path: every message goes
 	// through the plugin process (for comparison and diagnosis).
 	RelayOnly bool
+	// ReturnMemoryAfterLargeResults makes the host, after a tool call whose
+	// result held 8 MiB or more, force two garbage collections and return
+	// the freed pages to the operating system (runtime.GC,
+	// debug.FreeOSMemory; one return for concurrent calls, 100 ms after
+	// the last). Without it a process that served one large result keeps
+	// its pages until the next collection, which an idle gateway may not
+	// run for minutes. It is off by default because both are process-wide:
+	// they pause every goroutine of the program embedding the host, and a
+	// library should not make that choice for it. The plughost binary
+	// turns it on (it is a process of its own, whose idle memory is what
+	// users see); an embedder that wants the same turns it on too.
+	ReturnMemoryAfterLargeResults bool
 	// TokenStore keeps the OAuth logins of servers; nil means one file per
 	// server under DefaultTokenDir of the user's home.
 	TokenStore tokens.Store
@@ -76,6 +88,8 @@ type Host struct {
 	calls     *callstats.Recorder // per-server calls and latency, for front ends
 	auth      *tokens.Manager     // OAuth logins
 	largeDone chan struct{}       // signals returnMemory after a large call
+	freeOS    func()              // what returnMemory runs: freeOSMemory, or a test's hook
+	returns   atomic.Int64        // memory returns asked for (afterLargeCall)
 	sessions  SessionStore
 	unlocks   atomic.Int64 // tools unlocked by searches and exact-name calls
 	relay     *relay       // what servers send on their own, to sessions
@@ -186,6 +200,7 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 		lastDone:  map[string]chan struct{}{},
 		applied:   ApplyStatus{OK: true},
 		largeDone: make(chan struct{}, 1),
+		freeOS:    freeOSMemory,
 		sessions:  opts.SessionStore,
 		calls:     callstats.New(nil),
 	}
@@ -402,11 +417,13 @@ func (h *Host) Start(ctx context.Context) {
 	h.mu.Unlock()
 	st := h.st()
 	h.restartRetention(st)
-	h.running.Add(1)
-	go func() {
-		defer h.running.Done()
-		h.returnMemory(h.runCtx)
-	}()
+	if h.opts.ReturnMemoryAfterLargeResults {
+		h.running.Add(1)
+		go func() {
+			defer h.running.Done()
+			h.returnMemory(h.runCtx)
+		}()
+	}
 	for _, s := range st.servers {
 		h.startServer(s)
 	}

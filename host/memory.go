@@ -8,7 +8,8 @@ import (
 )
 
 // largeResultBytes is the result size from which a call hands its memory
-// back to the operating system once it is done. Below it the garbage
+// back to the operating system once it is done (when
+// Options.ReturnMemoryAfterLargeResults is on). Below it the garbage
 // collector's own pace is fine; above it a process that served one large
 // result would otherwise keep its pages until the next collection, which
 // an idle gateway may not run for minutes (docs/benchmarks.md, Large
@@ -31,8 +32,13 @@ func noteResultSize(ctx context.Context, n int) {
 }
 
 // afterLargeCall asks for the memory of a finished large call to be
-// returned; it never blocks.
+// returned, if the host was asked to (Options.ReturnMemoryAfterLargeResults);
+// it never blocks.
 func (h *Host) afterLargeCall() {
+	if !h.opts.ReturnMemoryAfterLargeResults {
+		return
+	}
+	h.returns.Add(1)
 	select {
 	case h.largeDone <- struct{}{}:
 	default: // a return is already pending; it covers this call too
@@ -53,9 +59,14 @@ func (h *Host) returnMemory(ctx context.Context) {
 			return
 		case <-time.After(returnMemoryDelay):
 		}
-		// Two cycles: buffers pooled in sync.Pools (gRPC's, on the relay)
-		// survive the first one as its victims.
-		runtime.GC()
-		debug.FreeOSMemory()
+		h.freeOS()
 	}
+}
+
+// freeOSMemory forces a collection and returns freed pages to the operating
+// system. Two cycles: buffers pooled in sync.Pools (gRPC's, on the relay)
+// survive the first one as its victims.
+func freeOSMemory() {
+	runtime.GC()
+	debug.FreeOSMemory()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/artifacts"
+	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/shaping"
@@ -218,7 +219,22 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 // CreateTaskResult, raw; see tasks/get and tasks/result).
 type CallResult struct {
 	Result *mcp.CallToolResult
-	Task   json.RawMessage
+	// Extra is what the server's result held beyond Result's fields (its
+	// own members, its _meta as sent); JSON writes it back. Empty for
+	// plughost's own tools.
+	Extra callresult.Extra
+	Task  json.RawMessage
+}
+
+// JSON returns the answer as the client gets it: the task, or the result as
+// the server sent it but for what plughost rewrote (result shaping's text,
+// resource URIs, an oversized structuredContent) — every member and item
+// field mcp-go's types do not model included (callresult.Encode).
+func (r CallResult) JSON() (json.RawMessage, error) {
+	if r.Task != nil {
+		return r.Task, nil
+	}
+	return callresult.Encode(r.Result, r.Extra)
 }
 
 // CallWith is Call with what a client's request carries besides name and
@@ -271,14 +287,16 @@ func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessag
 	defer s.h.relay.end(f)
 	ctx = supervisor.WithMeta(s.h.relay.noteID(ctx, f), meta)
 	size := 0
-	res, err := s.h.call(context.WithValue(ctx, resultSizeKey{}, &size), call)
+	var extra callresult.Extra
+	ctx = callresult.WithSink(context.WithValue(ctx, resultSizeKey{}, &size), &extra)
+	res, err := s.h.call(ctx, call)
 	if size >= largeResultBytes {
 		s.h.afterLargeCall()
 	}
 	if err != nil {
 		return CallResult{}, s.h.explainCallError(tool.Name, tool.Server, err)
 	}
-	return CallResult{Result: res}, nil
+	return CallResult{Result: res, Extra: extra}, nil
 }
 
 // search runs a search tool and unlocks what it found.

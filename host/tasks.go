@@ -79,8 +79,8 @@ func (s *Session) callTask(ctx context.Context, scope string, call shaping.Call,
 	}
 	id, isTask := rawjson.String(raw, "task", "taskId")
 	if !isTask {
-		res, err := s.h.shapeFetched(ctx, call, raw)
-		return CallResult{Result: res}, err
+		res, extra, err := s.h.shapeFetched(ctx, call, raw)
+		return CallResult{Result: res, Extra: extra}, err
 	}
 	s.h.relay.recordTask(s.id, call.Server, id, &taskCall{call: call})
 	if scope == "" {
@@ -129,11 +129,11 @@ func (s *Session) taskRequest(ctx context.Context, scope, method string, params 
 	if scope == "" {
 		call.MapURI = func(u string) string { return s.h.clientURI(call.Server, u) }
 	}
-	res, err := s.h.shapeFetched(ctx, call, raw)
+	res, extra, err := s.h.shapeFetched(ctx, call, raw)
 	if err != nil {
 		return raw, nil // not a tool result (a cancelled task's, …): as the server sent it
 	}
-	return json.Marshal(res)
+	return callresult.Encode(res, extra)
 }
 
 func unknownTask(id string) *RPCError {
@@ -189,11 +189,13 @@ func fetchedResult(ctx context.Context, _ shaping.Call) (*mcp.CallToolResult, er
 }
 
 // shapeFetched runs a tools/call result fetched outside a call (a task's
-// result) through the same shaping chain as a call's.
-func (h *Host) shapeFetched(ctx context.Context, call shaping.Call, raw json.RawMessage) (*mcp.CallToolResult, error) {
-	res, err := callresult.Decode(raw)
+// result) through the same shaping chain as a call's; the Extra is what the
+// result holds beyond mcp.CallToolResult's fields (callresult.Encode).
+func (h *Host) shapeFetched(ctx context.Context, call shaping.Call, raw json.RawMessage) (*mcp.CallToolResult, callresult.Extra, error) {
+	res, extra, err := callresult.Decode(raw)
 	if err != nil {
-		return nil, err
+		return nil, callresult.Extra{}, err
 	}
-	return h.st().chain.fetched(context.WithValue(ctx, fetchedKey{}, res), call)
+	res, err = h.st().chain.fetched(context.WithValue(ctx, fetchedKey{}, res), call)
+	return res, extra, err
 }

@@ -7,8 +7,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/api"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/registry"
@@ -21,7 +19,7 @@ type liveState interface {
 	Servers(ctx context.Context) (api.ServerList, error)
 	Server(ctx context.Context, name string) (host.ServerDetail, error)
 	Tools(ctx context.Context) ([]registry.Tool, error)
-	Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error)
+	Call(ctx context.Context, name string, args json.RawMessage) (host.CallResult, error)
 	Close() error
 }
 
@@ -77,8 +75,8 @@ func (l localState) Tools(ctx context.Context) ([]registry.Tool, error) {
 	return l.h.NewSession().Tools(ctx)
 }
 
-func (l localState) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	return l.h.NewSession().Call(ctx, name, args)
+func (l localState) Call(ctx context.Context, name string, args json.RawMessage) (host.CallResult, error) {
+	return l.h.NewSession().CallWith(ctx, name, args, host.CallOptions{})
 }
 
 func (l localState) Close() error { return l.h.Close() }

@@ -65,6 +65,9 @@ func (g *globals) hostFor(l *manage.Loaded) (*host.Host, error) {
 		Environ:   os.Environ(),
 		Logger:    g.logger(),
 		Version:   version,
+		// The binary is a process of its own: hand a large result's memory
+		// back at once rather than at the next collection.
+		ReturnMemoryAfterLargeResults: true,
 	}
 	if store != nil { // a nil *Store is not a nil SessionStore
 		opts.SessionStore = store

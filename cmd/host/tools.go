@@ -8,6 +8,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/spf13/cobra"
+
+	"github.com/plughost/plughost/host/callresult"
 )
 
 func newToolsCommand(g *globals) *cobra.Command {
@@ -69,12 +71,17 @@ func newCallCommand(g *globals) *cobra.Command {
 				return err
 			}
 			defer src.Close()
-			res, err := src.Call(cmd.Context(), args[0], raw)
+			r, err := src.Call(cmd.Context(), args[0], raw)
 			if err != nil {
 				return err
 			}
+			res := r.Result
 			if asJSON {
-				if err := writeJSON(g.stdout, res); err != nil {
+				b, err := r.JSON() // as the server sent it, but for what shaping rewrote
+				if err != nil {
+					return err
+				}
+				if err := writeJSON(g.stdout, b); err != nil {
 					return err
 				}
 			} else {
@@ -86,7 +93,7 @@ func newCallCommand(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole CallToolResult as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON, every member the server sent included")
 	addWaitFlag(cmd, &wait)
 	return cmd
 }
@@ -94,7 +101,7 @@ func newCallCommand(g *globals) *cobra.Command {
 // printResult prints text content as is and summarizes everything else.
 func printResult(g *globals, res *mcp.CallToolResult) {
 	for _, c := range res.Content {
-		switch v := c.(type) {
+		switch v := callresult.Unwrap(c).(type) {
 		case mcp.TextContent:
 			fmt.Fprintln(g.stdout, v.Text)
 		case mcp.ImageContent:

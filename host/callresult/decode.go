@@ -1,11 +1,15 @@
 // Package callresult decodes the result of an MCP tools/call from its raw
-// JSON without the copies a generic decode makes: a text item of many
-// megabytes is decoded into the message's own bytes and shared, and
-// structuredContent is kept as the raw JSON the server sent. Decoding a
-// 50 MB text result allocates a few hundred bytes.
+// JSON without the copies a generic decode makes, and keeps what mcp-go's
+// types cannot hold, so the result can be written out again as the server
+// sent it: a text item of many megabytes is decoded into the message's own
+// bytes and shared, structuredContent is kept as the raw JSON the server
+// sent, items with members mcp-go does not model are Items, and the
+// result's own such members (and its _meta) are an Extra. Decoding a 50 MB
+// text result allocates a few hundred bytes.
 package callresult
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,17 +24,22 @@ import (
 // raw's bytes, so the caller must not change or reuse raw afterwards.
 //
 // The result is what mcp.ParseCallToolResult returns, field for field, but
-// for structuredContent: StructuredContent and RawStructuredContent both hold
-// the JSON as the server sent it (a json.RawMessage, byte-faithful, encoded
-// as is by mcp.CallToolResult.MarshalJSON) instead of a decoded map; it
-// shares raw's bytes only when it is most of the message. Members
-// of the result that mcp.CallToolResult has no field for are not kept.
-func Decode(raw []byte) (*mcp.CallToolResult, error) {
+// for structuredContent and for what mcp-go's types cannot hold.
+// StructuredContent and RawStructuredContent both hold the JSON as the
+// server sent it (a json.RawMessage, byte-faithful, encoded as is by
+// mcp.CallToolResult.MarshalJSON) instead of a decoded map; it shares raw's
+// bytes only when it is most of the message. A content item mcp-go's type
+// does not hold exactly is an Item. The result's _meta, isError and members
+// mcp.CallToolResult has no field for are also returned raw, as the Extra:
+// Encode(res, extra) writes the result as the server sent it, but for what
+// plughost rewrote.
+func Decode(raw []byte) (*mcp.CallToolResult, Extra, error) {
 	d := decoder{raw: raw, view: rawjson.View(raw)}
 	if err := d.result(); err != nil {
-		return nil, fmt.Errorf("malformed tools/call result: %w", err)
+		return nil, Extra{}, fmt.Errorf("malformed tools/call result: %w", err)
 	}
-	return d.finish(), nil
+	d.extra.meta, d.extra.isError = d.res.Meta, d.res.IsError
+	return d.finish(), d.extra, nil
 }
 
 // decoder holds one decode. The view shares raw's bytes; it is not used
@@ -39,6 +48,7 @@ type decoder struct {
 	raw   []byte
 	view  string
 	res   mcp.CallToolResult
+	extra Extra
 	texts []textSpan
 }
 
@@ -67,8 +77,16 @@ func (d *decoder) result() error {
 			d.res.StructuredContent, d.res.RawStructuredContent = sc, sc
 		case "isError":
 			err = json.Unmarshal([]byte(v), &d.res.IsError)
+			d.keep(key, start, end)
 		case "_meta":
 			err = json.Unmarshal([]byte(v), &d.res.Meta)
+			d.keep(key, start, end)
+		case "resultType", "inputRequests", "requestState":
+			// Decoded for Go callers as mcp-go does; written as sent.
+			err = d.multiRoundTrip(key, v)
+			d.keep(key, start, end)
+		default:
+			d.keep(key, start, end)
 		}
 		return err == nil
 	})
@@ -81,6 +99,28 @@ func (d *decoder) result() error {
 		return errors.New(`"content" is missing`)
 	}
 	return nil
+}
+
+// multiRoundTrip decodes a member of a multi round-trip result (SEP-2322).
+func (d *decoder) multiRoundTrip(key, v string) error {
+	switch key {
+	case "resultType":
+		return json.Unmarshal([]byte(v), &d.res.ResultType)
+	case "inputRequests":
+		return json.Unmarshal([]byte(v), &d.res.InputRequests)
+	}
+	return json.Unmarshal([]byte(v), &d.res.RequestState)
+}
+
+// keep records a top-level member as the server sent it, in the Extra. A
+// copy, unless it is most of the message: a large member of its own would
+// otherwise be held twice.
+func (d *decoder) keep(key string, start, end int) {
+	v := json.RawMessage(d.raw[start:end:end])
+	if 4*len(v) < len(d.raw) {
+		v = append(json.RawMessage(nil), v...)
+	}
+	d.extra.members = append(d.extra.members, member{key: key, value: v})
 }
 
 // content decodes the content array at raw[start:end].
@@ -99,55 +139,82 @@ func (d *decoder) content(start, end int) error {
 	return err
 }
 
-// item decodes one content item at raw[start:end]: a plain text item here,
-// anything else with mcp-go's decoder (on a copy, so raw stays the text's).
+// item decodes one content item at raw[start:end]: a text item here, its
+// text decoded in place at the end, anything else with mcp-go's decoder (on
+// a copy, so raw stays the text's). An item mcp-go's type does not hold
+// exactly becomes an Item.
 func (d *decoder) item(start, end int) error {
-	if tc, lit, ok := d.textItem(start, end); ok {
+	if lit, plain, ok := d.textItem(start, end); ok {
+		var c mcp.Content = mcp.TextContent{Type: mcp.ContentTypeText}
+		if !plain {
+			var err error
+			if c, err = d.annotatedText(start, end, lit); err != nil {
+				return fmt.Errorf("content item %d: %w", len(d.res.Content), err)
+			}
+		}
 		d.texts = append(d.texts, textSpan{item: len(d.res.Content), start: lit[0], end: lit[1]})
-		d.res.Content = append(d.res.Content, tc)
+		d.res.Content = append(d.res.Content, c)
 		return nil
 	}
-	c, err := mcp.UnmarshalContent([]byte(d.view[start:end]))
+	raw := d.raw[start:end]
+	c, err := mcp.UnmarshalContent(bytes.Clone(raw))
 	if err != nil {
 		return fmt.Errorf("content item %d: %w", len(d.res.Content), err)
+	}
+	if skel := skeletonOf(raw); !exact(skel) {
+		c = Item{Content: c, skeleton: skel}
 	}
 	d.res.Content = append(d.res.Content, c)
 	return nil
 }
 
-// textItem recognises a text item with only the members mcp.TextContent
-// has, and returns it without its text, and the text literal's bounds.
-func (d *decoder) textItem(start, end int) (mcp.TextContent, [2]int, bool) {
-	var tc mcp.TextContent
-	var lit [2]int
-	isText := false
-	ok := rawjson.ScanMembers(d.view[start:end], func(key string, s, e int) bool {
-		v := d.view[start+s : start+e]
+// textItem recognises a text item whose text is a string, and returns the
+// text literal's bounds, and whether the item has no other member than
+// type and text.
+func (d *decoder) textItem(start, end int) (lit [2]int, plain, ok bool) {
+	isText, others := false, false
+	valid := rawjson.ScanMembers(d.view[start:end], func(key string, s, e int) bool {
 		switch key {
 		case "type":
-			isText = v == `"text"`
+			isText = d.view[start+s:start+e] == `"text"`
 			return isText
 		case "text":
 			lit = [2]int{start + s, start + e}
-			return v[0] == '"'
-		case "annotations":
-			return json.Unmarshal([]byte(v), &tc.Annotations) == nil
-		case "_meta":
-			return json.Unmarshal([]byte(v), &tc.Meta) == nil
+			return d.view[start+s] == '"'
 		}
-		return false // a member mcp.TextContent cannot hold: the generic decoder decides
+		others = true
+		return true
 	})
+	return lit, !others, valid && isText && lit[1] > 0
+}
+
+// annotatedText decodes a text item with members besides type and text at
+// raw[start:end], without its text (decoded in place at the end): an Item
+// when mcp.TextContent does not hold every member.
+func (d *decoder) annotatedText(start, end int, lit [2]int) (mcp.Content, error) {
+	skel := make(json.RawMessage, 0, (lit[0]-start)+2+(end-lit[1]))
+	skel = append(skel, d.raw[start:lit[0]]...)
+	skel = append(skel, `""`...)
+	skel = append(skel, d.raw[lit[1]:end]...)
+	var tc mcp.TextContent
+	if err := json.Unmarshal(skel, &tc); err != nil {
+		return nil, err
+	}
 	tc.Type = mcp.ContentTypeText
-	return tc, lit, ok && isText && lit[1] > 0
+	if !exact(skel) {
+		return Item{Content: tc, skeleton: skel}, nil
+	}
+	return tc, nil
 }
 
 // finish decodes the texts into raw's own bytes.
 func (d *decoder) finish() *mcp.CallToolResult {
 	d.view = ""
 	for _, t := range d.texts {
-		tc := d.res.Content[t.item].(mcp.TextContent)
+		c := d.res.Content[t.item]
+		tc := Unwrap(c).(mcp.TextContent)
 		tc.Text = rawjson.DecodeInPlace(d.raw[t.start:t.end])
-		d.res.Content[t.item] = tc
+		d.res.Content[t.item] = With(c, tc)
 	}
 	return &d.res
 }

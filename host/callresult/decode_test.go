@@ -11,7 +11,8 @@ import (
 )
 
 // Decode must give what mcp-go's generic decode gives (compared as the JSON
-// each encodes to), with structuredContent kept as sent.
+// each encodes to, item by item unwrapped), with structuredContent kept as
+// sent; and Encode must give back the server's JSON.
 func TestDecodeMatchesMCPGo(t *testing.T) {
 	tests := map[string]string{
 		"plain text":     `{"content":[{"type":"text","text":"hello"}]}`,
@@ -28,6 +29,10 @@ func TestDecodeMatchesMCPGo(t *testing.T) {
 		"unknown members":   `{"content":[{"type":"text","text":"x"}],"somethingNew":{"a":[1]}}`,
 		"null structured":   `{"content":[{"type":"text","text":"x"}],"structuredContent":null}`,
 		"non-UTF-8 text":    "{\"content\":[{\"type\":\"text\",\"text\":\"bad \xff byte\"}]}",
+		"vendor members": `{"content":[{"type":"text","text":"x","annotations":{"audience":["user"],"x-note":"n"},"_meta":{"id":12345678901234567890}},` +
+			`{"type":"image","data":"aGk=","mimeType":"image/png","x-alt":"a cat"},{"type":"resource_link","uri":"file:///a","name":"a"},` +
+			`{"type":"resource","resource":{"uri":"file:///b","blob":"aGk=","x-size":2},"x-origin":"disk"}],` +
+			`"_meta":{"trace":{"id":12345678901234567890}},"x-trace":{"spans":[1,2]},"resultType":"complete","isError":false}`,
 	}
 	for name, raw := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -36,15 +41,43 @@ func TestDecodeMatchesMCPGo(t *testing.T) {
 			if err != nil {
 				t.Fatalf("mcp-go: %v", err)
 			}
-			got, err := Decode([]byte(raw))
+			got, extra, err := Decode([]byte(raw))
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
-			if diff := cmp.Diff(encode(t, want), encode(t, got)); diff != "" {
+			if diff := cmp.Diff(encode(t, want), encode(t, unwrapped(got))); diff != "" {
 				t.Errorf("Decode differs from mcp-go (-mcp-go +Decode):\n%s", diff)
+			}
+			back, err := Encode(got, extra)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(jsonTree(t, []byte(raw)), jsonTree(t, back)); diff != "" && name != "non-UTF-8 text" {
+				t.Errorf("Encode(Decode(raw)) differs from raw (-raw +encoded):\n%s", diff)
 			}
 		})
 	}
+}
+
+// unwrapped returns a copy of r with its Items replaced by their mcp-go
+// values.
+func unwrapped(r *mcp.CallToolResult) *mcp.CallToolResult {
+	cp := *r
+	cp.Content = nil
+	for _, c := range r.Content {
+		cp.Content = append(cp.Content, Unwrap(c))
+	}
+	return &cp
+}
+
+// jsonTree decodes b with numbers as written.
+func jsonTree(t *testing.T, b []byte) any {
+	t.Helper()
+	v, err := tree(b)
+	if err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return v
 }
 
 func encode(t *testing.T, r *mcp.CallToolResult) any {
@@ -71,7 +104,7 @@ func TestDecodeRejectsMalformed(t *testing.T) {
 		"trailing data":      `{"content":[]} x`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			if res, err := Decode([]byte(raw)); err == nil {
+			if res, _, err := Decode([]byte(raw)); err == nil {
 				t.Errorf("Decode(%s) = %+v; want an error", raw, res)
 			}
 		})
@@ -85,11 +118,11 @@ func TestDecodeSharesTheMessage(t *testing.T) {
 	raw := []byte(`{"content":[{"type":"text","text":` + string(lit) + `}],"structuredContent":{"content":"x"}}`)
 	allocs := testing.AllocsPerRun(1, func() {
 		cp := append([]byte(nil), raw...)
-		if _, err := Decode(cp); err != nil {
+		if _, _, err := Decode(cp); err != nil {
 			t.Fatal(err)
 		}
 	})
-	res, err := Decode(raw)
+	res, _, err := Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,5 +144,81 @@ func TestDecodeSharesTheMessage(t *testing.T) {
 	}
 	if allocs > 20 { // the copy of raw above, the result, its content slice
 		t.Errorf("Decode made %v allocations for a one-item result; want a handful", allocs)
+	}
+}
+
+// What plughost rewrites (a text, a URI) is taken from the mcp-go value;
+// every other member of an Item stays as the server sent it.
+func TestItemKeepsMembersAcrossRewrites(t *testing.T) {
+	raw := `{"content":[{"type":"text","text":"long text","x-lang":"en","annotations":{"priority":1,"x-p":true}},` +
+		`{"type":"resource_link","uri":"test://a","name":"a","x-kind":"doc"},` +
+		`{"type":"resource","resource":{"uri":"test://b","text":"body","x-enc":"utf8"}}],"x-trace":"t1","_meta":{"k":1}}`
+	res, extra, err := Decode([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range res.Content {
+		if _, ok := c.(Item); !ok {
+			t.Fatalf("item %d is a %T; want an Item (it has members mcp-go does not model)", i, c)
+		}
+	}
+	tc := Unwrap(res.Content[0]).(mcp.TextContent)
+	tc.Text = "bounded"
+	link := Unwrap(res.Content[1]).(mcp.ResourceLink)
+	link.URI = "plughost://s/test://a"
+	emb := Unwrap(res.Content[2]).(mcp.EmbeddedResource)
+	tr := emb.Resource.(mcp.TextResourceContents)
+	tr.URI = "plughost://s/test://b"
+	emb.Resource = tr
+	cp := *res
+	cp.Content = []mcp.Content{With(res.Content[0], tc), With(res.Content[1], link), With(res.Content[2], emb), mcp.NewTextContent("new")}
+	cp.IsError = true
+	got, err := Encode(&cp, extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"content":[{"type":"text","text":"bounded","x-lang":"en","annotations":{"priority":1,"x-p":true}},` +
+		`{"type":"resource_link","uri":"plughost://s/test://a","name":"a","x-kind":"doc"},` +
+		`{"type":"resource","resource":{"uri":"plughost://s/test://b","text":"body","x-enc":"utf8"}},{"type":"text","text":"new"}],` +
+		`"x-trace":"t1","_meta":{"k":1},"isError":true}`
+	if diff := cmp.Diff(jsonTree(t, []byte(want)), jsonTree(t, got)); diff != "" {
+		t.Errorf("encoded (-want +got):\n%s", diff)
+	}
+	if keys := extra.Keys(); !cmp.Equal(keys, []string{"x-trace", "_meta"}) {
+		t.Errorf("Extra keys = %q", keys)
+	}
+	// A _meta replaced by plughost is plughost's.
+	cp.Meta = &mcp.Meta{AdditionalFields: map[string]any{"mine": true}}
+	got, _ = Encode(&cp, extra)
+	if m, _ := jsonTree(t, got).(map[string]any)["_meta"].(map[string]any); m["mine"] != true || m["k"] != nil {
+		t.Errorf("_meta = %v; want plughost's own", m)
+	}
+}
+
+// A large text item with a member mcp-go does not model still decodes in
+// place, and its Item holds no second copy of the text.
+func TestLargeItemTextSharesTheMessage(t *testing.T) {
+	text := strings.Repeat("line of text\n", 100_000)
+	lit, _ := json.Marshal(text)
+	raw := []byte(`{"content":[{"type":"text","x-lang":"en","text":` + string(lit) + `}]}`)
+	res, _, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, ok := res.Content[0].(Item)
+	if !ok {
+		t.Fatalf("item is a %T; want an Item", res.Content[0])
+	}
+	got := it.Content.(mcp.TextContent).Text
+	if got != text {
+		t.Fatalf("text of %d bytes differs from the %d sent", len(got), len(text))
+	}
+	start := uintptr(unsafe.Pointer(unsafe.StringData(got)))
+	base := uintptr(unsafe.Pointer(&raw[0]))
+	if start < base || start >= base+uintptr(len(raw)) {
+		t.Error("the text does not share the message's bytes")
+	}
+	if len(it.skeleton) > 100 {
+		t.Errorf("the Item's skeleton holds %d bytes; want the item without its text", len(it.skeleton))
 	}
 }

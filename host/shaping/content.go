@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/callresult"
 )
 
 // textOf returns the text items of res joined with "\n", and how many there
@@ -21,8 +23,9 @@ func textOf(res *mcp.CallToolResult) (string, int) {
 	return strings.Join(parts, "\n"), len(parts)
 }
 
+// asText returns the text item c (a callresult.Item holding one too).
 func asText(c mcp.Content) (mcp.TextContent, bool) {
-	switch v := c.(type) {
+	switch v := callresult.Unwrap(c).(type) {
 	case mcp.TextContent:
 		return v, true
 	case *mcp.TextContent:
@@ -34,8 +37,8 @@ func asText(c mcp.Content) (mcp.TextContent, bool) {
 }
 
 // withText returns a copy of res whose text items are replaced by one item
-// holding text, at the place of the first (keeping its annotations and
-// _meta); other content keeps its order. A result without text gets the
+// holding text, at the place of the first (keeping its annotations, _meta
+// and any member mcp-go does not model); other content keeps its order. A result without text gets the
 // item first. res itself is not changed.
 func withText(res *mcp.CallToolResult, text string) *mcp.CallToolResult {
 	cp := *res
@@ -49,7 +52,7 @@ func withText(res *mcp.CallToolResult, text string) *mcp.CallToolResult {
 		}
 		if !placed {
 			t.Text = text
-			cp.Content = append(cp.Content, t)
+			cp.Content = append(cp.Content, callresult.With(c, t))
 			placed = true
 		}
 	}

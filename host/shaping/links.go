@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/callresult"
 )
 
 // Links maps the URIs of resource links and embedded resources in a result
@@ -18,7 +20,7 @@ func Links() Middleware {
 		}
 		var out *mcp.CallToolResult
 		for i, c := range res.Content {
-			mapped, changed := mapLink(c, call.MapURI)
+			mapped, changed := mapLink(callresult.Unwrap(c), call.MapURI)
 			if !changed {
 				continue
 			}
@@ -27,7 +29,7 @@ func Links() Middleware {
 				cp.Content = append([]mcp.Content(nil), res.Content...)
 				out = &cp
 			}
-			out.Content[i] = mapped
+			out.Content[i] = callresult.With(c, mapped)
 		}
 		if out == nil {
 			return res

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/callresult"
 )
 
 // Thresholds of Sanitize.
@@ -52,7 +54,7 @@ func sanitizeContent(in []mcp.Content) (out []mcp.Content, removed, changed bool
 		if t, ok := asText(c); ok {
 			if clean, did := SanitizeText(t.Text); did {
 				t.Text = clean
-				c, removed, changed = t, true, true
+				c, removed, changed = callresult.With(c, t), true, true
 			}
 			out = append(out, c)
 			continue
@@ -68,7 +70,7 @@ func sanitizeContent(in []mcp.Content) (out []mcp.Content, removed, changed bool
 
 func linkSummary(c mcp.Content) (string, bool) {
 	var l mcp.ResourceLink
-	switch v := c.(type) {
+	switch v := callresult.Unwrap(c).(type) {
 	case mcp.ResourceLink:
 		l = v
 	case *mcp.ResourceLink:

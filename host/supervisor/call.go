@@ -109,7 +109,10 @@ func (c ToolCall) encode() (json.RawMessage, error) {
 // callTool sends a raw tools/call and decodes its result leanly: the text of
 // a large result is decoded into the message's own buffer, never copied (see
 // callresult), where mcp-go's client would decode it through several
-// generic copies. A JSON-RPC error answer is an *RPCError.
+// generic copies. What the result holds beyond mcp.CallToolResult's fields
+// goes to the callresult sink of ctx (callresult.WithSink), so a caller can
+// write the result out as the server sent it. A JSON-RPC error answer is an
+// *RPCError.
 func callTool(ctx context.Context, conn *connection, c ToolCall) (*mcp.CallToolResult, error) {
 	params, err := c.encode()
 	if err != nil {
@@ -119,7 +122,12 @@ func callTool(ctx context.Context, conn *connection, c ToolCall) (*mcp.CallToolR
 	if err != nil {
 		return nil, err
 	}
-	return callresult.Decode(raw)
+	res, extra, err := callresult.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	callresult.Deliver(ctx, extra)
+	return res, nil
 }
 
 // deadlinePassed reports whether ctx's deadline is (all but) reached. The

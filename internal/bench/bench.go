@@ -213,7 +213,10 @@ func launchHost(ctx context.Context, o Options, servers map[string]any, relayOnl
 	if err != nil {
 		return nil, err
 	}
-	h, err := host.NewFromLoaded(l, host.Options{Environ: o.Environ, PluginDirs: o.PluginDirs, Version: "bench", RelayOnly: relayOnly})
+	// ReturnMemoryAfterLargeResults as the plughost binary sets it: the
+	// benchmarks measure what the binary does.
+	h, err := host.NewFromLoaded(l, host.Options{Environ: o.Environ, PluginDirs: o.PluginDirs, Version: "bench",
+		RelayOnly: relayOnly, ReturnMemoryAfterLargeResults: true})
 	if err != nil {
 		return nil, err
 	}

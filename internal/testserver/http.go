@@ -28,6 +28,9 @@ func serveHTTP(o options, s *server.MCPServer, out io.Writer) error {
 		// real servers do; the default session manager never does.
 		handler = server.NewStreamableHTTPServer(s, server.WithStateful(true))
 	}
+	if o.vendorResult {
+		handler = vendorHTTP(handler)
+	}
 	fmt.Fprintf(out, "listening %s\n", url)
 	return http.Serve(ln, handler)
 }

@@ -14,6 +14,8 @@
 //	-junk-tool           also offer the junk tool, which writes a raw line on stdout
 //	-garbage             answer every request line with a line that is not JSON
 //	-huge-line MB        after the first request, write MB MiB on stdout without a newline
+//	-vendor-result       also offer vendor_result, whose result has members mcp-go
+//	                     does not model, at every level (vendor.go)
 //	-faithful            also offer resources, prompts, completions, logging, progress,
 //	                     sampling, elicitation, roots and a task tool (faithful.go)
 //
@@ -59,6 +61,7 @@ type options struct {
 	garbage         bool
 	junkTool        bool
 	hugeLineMB      int
+	vendorResult    bool
 }
 
 func main() {
@@ -91,6 +94,7 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.junkTool, "junk-tool", false, "also offer the junk tool (a raw line on stdout)")
 	fs.BoolVar(&o.garbage, "garbage", false, "answer every request with a line that is not JSON")
 	fs.IntVar(&o.hugeLineMB, "huge-line", 0, "after the first request, write this many MiB on stdout without a newline")
+	fs.BoolVar(&o.vendorResult, "vendor-result", false, "also offer vendor_result (a result with members mcp-go does not model)")
 	fs.BoolVar(&o.faithful, "faithful", false, "also offer resources, prompts, completions, logging, progress, sampling, elicitation, roots and tasks")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -155,6 +159,9 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 	}
 	if o.serve != "" {
 		return serveHTTP(o, s, out)
+	}
+	if o.vendorResult {
+		in = vendorStdio(in, out)
 	}
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(log.New(stderr, "testserver: ", 0))

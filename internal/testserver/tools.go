@@ -46,6 +46,8 @@ func newServer(o options, f *fixture) *server.MCPServer {
 	}
 	if o.faithful {
 		sopts = append(sopts, faithfulOptions()...)
+	} else if o.vendorResult { // its task's tasks/result is answered by vendorCall
+		sopts = append(sopts, server.WithTaskCapabilities(true, true, true))
 	}
 	s := server.NewMCPServer(o.name, "0.0.0-test", sopts...)
 	f.server = s
@@ -56,6 +58,9 @@ func newServer(o options, f *fixture) *server.MCPServer {
 	s.AddTools(extraTools(o.extraTools)...)
 	if o.junkTool {
 		s.AddTools(f.junkTool())
+	}
+	if o.vendorResult {
+		s.AddTools(vendorTool())
 	}
 	if fl != nil {
 		s.AddTools(fl.tool())

@@ -1,0 +1,150 @@
+package callresult
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/rawjson"
+)
+
+// Item is a content item whose JSON says more than its mcp-go type can
+// hold: a member the type has no field for (a newer spec's, a vendor's),
+// annotations with such a member, an embedded resource with one, a _meta
+// number mcp-go's float64 would change. It reads as the mcp-go value
+// (Content), which is what plughost inspects and rewrites, and encodes as
+// the server's JSON with only the parts plughost may rewrite taken from
+// Content: the text of a text item, the data of an image or audio item,
+// the URI of a resource link, the URI and text or blob of an embedded
+// resource. Every other member is written as the server sent it.
+//
+// Items that mcp-go's type holds exactly stay plain mcp-go values; only the
+// others are Items. Read an item through Unwrap, and put a changed value
+// back through With, so the server's other members stay.
+type Item struct {
+	mcp.Content
+	// skeleton is the item as sent, its large strings (text, data, the
+	// resource's text or blob) replaced by "": Content holds those, and a
+	// second copy of a large text would double its memory.
+	skeleton json.RawMessage
+}
+
+// Unwrap returns the mcp-go value of a content item: c itself, or an
+// Item's Content.
+func Unwrap(c mcp.Content) mcp.Content {
+	if it, ok := c.(Item); ok {
+		return it.Content
+	}
+	if it, ok := c.(*Item); ok && it != nil {
+		return it.Content
+	}
+	return c
+}
+
+// With returns v in the place of the item old: an Item with old's other
+// members when old is an Item of the same mcp-go type, else v itself.
+func With(old, v mcp.Content) mcp.Content {
+	it, ok := old.(Item)
+	if !ok {
+		return v
+	}
+	v = Unwrap(v)
+	if reflect.TypeOf(v) != reflect.TypeOf(it.Content) {
+		return v
+	}
+	return Item{Content: v, skeleton: it.skeleton}
+}
+
+// MarshalJSON writes the server's item with the rewritable parts taken from
+// Content (see Item).
+func (it Item) MarshalJSON() ([]byte, error) {
+	if it.skeleton == nil {
+		return json.Marshal(it.Content)
+	}
+	out := it.skeleton
+	var err error
+	set := func(v any, path ...string) {
+		if err != nil {
+			return
+		}
+		var b []byte
+		if b, err = json.Marshal(v); err == nil {
+			out, _ = rawjson.Replace(out, b, path...)
+		}
+	}
+	switch v := it.Content.(type) {
+	case mcp.TextContent:
+		set(v.Text, "text")
+	case mcp.ImageContent:
+		set(v.Data, "data")
+	case mcp.AudioContent:
+		set(v.Data, "data")
+	case mcp.ResourceLink:
+		set(v.URI, "uri")
+	case mcp.EmbeddedResource:
+		switch r := v.Resource.(type) {
+		case mcp.TextResourceContents:
+			set(r.URI, "resource", "uri")
+			set(r.Text, "resource", "text")
+		case mcp.BlobResourceContents:
+			set(r.URI, "resource", "uri")
+			set(r.Blob, "resource", "blob")
+		}
+	default:
+		return json.Marshal(it.Content)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("encode a content item: %w", err)
+	}
+	return out, nil
+}
+
+// largeStrings are the members whose values an Item takes from Content, so
+// its skeleton holds "" in their place.
+var largeStrings = [][]string{{"data"}, {"resource", "text"}, {"resource", "blob"}}
+
+// skeletonOf returns a copy of the item raw with its large strings replaced
+// by "" (the text of a text item is cut out by its caller, which knows
+// where it is). It never shares raw's bytes.
+func skeletonOf(raw []byte) json.RawMessage {
+	out, copied := raw, false
+	for _, path := range largeStrings {
+		if s, e, ok := rawjson.Member(out, path...); ok && out[s] == '"' && e-s > 2 {
+			out, _ = rawjson.Replace(out, []byte(`""`), path...)
+			copied = true
+		}
+	}
+	if !copied {
+		out = bytes.Clone(raw)
+	}
+	return out
+}
+
+// exact reports whether mcp-go's type for the item skeleton holds all of
+// it: decoded and encoded again, it gives the same JSON tree (numbers
+// compared as written, so a precision float64 would lose counts).
+func exact(skeleton []byte) bool {
+	c, err := mcp.UnmarshalContent(skeleton)
+	if err != nil {
+		return false
+	}
+	again, err := json.Marshal(c)
+	if err != nil {
+		return false
+	}
+	a, errA := tree(skeleton)
+	b, errB := tree(again)
+	return errA == nil && errB == nil && reflect.DeepEqual(a, b)
+}
+
+// tree decodes JSON into maps, slices and json.Numbers.
+func tree(b []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
+}
