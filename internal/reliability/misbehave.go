@@ -162,6 +162,29 @@ func (s *suite) flood(window time.Duration) error {
 	return nil
 }
 
+// startBig starts serve (case name) with one server, "big" (entry),
+// waits for it, and returns a client that has initialized and made one
+// small call to warm the path, and a function that closes both.
+func (s *suite) startBig(name string, entry map[string]any) (*serve, *client, func(), error) {
+	sv, err := s.startServe(name, serveOptions{servers: map[string]any{"big": entry}})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if _, err := sv.waitServers(60*time.Second, "big connected", connected("big")); err != nil {
+		sv.stop()
+		return nil, nil, nil, err
+	}
+	c := sv.newClient()
+	done := func() { c.close(context.Background()); sv.stop() }
+	if err := c.initialize(context.Background()); err != nil {
+		done()
+		return nil, nil, nil, err
+	}
+	c.call(context.Background(), "mcp_big_big", map[string]any{"chars": 1000})
+	time.Sleep(500 * time.Millisecond)
+	return sv, c, done, nil
+}
+
 // bigResult: one large result reaches the client as a bounded view naming
 // its artifact, and the gateway's peak RSS grows by at most twice the
 // payload.
@@ -170,21 +193,11 @@ func (s *suite) bigResult() error {
 	if s.full {
 		chars = 50_000_000
 	}
-	sv, err := s.startServe("bigresult", serveOptions{servers: map[string]any{"big": s.stdio()}})
+	sv, c, done, err := s.startBig("bigresult", s.stdio())
 	if err != nil {
 		return err
 	}
-	defer sv.stop()
-	if _, err := sv.waitServers(60*time.Second, "big connected", connected("big")); err != nil {
-		return err
-	}
-	c := sv.newClient()
-	defer c.close(context.Background())
-	if err := c.initialize(context.Background()); err != nil {
-		return err
-	}
-	c.call(context.Background(), "mcp_big_big", map[string]any{"chars": 1000}) // warm the path
-	time.Sleep(500 * time.Millisecond)
+	defer done()
 	base := proctree.RSS(sv.pid())
 	stop := sv.peakRSS()
 	o := c.call(context.Background(), "mcp_big_big", map[string]any{"chars": chars})

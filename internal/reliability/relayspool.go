@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/plughost/plughost/internal/proctree"
 )
@@ -29,21 +28,11 @@ func (s *suite) relayedBigResult() error {
 	}
 	defer func() { _ = remote.Process.Kill(); _ = remote.Wait() }()
 	entry := map[string]any{"enabled": true, "type": "http", "url": url, "max_message_mb": limitMB}
-	sv, err := s.startServe("relayedbig", serveOptions{servers: map[string]any{"big": entry}})
+	sv, c, done, err := s.startBig("relayedbig", entry)
 	if err != nil {
 		return err
 	}
-	defer sv.stop()
-	if _, err := sv.waitServers(60*time.Second, "big connected", connected("big")); err != nil {
-		return err
-	}
-	c := sv.newClient()
-	defer c.close(context.Background())
-	if err := c.initialize(context.Background()); err != nil {
-		return err
-	}
-	c.call(context.Background(), "mcp_big_big", map[string]any{"chars": 1000}) // warm the path
-	time.Sleep(500 * time.Millisecond)
+	defer done()
 	base := treeRSS(sv.pid())
 	stop := peakOf(func() int64 { return treeRSS(sv.pid()) })
 	o := c.call(context.Background(), "mcp_big_big", map[string]any{"chars": chars})
