@@ -215,11 +215,7 @@ func (s *suite) bigResult() error {
 	stop = sv.peakRSS()
 	o = c.call(context.Background(), "mcp_big_big", map[string]any{"chars": spooled})
 	peak = stop()
-	path := spoolPath.FindString(o.text)
-	size := int64(-1)
-	if fi, err := os.Stat(path); err == nil {
-		size = fi.Size()
-	}
+	path, size := spooledFile(o.text)
 	views, err := sv.servers(context.Background())
 	if err != nil {
 		return err
@@ -230,6 +226,16 @@ func (s *suite) bigResult() error {
 			path, size, views["big"].Restarts, mb(base), mb(peak), growth),
 		o.failure() == "" && len(o.text) < 1<<20 && size == spooled && views["big"].Restarts == 0 && peak-base <= 80<<20)
 	return nil
+}
+
+// spooledFile returns the file a spooled result's view names, and its
+// size (-1 when there is none).
+func spooledFile(view string) (string, int64) {
+	path := spoolPath.FindString(view)
+	if fi, err := os.Stat(path); err == nil {
+		return path, fi.Size()
+	}
+	return path, -1
 }
 
 // spoolPath finds the file a spooled result names.

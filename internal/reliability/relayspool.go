@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/plughost/plughost/internal/proctree"
 )
@@ -37,11 +36,7 @@ func (s *suite) relayedBigResult() error {
 	stop := peakOf(func() int64 { return treeRSS(sv.pid()) })
 	o := c.call(context.Background(), "mcp_big_big", map[string]any{"chars": chars})
 	peak := stop()
-	path := spoolPath.FindString(o.text)
-	size := int64(-1)
-	if fi, err := os.Stat(path); err == nil {
-		size = fi.Size()
-	}
+	path, size := spooledFile(o.text)
 	views, err := sv.servers(context.Background())
 	if err != nil {
 		return err
