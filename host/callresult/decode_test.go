@@ -126,20 +126,12 @@ func TestDecodeSharesTheMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := res.Content[0].(mcp.TextContent).Text
-	if got != text {
-		t.Fatalf("text of %d bytes differs from the %d sent", len(got), len(text))
-	}
-	start := uintptr(unsafe.Pointer(unsafe.StringData(got)))
-	base := uintptr(unsafe.Pointer(&raw[0]))
-	if start < base || start >= base+uintptr(len(raw)) {
-		t.Error("the text does not share the message's bytes")
-	}
+	sharesBytes(t, res.Content[0].(mcp.TextContent).Text, text, raw)
 	sc, ok := res.StructuredContent.(json.RawMessage)
 	if !ok || string(sc) != `{"content":"x"}` {
 		t.Fatalf("StructuredContent = %#v; want the raw JSON as sent", res.StructuredContent)
 	}
-	if p := uintptr(unsafe.Pointer(&sc[0])); p >= base && p < base+uintptr(len(raw)) {
+	if p, base := uintptr(unsafe.Pointer(&sc[0])), uintptr(unsafe.Pointer(&raw[0])); p >= base && p < base+uintptr(len(raw)) {
 		t.Error("a small structuredContent shares the large message's buffer, keeping it alive")
 	}
 	if allocs > 20 { // the copy of raw above, the result, its content slice
@@ -209,16 +201,22 @@ func TestLargeItemTextSharesTheMessage(t *testing.T) {
 	if !ok {
 		t.Fatalf("item is a %T; want an Item", res.Content[0])
 	}
-	got := it.Content.(mcp.TextContent).Text
-	if got != text {
-		t.Fatalf("text of %d bytes differs from the %d sent", len(got), len(text))
+	sharesBytes(t, it.Content.(mcp.TextContent).Text, text, raw)
+	if len(it.skeleton) > 100 {
+		t.Errorf("the Item's skeleton holds %d bytes; want the item without its text", len(it.skeleton))
+	}
+}
+
+// sharesBytes checks that got, a decoded text, equals want and lies inside
+// raw, the message it was decoded from: decoded in place, not copied.
+func sharesBytes(t *testing.T, got, want string, raw []byte) {
+	t.Helper()
+	if got != want {
+		t.Fatalf("text of %d bytes differs from the %d sent", len(got), len(want))
 	}
 	start := uintptr(unsafe.Pointer(unsafe.StringData(got)))
 	base := uintptr(unsafe.Pointer(&raw[0]))
 	if start < base || start >= base+uintptr(len(raw)) {
 		t.Error("the text does not share the message's bytes")
-	}
-	if len(it.skeleton) > 100 {
-		t.Errorf("the Item's skeleton holds %d bytes; want the item without its text", len(it.skeleton))
 	}
 }
