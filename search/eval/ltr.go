@@ -72,16 +72,7 @@ func (d Data) Samples(wv *search.WordVectors) ([]Sample, error) {
 
 // SplitSamples returns the samples of half ("" keeps all).
 func SplitSamples(ss []Sample, half string) []Sample {
-	if half == "" {
-		return ss
-	}
-	var out []Sample
-	for _, s := range ss {
-		if Half(s.ID) == half {
-			out = append(out, s)
-		}
-	}
-	return out
+	return splitHalf(ss, half, func(s Sample) string { return s.ID })
 }
 
 // Ranking returns the top 10 Search returns for s with re-rank r (r off:

@@ -23,27 +23,23 @@ func Half(id string) string {
 
 // SplitSingle returns the queries of half ("A", "B"; "" keeps all).
 func SplitSingle(qs []Query, half string) []Query {
-	if half == "" {
-		return qs
-	}
-	var out []Query
-	for _, q := range qs {
-		if Half(q.ID) == half {
-			out = append(out, q)
-		}
-	}
-	return out
+	return splitHalf(qs, half, func(q Query) string { return q.ID })
 }
 
 // SplitMulti is SplitSingle for multi-step queries.
 func SplitMulti(qs []MultiQuery, half string) []MultiQuery {
+	return splitHalf(qs, half, func(q MultiQuery) string { return q.ID })
+}
+
+// splitHalf keeps the items of xs whose ID is in half ("" keeps all).
+func splitHalf[T any](xs []T, half string, id func(T) string) []T {
 	if half == "" {
-		return qs
+		return xs
 	}
-	var out []MultiQuery
-	for _, q := range qs {
-		if Half(q.ID) == half {
-			out = append(out, q)
+	var out []T
+	for _, x := range xs {
+		if Half(id(x)) == half {
+			out = append(out, x)
 		}
 	}
 	return out
