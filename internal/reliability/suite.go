@@ -95,15 +95,17 @@ func (s *suite) run(filter *regexp.Regexp) int {
 	return misses
 }
 
-// check records and prints one check.
+// check records and prints one check. Cases may check from several
+// goroutines (the misbehaving case runs the flood beside its own checks),
+// so recording and printing both happen under the suite's lock.
 func (s *suite) check(group, name, expected, observed string, ok bool) {
-	s.mu.Lock()
-	s.results = append(s.results, result{group, name, expected, observed, ok})
-	s.mu.Unlock()
 	mark := "ok  "
 	if !ok {
 		mark = "MISS"
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.results = append(s.results, result{group, name, expected, observed, ok})
 	fmt.Fprintf(s.out, "%s %-34s expected: %s\n     %-34s observed: %s\n", mark, name, expected, "", oneLine(observed, 400))
 }
 
