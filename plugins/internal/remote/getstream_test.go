@@ -120,6 +120,7 @@ func TestGETStreamEventOverLimit(t *testing.T) {
 	srv.mu.Lock()
 	written, cutOff := srv.written, srv.cutOff
 	srv.mu.Unlock()
+	t.Logf("the server got %d bytes of the endless event out before its write failed (%v)", written, cutOff)
 	// What the server got out is what the plugin read (up to the limit) plus
 	// what the sockets buffer; all of it is far below endlessCap.
 	if cutOff == nil || written >= endlessCap/2 {
