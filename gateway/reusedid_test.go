@@ -89,8 +89,8 @@ func request(id, format, server string) string {
 
 // A client that reuses the id of a request still in progress in its
 // session gets the second request refused at once with -32600 naming the
-// id; the first runs on and gets its own answer; once it was answered, its
-// id may be used again. Over both front doors, with the call in progress on
+// id; the first runs on and gets its own answer; another session may use
+// the id meanwhile; once it was answered, its id may be used again. Over both front doors, with the call in progress on
 // a server behind the stdio plugin and one behind the http plugin.
 func TestReusedRequestID(t *testing.T) {
 	integration(t)
@@ -152,6 +152,11 @@ func TestReusedRequestID(t *testing.T) {
 					t.Errorf("%s: %d %s, want 200 with JSON", r.what, reply.status, reply.header.Get("Content-Type"))
 				}
 				checkReusedIDError(t, r.what, decodeMsg(t, reply.body), id)
+			}
+			other := newRaw(t, url) // ids are per session: another may use the same one meanwhile
+			other.initialize()
+			if m := decodeMsg(t, lastEvent(other.post(request(id, reusingRequests[0].format, server)))); string(m.ID) != id || m.callText(t) != "second" {
+				t.Errorf("another session's request with the same id: %s %s", m.ID, m.Result)
 			}
 			if got := decodeMsg(t, lastEvent(c.post(request("8", `"method":"tools/call","params":{"name":"mcp_%s_release","arguments":{}}`, server)))).callText(t); got != "released 1" {
 				t.Errorf("release answered %q", got)
