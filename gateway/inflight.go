@@ -9,9 +9,11 @@ import (
 // alone, so the MCP spec forbids a client to reuse the id of a request still
 // in progress in the same session. A client that does anyway gets the second
 // request refused at once with -32600, the first one running on and
-// answering normally: answering both would send two responses with one id,
-// and a client keeps one waiter per id (mcp-go's does), so one of them would
-// wait forever. An id is free again once its request was answered.
+// answering normally. Answering both would put two different answers under
+// one id on the wire: a client keeping one waiter per id (mcp-go's does)
+// hands the first of them to whichever caller holds the id and drops the
+// other, so one caller gets the wrong answer or none. An id is free again
+// once its request was answered.
 
 // inflightKey names a request in progress: its session and its id as the
 // client wrote it.
