@@ -1,5 +1,11 @@
 package host
 
+import (
+	"context"
+
+	"github.com/plughost/plughost/pluginapi"
+)
+
 // SetFreeMemoryHook makes h run f where it would return memory to the
 // operating system (runtime.GC, debug.FreeOSMemory). Call it before Start.
 func SetFreeMemoryHook(h *Host, f func()) { h.freeOS = f }
@@ -7,3 +13,9 @@ func SetFreeMemoryHook(h *Host, f func()) { h.freeOS = f }
 // MemoryReturnsAsked is how many times h asked for a memory return after a
 // large call.
 func MemoryReturnsAsked(h *Host) int64 { return h.returns.Load() }
+
+// SetDiagnosticsHook makes h ask f, instead of the servers' plugins, for
+// the diagnostics its server rows carry. Call it before ServerRows.
+func SetDiagnosticsHook(h *Host, f func(ctx context.Context, name string) (pluginapi.Diagnostics, bool)) {
+	h.diagnose = f
+}
