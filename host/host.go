@@ -118,8 +118,8 @@ type Host struct {
 	cancel    context.CancelFunc
 	running   sync.WaitGroup
 	closed    bool
-	retention context.CancelFunc            // stops the current retention loop
-	logins    map[string]context.CancelFunc // logins StartLogin runs, by server
+	retention context.CancelFunc       // stops the current retention loop
+	logins    map[string]*pendingLogin // logins StartLogin runs, by server, while they run
 	applied   ApplyStatus
 }
 
