@@ -140,3 +140,25 @@ func TestServerRowsAskPluginsAtOnce(t *testing.T) {
 		t.Errorf("rows %q; want %q (every server's tail, in name order)", got, want)
 	}
 }
+
+// BenchmarkServerRowsStuckPlugins lists 8 servers whose plugins never
+// answer for their stderr tails: the listing costs one diagnostics bound
+// (1 s), not one per server (docs/benchmarks.md).
+func BenchmarkServerRowsStuckPlugins(b *testing.B) {
+	servers := map[string]any{}
+	for i := range 8 {
+		servers[string(rune('a'+i))] = server()
+	}
+	h, err := newHost(b, map[string]any{"enabled": true, "servers": servers})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	host.SetDiagnosticsHook(h, func(ctx context.Context, _ string) (pluginapi.Diagnostics, bool) {
+		<-ctx.Done()
+		return pluginapi.Diagnostics{}, false
+	})
+	for b.Loop() {
+		h.ServerRows(context.Background())
+	}
+}
