@@ -45,12 +45,12 @@ type Gateway struct {
 	notifications map[string]notificationHandler
 
 	mu       sync.Mutex
-	inflight map[inflightKey]context.CancelFunc
-	streams  map[string][]*stream        // server→client streams by session id
-	pending  map[pendingKey]chan message // the gateway's requests to clients
-	askSeq   atomic.Uint64               // numbers them
-	askID    string                      // their id prefix, unique to this process (replicas share sessions)
-	calls    sync.WaitGroup              // requests being handled
+	inflight map[inflightKey]context.CancelFunc // requests in progress (inflight.go)
+	streams  map[string][]*stream               // server→client streams by session id
+	pending  map[pendingKey]chan message        // the gateway's requests to clients
+	askSeq   atomic.Uint64                      // numbers them
+	askID    string                             // their id prefix, unique to this process (replicas share sessions)
+	calls    sync.WaitGroup                     // requests admitted and not yet answered
 }
 
 // handler answers one request. An *rpcError chooses the JSON-RPC error; any
@@ -127,31 +127,18 @@ type sink interface {
 	respond(msg []byte)
 }
 
-// inflightKey names a request in flight, for cancellation.
-type inflightKey struct{ session, id string }
-
-// serveRequest runs one request through the method table and answers it on
-// x.out; before the response, the session is told if its tool list
-// changed. A panic in a handler is an internal error, never a crash.
-func (g *Gateway) serveRequest(ctx context.Context, x *exchange) {
-	g.calls.Add(1)
-	defer g.calls.Done()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	key := inflightKey{sessionID(x.sess), string(x.msg.ID)}
-	g.mu.Lock()
-	g.inflight[key] = cancel
-	g.mu.Unlock()
-	defer func() {
-		g.mu.Lock()
-		delete(g.inflight, key)
-		g.mu.Unlock()
-	}()
+// serveRequest runs one admitted request (see admit) through the method
+// table and answers it on x.out; before the response, the session is told
+// if its tool list changed. done runs just before the response is written,
+// so the request's id is free again by the time the client reads the
+// answer. A panic in a handler is an internal error, never a crash.
+func (g *Gateway) serveRequest(ctx context.Context, x *exchange, done func()) {
 	result, err := g.run(ctx, x)
 	x.closeOutbox()
 	if x.sess != nil && x.msg.Method != "initialize" {
 		g.announce(ctx, x.sess, x.out)
 	}
+	done()
 	if err != nil {
 		x.out.respond(encodeError(x.msg.ID, asRPCError(err)))
 		return

@@ -141,7 +141,9 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, scope string) {
 		w.WriteHeader(http.StatusAccepted)
 	default:
 		x.out = newHTTPSink(w, accepts(r, "text/event-stream"))
-		g.serveRequest(ctx, x)
+		if run, ok := g.admit(ctx, x); ok {
+			run()
+		}
 	}
 }
 

@@ -18,6 +18,7 @@ type metrics struct {
 	latency    *prometheus.HistogramVec
 	searches   *prometheus.CounterVec
 	unknown    prometheus.Counter
+	reused     prometheus.Counter
 	collectors []prometheus.Collector
 }
 
@@ -41,8 +42,11 @@ func newMetrics(h *host.Host) *metrics {
 		unknown: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "plughost_unknown_tool_calls_total", Help: "tools/call requests refused because no tool has that name.",
 		}),
+		reused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "plughost_reused_request_ids_total", Help: "Requests refused because the client reused the id of a request still in progress in the session.",
+		}),
 	}
-	m.collectors = []prometheus.Collector{m.calls, m.errors, m.latency, m.searches, m.unknown,
+	m.collectors = []prometheus.Collector{m.calls, m.errors, m.latency, m.searches, m.unknown, m.reused,
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "plughost_unlocks_total", Help: "Tools made visible in a session by a search or an exact-name call.",
 		}, func() float64 { return float64(h.UnlockCount()) }),
@@ -76,3 +80,6 @@ func (m *metrics) call(l [2]string, took time.Duration, res *mcp.CallToolResult,
 
 // refused records a call of an unknown tool.
 func (m *metrics) refused() { m.unknown.Inc() }
+
+// reusedID records a request refused for reusing the id of one in progress.
+func (m *metrics) reusedID() { m.reused.Inc() }

@@ -88,10 +88,14 @@ func (g *Gateway) stdioMessage(ctx context.Context, sess *host.Session, data []b
 	x := &exchange{g: g, msg: msg, sess: sess, out: stdioSink{w}}
 	switch k {
 	case kindRequest:
+		run, ok := g.admit(ctx, x) // here, in arrival order: the first of two with one id runs
+		if !ok {
+			return
+		}
 		slots <- struct{}{}
 		calls.Go(func() {
 			defer func() { <-slots }()
-			g.serveRequest(ctx, x)
+			run()
 		})
 	case kindNotification:
 		g.serveNotification(ctx, x)

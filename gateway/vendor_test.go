@@ -163,7 +163,14 @@ func vendorResultDirect(t *testing.T) any {
 // -vendor-result and returns its URL.
 func vendorHTTPServer(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command(bins.Path("testserver"), "-serve", "http", "-vendor-result")
+	return httpTestServer(t, "-vendor-result")
+}
+
+// httpTestServer starts the test server over streamable HTTP with args and
+// returns its URL.
+func httpTestServer(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bins.Path("testserver"), append([]string{"-serve", "http"}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ import (
 //   - links: `links` returns a resource link and an embedded resource
 //   - tasks: `slow` (execution.taskSupport optional) sleeps ms, then
 //     returns "slept <ms>ms"
+//   - a gate: `hold` stays in progress until `release` is called (hold.go)
 
 // faithfulOptions are the server options of -faithful.
 func faithfulOptions() []server.ServerOption {
@@ -73,6 +74,7 @@ func addFaithful(s *server.MCPServer, name string) {
 			}), nil
 		})
 	s.AddTools(faithfulTools(s)...)
+	s.AddTools(holdTools(s)...)
 }
 
 func faithfulTools(s *server.MCPServer) []server.ServerTool {

@@ -167,6 +167,9 @@ func failureMessage(cl *call, err error) (msg json.RawMessage, known bool) {
 		errors.As(err, &pe)
 		return errorMessage(cl.id, mcp.INTERNAL_ERROR, pluginapi.KindUnauthorized,
 			fmt.Sprintf("%s was not processed: %s", method, describe(pe.Err))), true
+	case pluginapi.KindOf(err) == pluginapi.KindMessageTooLarge:
+		// The server answered: the answer, not the request, is what failed.
+		return errorMessage(cl.id, mcp.INTERNAL_ERROR, pluginapi.KindMessageTooLarge, tooLargeText(method, err)), true
 	case errors.Is(err, transport.ErrSessionTerminated):
 		text = fmt.Sprintf("the server does not know the session (HTTP 404), even on a new session; %s was not processed", method)
 	case errors.Is(err, transport.ErrLegacySSEServer):
@@ -181,6 +184,26 @@ func failureMessage(cl *call, err error) (msg json.RawMessage, known bool) {
 		return errorMessage(cl.id, mcp.INTERNAL_ERROR, kind, text), false
 	}
 	return errorMessage(cl.id, mcp.INTERNAL_ERROR, kind, text), true
+}
+
+// tooLargeText says that the server processed method but its answer was
+// over a size limit: the limit, and the setting that raises it when the
+// error names one (a result over max_result_mb).
+func tooLargeText(method string, err error) string {
+	var tooLarge *pluginapi.MessageTooLargeError
+	if !errors.As(err, &tooLarge) {
+		return fmt.Sprintf("the server processed %s, but its answer was too large to read: %s", method, describe(err))
+	}
+	what := tooLarge.What
+	if what != "result" {
+		what = "message"
+	}
+	text := fmt.Sprintf("the server processed %s, but its answer was larger than the %s limit on one %s (refused after %d bytes) and was not read",
+		method, pluginapi.FormatBytes(tooLarge.Limit), what, tooLarge.Seen)
+	if tooLarge.Setting != "" {
+		text += fmt.Sprintf("; raise %s to accept larger %ss", tooLarge.Setting, what)
+	}
+	return text
 }
 
 // cancelCall cancels the in-flight request a notifications/cancelled names,

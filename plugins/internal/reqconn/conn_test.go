@@ -107,6 +107,7 @@ func TestTransportFailure(t *testing.T) {
 		wantCode  int
 		wantKind  pluginapi.Kind
 		wantInMsg string
+		exactMsg  bool // the message is wantInMsg and nothing else
 	}{
 		{
 			name:      "network failure may have run",
@@ -128,6 +129,15 @@ func TestTransportFailure(t *testing.T) {
 			wantCode:  mcp.INTERNAL_ERROR,
 			wantKind:  pluginapi.KindConnect,
 			wantInMsg: "requires authorization (HTTP 401); call was not processed",
+		},
+		{
+			name: "answer over the result limit",
+			fail: fmt.Errorf("failed to decode response: %w", &pluginapi.Error{Op: "recv", Kind: pluginapi.KindMessageTooLarge,
+				Err: &pluginapi.MessageTooLargeError{Limit: 8 << 20, Seen: 8<<20 + 1, What: "result", Setting: "tools.mcp.max_result_mb (or tools.mcp.servers.s.max_result_mb for this server alone)"}}),
+			wantCode:  mcp.INTERNAL_ERROR,
+			wantKind:  pluginapi.KindMessageTooLarge,
+			wantInMsg: "the server processed call, but its answer was larger than the 8 MiB limit on one result (refused after 8388609 bytes) and was not read; raise tools.mcp.max_result_mb (or tools.mcp.servers.s.max_result_mb for this server alone) to accept larger results",
+			exactMsg:  true,
 		},
 		{
 			name:      "url query is not repeated",
@@ -164,7 +174,8 @@ func TestTransportFailure(t *testing.T) {
 			if string(r.ID) != "3" || r.Error == nil {
 				t.Fatalf("got %s; want an error response for id 3", raw)
 			}
-			if r.Error.Code != tt.wantCode || r.Error.Data.Kind != tt.wantKind || !strings.Contains(r.Error.Message, tt.wantInMsg) {
+			if r.Error.Code != tt.wantCode || r.Error.Data.Kind != tt.wantKind || !strings.Contains(r.Error.Message, tt.wantInMsg) ||
+				(tt.exactMsg && r.Error.Message != tt.wantInMsg) {
 				t.Errorf("error = %+v; want code %d, kind %s, message containing %q", *r.Error, tt.wantCode, tt.wantKind, tt.wantInMsg)
 			}
 			if strings.Contains(string(raw), "SECRET") {

@@ -24,7 +24,10 @@
 // error and never re-sent unless the server provably did not process it (HTTP
 // 404 for the session). Error responses the adapter makes up carry "data":
 // {"kind": K} where K is a pluginapi.Kind (timeout, connect, …), and a passed
-// deadline has code -32800 (request interrupted), anything else -32603. After
+// deadline has code -32800 (request interrupted), anything else -32603. An
+// answer over a size limit (a result over max_result_mb) is no transport
+// failure: the server processed the request, and the error says so, with
+// the limit and the setting that raises it (kind message_too_large). After
 // a failure that may mean the server is gone, a ping tells: if the server
 // cannot be reached at all, the connection ends and Recv returns a
 // *pluginapi.Error of KindServerExited, so the host's supervisor reconnects.
