@@ -140,7 +140,7 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 	h.state.Store(next)
 	res := diffStates(prev, next)
 	h.switchServers(prev, next)
-	h.calls.Retain(next.order)
+	h.forgetStopped(prev, next)
 	if h.started() && retentionChanged(prev, next) {
 		h.restartRetention(next)
 	}
@@ -211,15 +211,35 @@ func (h *Host) switchServers(prev, next *state) {
 	}
 }
 
+// forgetStopped drops what the host keeps by server name for the servers
+// next no longer has: the relay's state of servers that stopped running
+// (removed, disabled or invalid), the call statistics and OAuth
+// credentials of servers gone from the config. A host lives as long as
+// its process, through any number of reloads: nothing may pile up per
+// name. (Their tools go once they are down: forget.) Callers hold applyMu,
+// after next is published.
+func (h *Host) forgetStopped(prev, next *state) {
+	for name := range prev.servers {
+		if _, ok := next.servers[name]; !ok {
+			h.relay.forgetServer(name)
+		}
+	}
+	h.calls.Retain(next.order)
+	h.auth.Retain(slices.Collect(maps.Keys(next.creds)))
+}
+
 // forget removes a stopped server's tools once it is gone, unless a new
 // server of that name took its place (which clears them itself).
-func (h *Host) forget(name string, done <-chan struct{}) {
+func (h *Host) forget(name string, done chan struct{}) {
 	h.running.Add(1)
 	go func() {
 		defer h.running.Done()
 		<-done
 		h.applyMu.Lock()
 		defer h.applyMu.Unlock()
+		if h.lastDone[name] == done { // no server of that name started since: nothing to wait for
+			delete(h.lastDone, name)
+		}
 		if _, back := h.st().servers[name]; back || h.isClosed() {
 			return
 		}

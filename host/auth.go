@@ -150,17 +150,18 @@ func (h *Host) StartLogin(ctx context.Context, name string, cb tokens.Callback) 
 		parent = context.Background()
 	}
 	if prev := h.logins[name]; prev != nil {
-		prev()
+		prev.cancel()
 	}
 	lctx, cancel := context.WithTimeout(parent, loginTimeout)
 	if h.logins == nil {
-		h.logins = map[string]context.CancelFunc{}
+		h.logins = map[string]*pendingLogin{}
 	}
-	h.logins[name] = cancel
+	l := &pendingLogin{cancel: cancel}
+	h.logins[name] = l
 	h.mu.Unlock()
 	urls, failed := make(chan string, 1), make(chan error, 1)
 	go func() {
-		defer cancel()
+		defer h.endLogin(name, l)
 		_, err := c.Login(lctx, tokens.LoginOptions{Callback: cb, Prompt: func(u string) error {
 			urls <- u
 			return nil
@@ -179,5 +180,19 @@ func (h *Host) StartLogin(ctx context.Context, name string, cb tokens.Callback) 
 	case <-ctx.Done():
 		cancel()
 		return "", ctx.Err()
+	}
+}
+
+// pendingLogin is a login StartLogin runs.
+type pendingLogin struct{ cancel context.CancelFunc }
+
+// endLogin ends l and forgets it, unless a newer login of the server took
+// its place.
+func (h *Host) endLogin(name string, l *pendingLogin) {
+	l.cancel()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.logins[name] == l {
+		delete(h.logins, name)
 	}
 }

@@ -39,14 +39,17 @@ type promptEntry struct {
 	raw  json.RawMessage
 }
 
-// catalog returns server's catalog.
+// catalog returns server's catalog. A server that is not running gets an
+// empty catalog that is not kept (see relay.forgetServer).
 func (r *relay) catalog(server string) *serverCatalog {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.catalogs[server]
 	if c == nil {
 		c = &serverCatalog{}
-		r.catalogs[server] = c
+		if r.runs(server) {
+			r.catalogs[server] = c
+		}
 	}
 	return c
 }

@@ -93,6 +93,9 @@ type Host struct {
 	sessions  SessionStore
 	unlocks   atomic.Int64 // tools unlocked by searches and exact-name calls
 	relay     *relay       // what servers send on their own, to sessions
+	// diagnose asks a server's plugin for its diagnostics: Diagnostics, or
+	// a test's stand-in (SetDiagnosticsHook).
+	diagnose func(ctx context.Context, name string) (pluginapi.Diagnostics, bool)
 
 	viewMu sync.Mutex                     // serializes building views
 	viewAt atomic.Pointer[discovery.View] // the view of the current snapshot and rules
@@ -115,8 +118,8 @@ type Host struct {
 	cancel    context.CancelFunc
 	running   sync.WaitGroup
 	closed    bool
-	retention context.CancelFunc            // stops the current retention loop
-	logins    map[string]context.CancelFunc // logins StartLogin runs, by server
+	retention context.CancelFunc       // stops the current retention loop
+	logins    map[string]*pendingLogin // logins StartLogin runs, by server, while they run
 	applied   ApplyStatus
 }
 
@@ -212,6 +215,7 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
 	h.relay = newRelay(h)
+	h.diagnose = h.Diagnostics
 	h.auth = newAuth(opts.TokenStore, h.logger)
 	st, err := h.buildState(cfg, problems, nil)
 	if err != nil {

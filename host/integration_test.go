@@ -82,12 +82,12 @@ func startHostOpts(t *testing.T, opts host.Options, servers map[string]any, muta
 	return h
 }
 
-func newHost(t *testing.T, mcpCfg map[string]any) (*host.Host, error) {
+func newHost(t testing.TB, mcpCfg map[string]any) (*host.Host, error) {
 	t.Helper()
 	return newHostOpts(t, mcpCfg, host.Options{})
 }
 
-func newHostOpts(t *testing.T, mcpCfg map[string]any, opts host.Options) (*host.Host, error) {
+func newHostOpts(t testing.TB, mcpCfg map[string]any, opts host.Options) (*host.Host, error) {
 	t.Helper()
 	dir := t.TempDir()
 	opts.ConfigDir, opts.Environ, opts.PluginDirs, opts.Version = dir, testEnviron(), []string{bins.PluginDir()}, "test"
@@ -95,7 +95,7 @@ func newHostOpts(t *testing.T, mcpCfg map[string]any, opts host.Options) (*host.
 }
 
 // loaded loads mcpCfg as the user file of a config in dir (its home too).
-func loaded(t *testing.T, dir string, mcpCfg map[string]any) *config.Loaded {
+func loaded(t testing.TB, dir string, mcpCfg map[string]any) *config.Loaded {
 	t.Helper()
 	raw, err := json.Marshal(map[string]any{"tools": map[string]any{"mcp": mcpCfg}})
 	if err != nil {

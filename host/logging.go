@@ -55,13 +55,11 @@ func (r *relay) applyLevels(ctx context.Context) {
 // two calls racing (a session's setLevel and a reconnect) would otherwise
 // let the older level reach the server last and stay.
 func (r *relay) applyLevel(ctx context.Context, server string) {
-	turn := r.levelTurn(server)
-	select {
-	case turn <- struct{}{}:
-		defer func() { <-turn }()
-	case <-ctx.Done():
+	release, ok := r.takeLevelTurn(ctx, server)
+	if !ok {
 		return
 	}
+	defer release()
 	r.mu.Lock()
 	want := ""
 	for _, l := range r.levels {
@@ -69,7 +67,7 @@ func (r *relay) applyLevel(ctx context.Context, server string) {
 			want = l.level
 		}
 	}
-	if want == "" || r.applied[server] == want {
+	if want == "" || r.applied[server] == want || !r.runs(server) {
 		r.mu.Unlock()
 		return
 	}
@@ -90,17 +88,48 @@ func (r *relay) applyLevel(ctx context.Context, server string) {
 	}
 }
 
-// levelTurn returns the token that setting server's log level takes turns
-// with (a channel of capacity one).
-func (r *relay) levelTurn(server string) chan struct{} {
+// levelTurn is the turn that setting one server's log level takes: a token
+// (a channel of capacity one) and how many applyLevel calls hold or wait
+// for it. It stays in relay.levelTurns only while that count is above
+// zero, so the map never keeps a server that stopped, and a server removed
+// and added again while a turn of its old self is still held shares that
+// turn: two turns never run at once for one name.
+type levelTurn struct {
+	token chan struct{}
+	users int // under relay.mu
+}
+
+// takeLevelTurn waits for server's turn; release gives it back. ok is false
+// when ctx ended first.
+func (r *relay) takeLevelTurn(ctx context.Context, server string) (release func(), ok bool) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	t, ok := r.levelTurns[server]
-	if !ok {
-		t = make(chan struct{}, 1)
+	t := r.levelTurns[server]
+	if t == nil {
+		t = &levelTurn{token: make(chan struct{}, 1)}
 		r.levelTurns[server] = t
 	}
-	return t
+	t.users++
+	r.mu.Unlock()
+	select {
+	case t.token <- struct{}{}:
+		return func() {
+			<-t.token
+			r.leaveLevelTurn(server, t)
+		}, true
+	case <-ctx.Done():
+		r.leaveLevelTurn(server, t)
+		return nil, false
+	}
+}
+
+// leaveLevelTurn counts one user of t out, dropping t once nobody holds or
+// waits for it.
+func (r *relay) leaveLevelTurn(server string, t *levelTurn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t.users--; t.users == 0 {
+		delete(r.levelTurns, server)
+	}
 }
 
 // logMessage relays notifications/message: to the session that caused it

@@ -42,10 +42,21 @@ type relay struct {
 	subs       map[subKey]map[string]bool  // resource subscriptions: session ids
 	elicits    map[taskKey]string          // URL elicitations in progress: session id
 	applied    map[string]string           // the log level set at each server
-	levelTurns map[string]chan struct{}    // setting a server's log level takes turns (applyLevel)
+	levelTurns map[string]*levelTurn       // setting a server's log level takes turns (applyLevel); only while in use
 	catalogs   map[string]*serverCatalog   // resources and prompts, by server
 	promptTb   *promptTable                // names of every known prompt
 }
+
+// What the relay keeps per server goes when the server stops running
+// (forgetServer): the maps above keyed by a server hold running servers
+// only. Three things are left out on purpose: flights (and their tokens)
+// belong to their request, which removes them when it ends (end is
+// deferred by every caller); levelTurns holds a server's turn only while
+// some applyLevel holds or waits for it; clients and levels are by
+// session. What a server's goroutines still running after it stopped
+// (a Connected, a request it sent) would record is refused: catalog,
+// applyLevel, Request and recordTask check that the server runs, under
+// mu, so a record is either made before forgetServer drops it or not made.
 
 // client is a session whose client takes messages outside its requests.
 type client struct {
@@ -94,7 +105,7 @@ func newRelay(h *Host) *relay {
 		clients: map[string]*client{}, levels: map[string]sessionLevel{},
 		flights: map[string]map[*flight]bool{}, tokens: map[string]*flight{},
 		tasks: map[taskKey]*taskRecord{}, subs: map[subKey]map[string]bool{},
-		elicits: map[taskKey]string{}, applied: map[string]string{}, levelTurns: map[string]chan struct{}{},
+		elicits: map[taskKey]string{}, applied: map[string]string{}, levelTurns: map[string]*levelTurn{},
 		catalogs: map[string]*serverCatalog{},
 	}
 }
@@ -306,7 +317,9 @@ func (r *relay) Request(ctx context.Context, server, method string, params json.
 	if method == "elicitation/create" {
 		if id, ok := rawjson.String(params, "elicitationId"); ok {
 			r.mu.Lock()
-			r.elicits[taskKey{server, id}] = t.session
+			if r.runs(server) {
+				r.elicits[taskKey{server, id}] = t.session
+			}
 			r.mu.Unlock()
 		}
 	}
@@ -511,6 +524,42 @@ func serverTaskID(clientID string) (server, id string, ok bool) {
 	}
 	server, err := url.PathUnescape(enc)
 	return server, id, err == nil && server != ""
+}
+
+// runs reports whether server is running in the current state: the relay
+// keeps state for running servers only. Callers hold r.mu.
+func (r *relay) runs(server string) bool {
+	_, ok := r.h.st().servers[server]
+	return ok
+}
+
+// forgetServer drops what the relay keeps for a server that stopped
+// running (removed from the config, disabled or invalid): its log level,
+// catalog, subscriptions, tasks and elicitations, and the prompt names (a
+// server's prompts can rename another's). A server of that name added
+// again starts clean. Call it after the state without the server is
+// published, so that nothing is recorded for it afterwards (runs).
+func (r *relay) forgetServer(server string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.applied, server)
+	delete(r.catalogs, server)
+	r.promptTb = nil
+	for k := range r.subs {
+		if k.server == server {
+			delete(r.subs, k)
+		}
+	}
+	for k := range r.tasks {
+		if k.server == server {
+			delete(r.tasks, k)
+		}
+	}
+	for k := range r.elicits {
+		if k.server == server {
+			delete(r.elicits, k)
+		}
+	}
 }
 
 // InFlight returns how many requests of sessions are in flight to server.

@@ -21,6 +21,9 @@ import (
 // talk to the host through the scriptedConn before it answers.
 type scripted struct {
 	work func(c *scriptedConn, id json.RawMessage, params json.RawMessage)
+	// more makes the server offer one resource, file:///a, which can be
+	// subscribed to, and tasks.
+	more bool
 
 	mu     sync.Mutex
 	levels []string // logging/setLevel levels received
@@ -68,7 +71,17 @@ func (c *scriptedConn) Send(_ context.Context, msg json.RawMessage) error {
 			ch <- msg
 		}
 	case m.Method == "initialize":
-		c.reply(m.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"scripted","version":"1"}}`)
+		caps := `{"tools":{},"logging":{}}`
+		if c.s.more {
+			caps = `{"tools":{},"logging":{},"resources":{"subscribe":true},"tasks":{"requests":{"tools":{"call":{}}}}}`
+		}
+		c.reply(m.ID, `{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"serverInfo":{"name":"scripted","version":"1"}}`)
+	case m.Method == "resources/list":
+		c.reply(m.ID, `{"resources":[{"uri":"file:///a","name":"a"}]}`)
+	case m.Method == "resources/templates/list":
+		c.reply(m.ID, `{"resourceTemplates":[]}`)
+	case m.Method == "resources/subscribe", m.Method == "resources/unsubscribe":
+		c.reply(m.ID, `{}`)
 	case m.Method == "tools/list":
 		c.reply(m.ID, `{"tools":[{"name":"work","inputSchema":{"type":"object"}}]}`)
 	case m.Method == "logging/setLevel":

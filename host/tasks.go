@@ -32,10 +32,14 @@ const relatedTaskKey = "io.modelcontextprotocol/related-task"
 // taskCall is the tool call behind a task.
 type taskCall struct{ call shaping.Call }
 
-// recordTask remembers that session created a task of server.
+// recordTask remembers that session created a task of server, unless the
+// server stopped running meanwhile (its tasks went with it).
 func (r *relay) recordTask(session, server, id string, call *taskCall) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.runs(server) {
+		return
+	}
 	if len(r.tasks) >= maxTaskRecords {
 		var oldest taskKey
 		first := true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/plughost/plughost/host/callstats"
@@ -298,13 +299,18 @@ func (r ServerRow) View() ServerView {
 	return v
 }
 
-// ServerRows returns every configured server's row, sorted by name.
+// ServerRows returns every configured server's row, sorted by name. The
+// plugins are asked for their stderr tails all at once, each bounded on its
+// own (diagnosticsTimeout), so stuck plugins cost a listing one bound, not
+// one each.
 func (h *Host) ServerRows(ctx context.Context) []ServerRow {
 	views := h.ServerViews()
 	out := make([]ServerRow, len(views))
+	var wg sync.WaitGroup
 	for i, v := range views {
-		out[i] = h.row(ctx, v)
+		wg.Go(func() { out[i] = h.row(ctx, v) }) // one goroutine per configured server: bounded by the config
 	}
+	wg.Wait()
 	return out
 }
 
@@ -320,7 +326,7 @@ func (h *Host) row(ctx context.Context, v ServerView) ServerRow {
 	}
 	dctx, cancel := context.WithTimeout(ctx, diagnosticsTimeout) // a stuck plugin must not stall a listing
 	defer cancel()
-	if d, ok := h.Diagnostics(dctx, v.Name); ok {
+	if d, ok := h.diagnose(dctx, v.Name); ok {
 		r.StderrTail = tail(d.Stderr, stderrTailLines)
 	}
 	return r

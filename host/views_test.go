@@ -1,12 +1,16 @@
 package host_test
 
 import (
+	"context"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/host/tokens"
+	"github.com/plughost/plughost/pluginapi"
 )
 
 func TestDescribeState(t *testing.T) {
@@ -90,5 +94,71 @@ func TestLoginText(t *testing.T) {
 		if got := host.LoginText(tc.st, now); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// ServerRows asks every server's plugin for its stderr tail at once, each
+// call bounded on its own: here no plugin answers until every one was
+// asked, so asking one after the other would time out and show no tail.
+func TestServerRowsAskPluginsAtOnce(t *testing.T) {
+	names := []string{"a", "b", "c", "d"}
+	servers := map[string]any{}
+	for _, n := range names {
+		servers[n] = server()
+	}
+	h, err := newHost(t, map[string]any{"enabled": true, "servers": servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	var asked atomic.Int32
+	all := make(chan struct{}) // closed once every server was asked
+	host.SetDiagnosticsHook(h, func(ctx context.Context, name string) (pluginapi.Diagnostics, bool) {
+		if _, bounded := ctx.Deadline(); !bounded {
+			t.Errorf("%s: asked for its stderr tail without a time bound", name)
+		}
+		if asked.Add(1) == int32(len(names)) {
+			close(all)
+		}
+		select {
+		case <-all:
+			return pluginapi.Diagnostics{Stderr: "start\nstderr of " + name + "\n"}, true
+		case <-ctx.Done():
+			return pluginapi.Diagnostics{}, false
+		}
+	})
+	rows := h.ServerRows(context.Background())
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Name+": "+r.StderrTail)
+	}
+	var want []string
+	for _, n := range names {
+		want = append(want, n+": start\nstderr of "+n)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows %q; want %q (every server's tail, in name order)", got, want)
+	}
+}
+
+// BenchmarkServerRowsStuckPlugins lists 8 servers whose plugins never
+// answer for their stderr tails: the listing costs one diagnostics bound
+// (1 s), not one per server (docs/benchmarks.md).
+func BenchmarkServerRowsStuckPlugins(b *testing.B) {
+	servers := map[string]any{}
+	for i := range 8 {
+		servers[string(rune('a'+i))] = server()
+	}
+	h, err := newHost(b, map[string]any{"enabled": true, "servers": servers})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	host.SetDiagnosticsHook(h, func(ctx context.Context, _ string) (pluginapi.Diagnostics, bool) {
+		<-ctx.Done()
+		return pluginapi.Diagnostics{}, false
+	})
+	for b.Loop() {
+		h.ServerRows(context.Background())
 	}
 }

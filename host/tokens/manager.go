@@ -91,3 +91,20 @@ func (m *Manager) For(server string, settings Settings) *Credentials {
 	m.creds[server] = c
 	return c
 }
+
+// Retain forgets the credentials of every server not in servers (servers
+// gone from the config): a later For of such a name starts from the store
+// again. Holders of forgotten Credentials may go on using them.
+func (m *Manager) Retain(servers []string) {
+	keep := make(map[string]bool, len(servers))
+	for _, s := range servers {
+		keep[s] = true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for s := range m.creds {
+		if !keep[s] {
+			delete(m.creds, s)
+		}
+	}
+}

@@ -512,3 +512,18 @@ func TestLoginSSE(t *testing.T) {
 		t.Errorf("scope %q, want the stream's challenge scope", got)
 	}
 }
+
+// Retain forgets the credentials of servers gone from the config: For of
+// such a name makes new ones, while the kept servers keep theirs.
+func TestRetainForgetsRemovedServers(t *testing.T) {
+	m := tokens.NewManager(tokens.Options{Store: tokens.FileStore{Dir: t.TempDir()}})
+	set := tokens.Settings{ServerURL: "https://example.test/mcp", Transport: "http"}
+	kept, gone := m.For("kept", set), m.For("gone", set)
+	m.Retain([]string{"kept", "never-made"})
+	if m.For("kept", set) != kept {
+		t.Error("a retained server got new credentials")
+	}
+	if m.For("gone", set) == gone {
+		t.Error("a server left out of Retain kept its credentials")
+	}
+}
