@@ -51,6 +51,10 @@ type Gateway struct {
 	askSeq   atomic.Uint64                      // numbers them
 	askID    string                             // their id prefix, unique to this process (replicas share sessions)
 	calls    sync.WaitGroup                     // requests admitted and not yet answered
+
+	held      []heldMessage    // messages for sessions with no stream yet, oldest first (streams.go)
+	heldBytes int              // their total size
+	now       func() time.Time // the clock of held messages
 }
 
 // handler answers one request. An *rpcError chooses the JSON-RPC error; any
@@ -77,6 +81,7 @@ func New(h *host.Host, opts Options) *Gateway {
 		streams:  map[string][]*stream{},
 		pending:  map[pendingKey]chan message{},
 		askID:    fmt.Sprintf("plughost-%08x-", rand.Uint32()),
+		now:      time.Now,
 	}
 	g.metrics = newMetrics(h)
 	// The method table: protocol features are added here, one handler each.

@@ -94,9 +94,10 @@ type streamChannel struct {
 	session string
 }
 
+// send holds msg for the session's next stream when it has none yet.
 func (c streamChannel) send(msg []byte) {
-	if !c.g.push(c.session, msg) {
-		c.g.logger.Debug("no stream to relay a message on", "session", c.session)
+	if !c.g.pushOrHold(c.session, msg) {
+		c.g.logger.Debug("no stream to relay a message on yet; holding it for the session's next stream", "session", c.session)
 	}
 }
 

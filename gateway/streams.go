@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/plughost/plughost/host"
 )
@@ -22,13 +23,102 @@ type stream struct {
 const streamQueue = 256
 
 // attach registers a stream for a session; the newest stream of a session
-// carries its messages (a message goes out on one stream only).
+// carries its messages (a message goes out on one stream only). Messages
+// held for the session while it had no stream go out on it first, in the
+// order they came.
 func (g *Gateway) attach(session string) *stream {
 	st := &stream{session: session, queue: make(chan []byte, streamQueue), done: make(chan struct{})}
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.streams[session] = append(g.streams[session], st)
-	g.mu.Unlock()
+	g.pruneHeld()
+	kept := g.held[:0]
+	for _, h := range g.held {
+		if h.session != session {
+			kept = append(kept, h)
+			continue
+		}
+		g.heldBytes -= len(h.msg)
+		select {
+		case st.queue <- h.msg:
+		default:
+			g.logger.Warn("a session's event stream is full; dropping a message held for it", "session", session)
+		}
+	}
+	clear(g.held[len(kept):]) // let the delivered messages go
+	g.held = kept
 	return st
+}
+
+// Holding messages for a session with no stream. A client opens its GET
+// stream after initialize, in the background (the SDKs do), so a message
+// for the session can come before the stream does: typically progress a
+// server wrote after its answer (mcp-go's stdio server writes notifications
+// from a goroutine of its own), which no longer has the request's channel.
+// Such a message is held, in order, for the session's next stream, within
+// bounds: for holdFor at most, and holdCount messages and holdBytes bytes
+// over all sessions (the oldest go first). A client that never opens a
+// stream loses them, as before.
+const (
+	holdFor   = 10 * time.Second
+	holdCount = 1024
+	holdBytes = 4 << 20
+)
+
+// heldMessage is a message waiting for its session's stream.
+type heldMessage struct {
+	session string
+	msg     []byte
+	at      time.Time
+}
+
+// pushOrHold queues msg on the session's newest stream, or holds it for the
+// session's next stream when it has none; false when it was held (or
+// dropped: too large to hold).
+func (g *Gateway) pushOrHold(session string, msg []byte) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.pushLocked(session, msg) {
+		return true
+	}
+	if len(msg) > holdBytes {
+		g.logger.Warn("a message for a session with no event stream is too large to hold; dropping it", "session", session, "bytes", len(msg))
+		return false
+	}
+	g.held = append(g.held, heldMessage{session: session, msg: msg, at: g.now()})
+	g.heldBytes += len(msg)
+	g.pruneHeld()
+	return false
+}
+
+// pruneHeld drops the held messages that waited too long or exceed the
+// bounds, oldest first. Callers hold g.mu.
+func (g *Gateway) pruneHeld() {
+	cutoff := g.now().Add(-holdFor)
+	n := 0
+	for n < len(g.held) && (g.held[n].at.Before(cutoff) || len(g.held)-n > holdCount || g.heldBytes > holdBytes) {
+		g.heldBytes -= len(g.held[n].msg)
+		n++
+	}
+	if n > 0 {
+		clear(g.held[:n])
+		g.held = g.held[n:]
+	}
+}
+
+// dropHeld forgets what is held for session ("": every session). Callers
+// hold g.mu.
+func (g *Gateway) dropHeld(session string) {
+	kept := g.held[:0]
+	for _, h := range g.held {
+		if session == "" || h.session == session {
+			g.heldBytes -= len(h.msg)
+			continue
+		}
+		kept = append(kept, h)
+	}
+	clear(g.held[len(kept):])
+	g.held = kept
 }
 
 // detach forgets a stream (its reader stopped) and returns how many
@@ -54,8 +144,13 @@ func (g *Gateway) detach(st *stream) int {
 // push queues msg on the session's newest stream; false when it has none.
 func (g *Gateway) push(session string, msg []byte) bool {
 	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pushLocked(session, msg)
+}
+
+// pushLocked is push for callers holding g.mu.
+func (g *Gateway) pushLocked(session string, msg []byte) bool {
 	list := g.streams[session]
-	g.mu.Unlock()
 	if len(list) == 0 {
 		return false
 	}
@@ -74,10 +169,11 @@ func (g *Gateway) hasStream(session string) bool {
 }
 
 // endStreams closes every stream of a session (it ended), or of every
-// session when session is "".
+// session when session is "", and forgets what was held for them.
 func (g *Gateway) endStreams(session string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.dropHeld(session)
 	for id, list := range g.streams {
 		if session != "" && id != session {
 			continue

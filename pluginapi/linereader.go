@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // DefaultMaxMessageBytes is the largest JSON-RPC message accepted from a
@@ -164,7 +165,11 @@ func (e *MessageTooLargeError) Error() string {
 	if what == "" {
 		what = "message"
 	}
-	msg := fmt.Sprintf("the server sent a %s larger than the %s limit (refused after %d bytes)", what, FormatBytes(e.Limit), e.Seen)
+	article := "a"
+	if strings.ContainsRune("aeiou", rune(what[0])) {
+		article = "an" // "an event"
+	}
+	msg := fmt.Sprintf("the server sent %s %s larger than the %s limit (refused after %d bytes)", article, what, FormatBytes(e.Limit), e.Seen)
 	if e.Setting != "" {
 		msg += fmt.Sprintf("; raise %s to accept larger %ss", e.Setting, what)
 	}

@@ -144,7 +144,10 @@ func newRelayClient(ctx context.Context, tr transport.Interface) (*relayClient, 
 // gatewayRelayClient is a client of the gateway that keeps the session's
 // GET stream open, as most clients do: a notification the server writes
 // after its answer (mcp-go's stdio server writes notifications from a
-// goroutine of their own) arrives there.
+// goroutine of their own) arrives there — after the answer, which is why
+// progress waits for the notifications with a bound. mcp-go opens the
+// stream in the background after initialize; what comes for the session
+// before it is open, the gateway holds for it.
 func gatewayRelayClient(ctx context.Context, url string, tok secret.String) (*relayClient, error) {
 	tr, err := transport.NewStreamableHTTP(url,
 		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + tok.Reveal()}),

@@ -76,7 +76,13 @@ func (t *Transport) Drop(name string) {
 // ListChanged sends notifications/tools/list_changed on the server's live
 // connections (after the test changed its tools).
 func (t *Transport) ListChanged(name string) {
-	msg := json.RawMessage(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+	t.Notify(name, json.RawMessage(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`))
+}
+
+// Notify sends msg, a notification of the server's, on its live
+// connections, as if the server wrote it on its own (after answering,
+// say).
+func (t *Transport) Notify(name string, msg json.RawMessage) {
 	for _, c := range t.live(name) {
 		select {
 		case c.out <- msg:

@@ -2,8 +2,11 @@ package remote
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/plughost/plughost/pluginapi"
 )
@@ -21,12 +24,17 @@ import (
 // server stays connected); an event over the limit on the legacy SSE stream
 // breaks that stream, which ends the connection (the host reconnects).
 //
-// Event streams answering a GET are bounded only with getStreams (the
-// legacy SSE transport, whose one GET stream carries every answer): the
-// standalone GET stream of a streamable-HTTP session is left as mcp-go
-// reads it, because wrapping it upset mcp-go's SEP-1699 stream resumption
-// (the conformance suite's sse-retry scenario saw a late reconnection).
-// Tool results over streamable HTTP come on POST answers, which are bounded.
+// Event streams answering a GET are bounded too. A GET with Last-Event-ID
+// resumes a POST's answer (SEP-1699: the server ended that stream before
+// the answer, and mcp-go polls it again) and is read as POST answers are.
+// The standalone GET stream of a streamable-HTTP session (server→client
+// notifications and requests; mcp-go sends it no Last-Event-ID) gets an
+// eventLimitBody that logs the refusal: an event over the limit fails the
+// read as a broken connection would, mcp-go's listener ends that stream and
+// opens a new one a second later (its retry), without Last-Event-ID, so the
+// server does not replay the event. Only that server's stream is affected,
+// for that second: calls go on. The legacy SSE transport's one GET stream
+// carries every answer (getStreams), so breaking it ends the connection.
 //
 // With a spool (OpenRequest.Spool), a successful answer's body or event
 // over the limit that is a tools/call result is spooled to a file instead
@@ -37,6 +45,7 @@ type boundedBodies struct {
 	limit      int
 	getStreams bool
 	spool      *pluginapi.ResultSpool // nil: no spooling
+	logger     hclog.Logger           // the server's; nil: no log
 }
 
 func (b *boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -46,8 +55,10 @@ func (b *boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	events := mediaType(resp.Header.Get("Content-Type")) == "text/event-stream"
 	spool := b.spool != nil && b.spool.MaxBytes > b.limit && resp.StatusCode/100 == 2
+	standalone := events && req.Method == http.MethodGet && !b.getStreams && req.Header.Get("Last-Event-ID") == ""
 	switch {
-	case events && req.Method == http.MethodGet && !b.getStreams:
+	case standalone:
+		resp.Body = &eventLimitBody{ReadCloser: resp.Body, limit: b.limit, refused: b.refusedOnGET}
 	case events && spool:
 		resp.Body = &eventSpoolBody{ReadCloser: resp.Body, limit: b.limit, spool: b.spool, nl: true}
 	case events:
@@ -61,6 +72,17 @@ func (b *boundedBodies) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body = &totalLimitBody{ReadCloser: resp.Body, limit: b.limit}
 	}
 	return resp, nil
+}
+
+// refusedOnGET logs an event refused on the standalone GET stream.
+func (b *boundedBodies) refusedOnGET(seen int) {
+	if b.logger == nil {
+		return
+	}
+	b.logger.Warn(fmt.Sprintf("refused an event of the server's GET stream (server→client notifications and requests): "+
+		"it passed the %s message limit (max_message_mb) at %d bytes; the stream is re-opened and the event lost "+
+		"(raise max_message_mb for this server if its messages are that large)", pluginapi.FormatBytes(b.limit), seen),
+		"limit_bytes", b.limit)
 }
 
 // tooLarge is the error of a body or event over limit, seen bytes in.
@@ -94,10 +116,11 @@ func (t *totalLimitBody) Read(p []byte) (int, error) {
 // the last blank line) exceeds limit bytes.
 type eventLimitBody struct {
 	io.ReadCloser
-	limit int
-	event int  // bytes of the current event so far
-	nl    bool // the last byte seen ended a line
-	err   error
+	limit   int
+	refused func(seen int) // called once when an event passes limit; may be nil
+	event   int            // bytes of the current event so far
+	nl      bool           // the last byte seen ended a line
+	err     error
 }
 
 func (e *eventLimitBody) Read(p []byte) (int, error) {
@@ -108,6 +131,9 @@ func (e *eventLimitBody) Read(p []byte) (int, error) {
 	e.scan(p[:n])
 	if e.event > e.limit {
 		e.err = tooLarge("event", e.limit, e.event)
+		if e.refused != nil {
+			e.refused(e.event)
+		}
 		return 0, e.err
 	}
 	return n, err

@@ -3,7 +3,9 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -106,4 +108,61 @@ func truncated(b []byte) string {
 		return string(b[:300]) + "…"
 	}
 	return string(b)
+}
+
+// roundTripFunc is an http.RoundTripper of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// Every event stream is bounded, GETs included: the standalone GET stream
+// of a streamable-HTTP session with a refusal that logs, a GET resuming a
+// POST's answer (Last-Event-ID) as that answer would be (spooled when a
+// spool is set).
+func TestEveryEventStreamIsBounded(t *testing.T) {
+	base := roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
+			Body: io.NopCloser(strings.NewReader(""))}, nil
+	})
+	spool := &pluginapi.ResultSpool{Dir: t.TempDir(), MaxBytes: 100}
+	tests := []struct {
+		name      string
+		method    string
+		lastEvent string
+		spool     *pluginapi.ResultSpool
+		want      string
+	}{
+		{"standalone GET", http.MethodGet, "", nil, "standalone"},
+		{"standalone GET with a spool", http.MethodGet, "", spool, "standalone"},
+		{"resumed GET", http.MethodGet, "event-2", nil, "limit"},
+		{"resumed GET with a spool", http.MethodGet, "event-2", spool, "spool"},
+		{"POST", http.MethodPost, "", nil, "limit"},
+		{"POST with a spool", http.MethodPost, "", spool, "spool"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &boundedBodies{base: base, limit: 20, spool: tt.spool}
+			req, _ := http.NewRequest(tt.method, "http://server/mcp", nil)
+			if tt.lastEvent != "" {
+				req.Header.Set("Last-Event-ID", tt.lastEvent)
+			}
+			resp, err := b.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprintf("%T", resp.Body)
+			switch body := resp.Body.(type) {
+			case *eventLimitBody:
+				got = "limit"
+				if body.refused != nil {
+					got = "standalone"
+				}
+			case *eventSpoolBody:
+				got = "spool"
+			}
+			if got != tt.want {
+				t.Errorf("body %s, want %s", got, tt.want)
+			}
+		})
+	}
 }

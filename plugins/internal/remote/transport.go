@@ -87,12 +87,12 @@ func (t *Transport) Open(ctx context.Context, req pluginapi.OpenRequest) (plugin
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	probe := &handshakeProbe{base: &boundedBodies{base: base, limit: req.MessageLimit(), getStreams: t.kind == KindSSE, spool: req.Spool}}
+	log := t.logger.With("server", req.ServerName)
+	probe := &handshakeProbe{base: &boundedBodies{base: base, limit: req.MessageLimit(), getStreams: t.kind == KindSSE, spool: req.Spool, logger: log}}
 	client, err := httppolicy.NewClient(httppolicy.Policy{ServerURL: cfg.URL, Headers: cfg.Headers, Base: probe, Credentials: req.Credentials})
 	if err != nil {
 		return nil, &pluginapi.Error{Op: "open", Kind: pluginapi.KindInvalidConfig, Err: err}
 	}
-	log := t.logger.With("server", req.ServerName)
 	factory := t.factory(ctx, cfg, client)
 	conn, err := reqconn.Open(ctx, factory, reqconn.Options{Logger: log})
 	if err != nil {
