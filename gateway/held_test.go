@@ -1,10 +1,8 @@
 package gateway_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,23 +42,6 @@ func TestProgressAfterTheAnswerWaitsForTheStream(t *testing.T) {
 	// The answer is out; the session has no stream yet.
 	tr.Notify("s", json.RawMessage(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":`+strconv.Quote(tok)+`,"progress":1,"total":1}}`))
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-	req.Header.Set("Authorization", "Bearer "+testToken.Reveal())
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", c.session)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET: %v %v", resp, err)
-	}
-	defer resp.Body.Close()
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	lines := openStream(t, url, c.session)
 	waitLine(t, lines, `"progressToken":"tok-1"`, "the progress sent after the answer, on the stream opened after it")
 }

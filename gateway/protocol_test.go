@@ -405,24 +405,7 @@ func TestListChangedDelivery(t *testing.T) {
 	}
 
 	// The GET stream gets what happens between requests.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-	req.Header.Set("Authorization", "Bearer "+testToken.Reveal())
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", c.session)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET: %v %v", resp, err)
-	}
-	defer resp.Body.Close()
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	lines := openStream(t, url, c.session)
 	// A call of a pinned tool ends the turn: the ttl-1 unlock expires. The
 	// client does not take event streams on this POST, so the change goes
 	// to the GET stream.
