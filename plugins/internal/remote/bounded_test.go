@@ -11,6 +11,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/plughost/plughost/pluginapi"
 )
 
@@ -65,20 +66,9 @@ func TestRemoteAnswerOverLimit(t *testing.T) {
 	for _, kind := range []string{KindHTTP, KindSSE} {
 		t.Run(kind, func(t *testing.T) {
 			srv := startServer(t, kind)
-			cfg, _ := json.Marshal(map[string]any{"url": srv.URL})
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			conn, err := New(kind, nil, nil).Open(ctx, pluginapi.OpenRequest{ServerName: "big", Config: cfg, MaxMessageBytes: limit})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			send := func(msg string) {
-				t.Helper()
-				if err := conn.Send(ctx, json.RawMessage(msg)); err != nil {
-					t.Fatalf("send %s: %v", msg, err)
-				}
-			}
+			conn, send := openLimited(ctx, t, kind, nil, "big", srv.URL, limit)
 			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 			if _, err := conn.Recv(ctx); err != nil {
 				t.Fatalf("initialize: %v", err)
@@ -164,5 +154,24 @@ func TestEveryEventStreamIsBounded(t *testing.T) {
 				t.Errorf("body %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// openLimited opens a connection of kind to the server at url, named name,
+// with a message limit, closed when the test ends; send sends one message
+// or fails the test.
+func openLimited(ctx context.Context, t *testing.T, kind string, logger hclog.Logger, name, url string, limit int) (conn pluginapi.Conn, send func(msg string)) {
+	t.Helper()
+	cfg, _ := json.Marshal(map[string]any{"url": url})
+	conn, err := New(kind, logger, nil).Open(ctx, pluginapi.OpenRequest{ServerName: name, Config: cfg, MaxMessageBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn, func(msg string) {
+		t.Helper()
+		if err := conn.Send(ctx, json.RawMessage(msg)); err != nil {
+			t.Fatalf("send %s: %v", msg, err)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,7 +14,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/plughost/plughost/internal/syncbuf"
-	"github.com/plughost/plughost/pluginapi"
 )
 
 // endlessGETServer is a stateful streamable-HTTP MCP server (mcp-go's)
@@ -89,20 +87,9 @@ func TestGETStreamEventOverLimit(t *testing.T) {
 	srv := newEndlessGETServer(t)
 	var logs syncbuf.Buffer
 	logger := hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn})
-	cfg, _ := json.Marshal(map[string]any{"url": srv.url})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	conn, err := New(KindHTTP, logger, nil).Open(ctx, pluginapi.OpenRequest{ServerName: "endless", Config: cfg, MaxMessageBytes: limit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	send := func(msg string) {
-		t.Helper()
-		if err := conn.Send(ctx, json.RawMessage(msg)); err != nil {
-			t.Fatalf("send %s: %v", msg, err)
-		}
-	}
+	conn, send := openLimited(ctx, t, KindHTTP, logger, "endless", srv.url, limit)
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if msg, err := conn.Recv(ctx); err != nil || !strings.Contains(string(msg), `"id":1`) {
 		t.Fatalf("initialize: %s, %v", truncated(msg), err)
