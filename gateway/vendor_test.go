@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/internal/listenurl"
 )
 
 // A tools/call result reaches the gateway's client with every member the
@@ -170,20 +170,11 @@ func vendorHTTPServer(t *testing.T) string {
 // returns its URL.
 func httpTestServer(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(bins.Path("testserver"), append([]string{"-serve", "http"}, args...)...)
-	out, err := cmd.StdoutPipe()
+	url, stop, err := listenurl.Start(exec.Command(bins.Path("testserver"), append([]string{"-serve", "http"}, args...)...), 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening ")
-	if err != nil || !ok {
-		t.Fatalf("the test server did not say where it listens: %q, %v", line, err)
-	}
+	t.Cleanup(stop)
 	return url
 }
 

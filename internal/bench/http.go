@@ -1,13 +1,11 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os/exec"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -15,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/internal/listenurl"
 )
 
 // HTTPResult compares per-call latency through the http plugin with a direct
@@ -93,32 +92,7 @@ func startHTTPServer(ctx context.Context, argv []string) (string, func(), error)
 	if len(argv) == 0 {
 		return "", nil, fmt.Errorf("no HTTP server command")
 	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("start %s: %w", argv[0], err)
-	}
-	stop := func() { cmd.Process.Kill(); cmd.Wait() }
-	lines := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		lines <- strings.TrimSpace(line)
-	}()
-	select {
-	case line := <-lines:
-		url, ok := strings.CutPrefix(line, "listening ")
-		if !ok {
-			stop()
-			return "", nil, fmt.Errorf("%s said %q, want \"listening <url>\"", argv[0], line)
-		}
-		return url, stop, nil
-	case <-time.After(30 * time.Second):
-		stop()
-		return "", nil, fmt.Errorf("%s did not start listening", argv[0])
-	}
+	return listenurl.Start(exec.CommandContext(ctx, argv[0], argv[1:]...), 30*time.Second)
 }
 
 // directHTTPClient opens an initialized streamable-HTTP session to url with

@@ -24,11 +24,11 @@ import (
 // everything the whole suite printed and wrote for the canaries. Only the
 // files that configure them (config.json, the env file) may hold them.
 func (s *suite) secretCanary() error {
-	remote, url, err := s.startRemote()
+	url, stopRemote, err := s.startRemote()
 	if err != nil {
 		return err
 	}
-	defer func() { _ = remote.Process.Kill(); _ = remote.Wait() }()
+	defer stopRemote()
 	canary := map[string]string{}
 	for _, kind := range []string{"env", "envfile", "header", "userinfo", "query", "crashenv", "junk"} {
 		b := make([]byte, 8)

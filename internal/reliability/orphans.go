@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os/exec"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/plughost/plughost/internal/listenurl"
 	"github.com/plughost/plughost/internal/proctree"
 )
 
@@ -18,11 +18,11 @@ import (
 // that no process it started — plugins, servers, a server's own child —
 // survives it.
 func (s *suite) orphans() error {
-	remote, url, err := s.startRemote()
+	url, stopRemote, err := s.startRemote()
 	if err != nil {
 		return err
 	}
-	defer func() { _ = remote.Process.Kill(); _ = remote.Wait() }()
+	defer stopRemote()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		signame := map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGKILL: "SIGKILL"}[sig]
 		name := "orphans-" + strings.ToLower(signame)
@@ -61,33 +61,7 @@ func (s *suite) orphans() error {
 }
 
 // startRemote runs the test server over streamable HTTP on loopback and
-// returns it and its URL.
-func (s *suite) startRemote() (*exec.Cmd, string, error) {
-	cmd := exec.Command(s.testserver, "-serve", "http")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, "", err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, "", err
-	}
-	line := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		line <- strings.TrimSpace(l)
-	}()
-	select {
-	case l := <-line:
-		url, ok := strings.CutPrefix(l, "listening ")
-		if !ok {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			return nil, "", fmt.Errorf("test server said %q", l)
-		}
-		return cmd, url, nil
-	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		return nil, "", fmt.Errorf("the HTTP test server did not start")
-	}
+// returns its URL and the function that stops it.
+func (s *suite) startRemote() (url string, stop func(), err error) {
+	return listenurl.Start(exec.Command(s.testserver, "-serve", "http"), 20*time.Second)
 }

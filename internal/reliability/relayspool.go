@@ -21,11 +21,11 @@ func (s *suite) relayedBigResult() error {
 	if s.full {
 		chars, limitMB = 100_000_000, 64
 	}
-	remote, url, err := s.startRemote()
+	url, stopRemote, err := s.startRemote()
 	if err != nil {
 		return err
 	}
-	defer func() { _ = remote.Process.Kill(); _ = remote.Wait() }()
+	defer stopRemote()
 	entry := map[string]any{"enabled": true, "type": "http", "url": url, "max_message_mb": limitMB}
 	sv, c, done, err := s.startBig("relayedbig", entry)
 	if err != nil {

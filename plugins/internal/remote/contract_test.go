@@ -1,16 +1,15 @@
 package remote
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/plughost/plughost/internal/listenurl"
 	"github.com/plughost/plughost/internal/testbin"
 
 	"github.com/hashicorp/go-hclog"
@@ -41,7 +40,6 @@ func TestMain(m *testing.M) {
 // remoteServer is a test MCP server process serving kind on loopback.
 type remoteServer struct {
 	URL string
-	cmd *exec.Cmd
 }
 
 // startServer runs the test server with -serve kind and returns its URL. The
@@ -51,30 +49,12 @@ func startServer(t testing.TB, kind string, extra ...string) *remoteServer {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "testserver"), append([]string{"-serve", kind}, extra...)...)
 	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
+	url, stop, err := listenurl.Start(cmd, 20*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	lines := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		lines <- strings.TrimSpace(line)
-	}()
-	select {
-	case line := <-lines:
-		url, ok := strings.CutPrefix(line, "listening ")
-		if !ok {
-			t.Fatalf("test server said %q", line)
-		}
-		return &remoteServer{URL: url, cmd: cmd}
-	case <-time.After(20 * time.Second):
-		t.Fatal("test server did not start")
-		return nil
-	}
+	t.Cleanup(stop)
+	return &remoteServer{URL: url}
 }
 
 func harness(t *testing.T, tr pluginapi.Transport, kind string) contracttest.Harness {
