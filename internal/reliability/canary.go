@@ -128,20 +128,28 @@ func (s *suite) secretCanary() error {
 // runCLI runs plughost with args against serve's config and HOME and keeps
 // its stdout and stderr under name.
 func (s *suite) runCLI(sv *serve, name string, args ...string) error {
+	_, err := s.cliOutput(sv, filepath.Join(s.work, "secret-canary", name+".out"), args...)
+	return err
+}
+
+// cliOutput runs plughost with args against serve's config and HOME, keeps
+// its stdout and stderr in the file path and returns them.
+func (s *suite) cliOutput(sv *serve, path string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, "plughost"), append([]string{"--config", sv.cfg}, args...)...)
 	cmd.Env = s.environ(sv.dir)
 	cmd.Dir = sv.dir
-	out, err := os.Create(filepath.Join(s.work, "secret-canary", name+".out"))
+	out, err := os.Create(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer out.Close()
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 5 * time.Second
 	_ = cmd.Run() // a failing check (mcp test crashing) exits non-zero: its output is what counts
-	return nil
+	b, err := os.ReadFile(path)
+	return string(b), err
 }
 
 // scan reads every file under the work dir, and the suite's own report so
