@@ -14,8 +14,11 @@ import (
 // answer and is passed on unchanged. See docs/security.md.
 
 // maskAnswerError returns err, an error of the transport's Request, with a
-// JSON-RPC error answer of the server replaced by a masked copy (the rest
-// of err describes the transport and has no server text).
+// JSON-RPC error answer of the server replaced by a masked copy. Any other
+// error is text only (a crash quoting stderr, a timeout), which the host
+// masks as a whole (secret.Masker.Error); the *RPCError in a chain is what
+// a door takes out with errors.As and forwards field by field, so it must
+// be masked itself.
 func maskAnswerError(m *secret.Masker, err error) error {
 	if re, ok := err.(*RPCError); ok { // Request returns the answer's error as is
 		return maskRPCError(m, re)
