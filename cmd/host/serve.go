@@ -26,6 +26,7 @@ import (
 	"github.com/plughost/plughost/host/oauth"
 	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 func newServeCommand(g *globals) *cobra.Command {
@@ -229,7 +230,8 @@ func (g *globals) reload(m *manage.Manager, h *host.Host, serving config.Gateway
 	}
 }
 
-// watchStates prints one line per server state change until ctx ends.
+// watchStates prints one line per server state change until ctx ends; the
+// state quotes the server (its last error), so it is made safe to print.
 func watchStates(ctx context.Context, h *host.Host, g *globals) {
 	last := map[string]supervisor.State{}
 	for {
@@ -239,7 +241,7 @@ func watchStates(ctx context.Context, h *host.Host, g *globals) {
 				continue
 			}
 			last[st.Name] = st.State
-			fmt.Fprintf(g.stderr, "%s  %-20s %s\n", time.Now().Format("15:04:05"), st.Name, host.DescribeState(st))
+			fmt.Fprintf(g.stderr, "%s  %-20s %s\n", time.Now().Format("15:04:05"), st.Name, termsafe.Text(host.DescribeState(st)))
 		}
 		select {
 		case <-changed:

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host/callresult"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 func newToolsCommand(g *globals) *cobra.Command {
@@ -39,7 +40,7 @@ func newToolsCommand(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "TOOL\tSERVER\tDESCRIPTION")
 			for _, t := range tools {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Server, firstLine(t.Description))
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", termsafe.Text(t.Name), termsafe.Text(t.Server), firstLine(t.Description))
 			}
 			return tw.Flush()
 		},
@@ -98,18 +99,19 @@ func newCallCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-// printResult prints text content as is and summarizes everything else.
+// printResult prints text content and summarizes everything else, all of
+// it safe to print (termsafe.Text): it is the server's.
 func printResult(g *globals, res *mcp.CallToolResult) {
 	for _, c := range res.Content {
 		switch v := callresult.Unwrap(c).(type) {
 		case mcp.TextContent:
-			fmt.Fprintln(g.stdout, v.Text)
+			fmt.Fprintln(g.stdout, termsafe.Text(v.Text))
 		case mcp.ImageContent:
-			fmt.Fprintf(g.stdout, "[image %s, %d base64 chars]\n", v.MIMEType, len(v.Data))
+			fmt.Fprintf(g.stdout, "[image %s, %d base64 chars]\n", termsafe.Text(v.MIMEType), len(v.Data))
 		case mcp.AudioContent:
-			fmt.Fprintf(g.stdout, "[audio %s, %d base64 chars]\n", v.MIMEType, len(v.Data))
+			fmt.Fprintf(g.stdout, "[audio %s, %d base64 chars]\n", termsafe.Text(v.MIMEType), len(v.Data))
 		case mcp.ResourceLink:
-			fmt.Fprintf(g.stdout, "[resource link %s]\n", v.URI)
+			fmt.Fprintf(g.stdout, "[resource link %s]\n", termsafe.Text(v.URI))
 		case mcp.EmbeddedResource:
 			fmt.Fprintln(g.stdout, "[embedded resource]")
 		default:
@@ -118,6 +120,6 @@ func printResult(g *globals, res *mcp.CallToolResult) {
 	}
 	if res.StructuredContent != nil && len(res.Content) == 0 {
 		b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
-		fmt.Fprintln(g.stdout, string(b))
+		fmt.Fprintln(g.stdout, string(termsafe.JSON(b)))
 	}
 }

@@ -51,6 +51,7 @@ func cases() []testCase {
 		{"http-abuse", (*suite).httpAbuse},
 		{"orphans", (*suite).orphans},
 		{"leaks", (*suite).leaks},
+		{"terminal-escapes", (*suite).terminalEscapes},
 		{"secret-canary", (*suite).secretCanary},
 	}
 }

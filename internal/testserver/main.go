@@ -18,6 +18,10 @@
 //	                     does not model, at every level (vendor.go)
 //	-faithful            also offer resources, prompts, completions, logging, progress,
 //	                     sampling, elicitation, roots and a task tool (faithful.go)
+//	-leak-env NAME       quote the environment variable NAME in JSON-RPC errors, a log
+//	                     message and a result (leak.go; secret masking tests)
+//	-escapes             write terminal escapes to stderr and into a tool's description,
+//	                     result and error (escapes.go; terminal output tests)
 //
 // Tools: noop, echo, env, pid, sleep, add_tool, remove_tool, stderr, crash, big
 // (see tools.go); junk with -junk-tool (misbehave.go). Diagnostics and markers go to stderr, one per line:
@@ -62,6 +66,8 @@ type options struct {
 	junkTool        bool
 	hugeLineMB      int
 	vendorResult    bool
+	leakEnv         string
+	escapes         bool
 }
 
 func main() {
@@ -96,6 +102,8 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.hugeLineMB, "huge-line", 0, "after the first request, write this many MiB on stdout without a newline")
 	fs.BoolVar(&o.vendorResult, "vendor-result", false, "also offer vendor_result (a result with members mcp-go does not model)")
 	fs.BoolVar(&o.faithful, "faithful", false, "also offer resources, prompts, completions, logging, progress, sampling, elicitation, roots and tasks")
+	fs.StringVar(&o.leakEnv, "leak-env", "", "quote this environment variable in JSON-RPC errors, a log message and a result")
+	fs.BoolVar(&o.escapes, "escapes", false, "write terminal escapes to stderr and into a tool's description, result and error")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -121,6 +129,9 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 		for _, kv := range os.Environ() {
 			fmt.Fprintln(stderr, kv)
 		}
+	}
+	if o.escapes {
+		fmt.Fprintln(stderr, "stderr "+Escapes)
 	}
 	if o.failStart {
 		// Wait for the first request, so the client sees the exit as the
@@ -160,8 +171,8 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 	if o.serve != "" {
 		return serveHTTP(o, s, out)
 	}
-	if o.vendorResult {
-		in = vendorStdio(in, out)
+	if answer := interceptions(o); answer != nil {
+		in = interceptStdio(in, out, answer)
 	}
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(log.New(stderr, "testserver: ", 0))
