@@ -81,7 +81,7 @@ and every plugin and server is stopped.`,
 			}
 			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version,
 				MaxMessageBytes: gc.MaxRequestBytes(), ShutdownTimeout: gc.ShutdownTimeout()})
-			door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: tok, TokenHint: gc.TokenFile,
+			door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: tok, AllowedOrigins: gc.AllowedOrigins,
 				Limits: frontdoor.LimitsFromConfig(gc), Logger: h.Logger().Named("http"), Collectors: gw.Collectors()})
 			if err != nil {
 				ln.Close()
