@@ -117,17 +117,23 @@ func (s *suite) environ(dir string) []string {
 
 var (
 	gatewayURL = regexp.MustCompile(`MCP gateway at (http://[^\s]+)/mcp`)
-	bearerRE   = regexp.MustCompile(`Bearer ([A-Za-z0-9_\-\.~+/=]+)`)
+	tokenFile  = regexp.MustCompile(`it is in (\S+);`)
 )
 
-// awaitSnippet waits for the client snippet on stdout.
+// awaitSnippet waits for the client snippet on stdout. Its stdout is a
+// file, not a terminal, so serve names the token file instead of printing
+// the token: the suite reads it from there, as a service's user would.
 func (sv *serve) awaitSnippet(path string) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		b, _ := os.ReadFile(path)
-		u, t := gatewayURL.FindSubmatch(b), bearerRE.FindSubmatch(b)
+		u, t := gatewayURL.FindSubmatch(b), tokenFile.FindSubmatch(b)
 		if u != nil && t != nil {
-			sv.base, sv.token = string(u[1]), string(t[1])
+			tok, err := os.ReadFile(string(t[1]))
+			if err != nil {
+				return fmt.Errorf("serve %s: the token file its snippet names: %w", sv.name, err)
+			}
+			sv.base, sv.token = string(u[1]), strings.TrimSpace(string(tok))
 			return nil
 		}
 		select {
