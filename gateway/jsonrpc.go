@@ -48,11 +48,10 @@ const (
 	kindResponse
 )
 
-// batchError answers a JSON-RPC batch (an array of messages): MCP removed
-// batching in 2025-06-18, and serving one would need answers no single
-// response can carry.
+// batchError answers a JSON-RPC batch (an array of messages) outside a
+// session that may send one (batch.go): only MCP 2025-03-26 had batching.
 var batchError = &rpcError{Code: codeInvalidRequest,
-	Message: "batches are not supported: send one JSON-RPC message per request (MCP 2025-06-18 and later have no batching)"}
+	Message: "batches are not supported: send one JSON-RPC message per request (only a session that initialized with MCP 2025-03-26 may send batches; 2025-06-18 and later have none)"}
 
 // parseMessage reads one JSON-RPC message and says what it is. A batch, bad
 // JSON, a key twice in one object (dupkeys.go) or a message that is not
