@@ -17,6 +17,10 @@ import (
 // machine's sockets.
 var errNoPeer = errors.New("the connection's other end is not a socket of this machine")
 
+// tcpEstablished is the state column of an established socket in
+// /proc/net/tcp.
+const tcpEstablished = "01"
+
 // ownConn reports whether the other end of a loopback TCP connection is a
 // socket of this user: the kernel's socket table (/proc/net/tcp) names the
 // owner of each socket. Unknown is no.
@@ -38,12 +42,14 @@ func peerUID(c net.Conn) (int, error) {
 		return 0, fmt.Errorf("read the socket table: %w", err)
 	}
 	defer f.Close()
-	// The peer's socket has our ends the other way round.
+	// The peer's socket has our ends the other way round, and is
+	// established (a closed socket of the same ends, in TIME_WAIT, has no
+	// owner left: uid 0).
 	wantLocal, wantRemote := procAddr(remote), procAddr(local)
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) > 7 && fields[1] == wantLocal && fields[2] == wantRemote {
+		if len(fields) > 7 && fields[1] == wantLocal && fields[2] == wantRemote && fields[3] == tcpEstablished {
 			return strconv.Atoi(fields[7])
 		}
 	}
