@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/plughost/plughost/host/origin"
 	"github.com/plughost/plughost/host/secret"
 )
 
@@ -143,8 +144,7 @@ func sameOrigin(w http.ResponseWriter, r *http.Request, required bool) bool {
 	if o == "" && !required {
 		return true
 	}
-	u, err := url.Parse(o)
-	if o != "" && err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == r.Host {
+	if o != "" && origin.Own(o, r.Host) {
 		return true
 	}
 	msg := fmt.Sprintf("requests from origin %q are refused: only the dashboard's own page may log in", o)

@@ -109,7 +109,7 @@ func serveHTTP(t *testing.T, h *host.Host) (string, *gateway.Gateway) {
 		t.Fatal(err)
 	}
 	gw := gateway.New(h, gateway.Options{})
-	door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: testToken, TokenHint: "the test",
+	door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: testToken,
 		Limits: frontdoor.LimitsFromConfig(h.Config().MCP.Gateway), Collectors: gw.Collectors()})
 	if err != nil {
 		t.Fatal(err)

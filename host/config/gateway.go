@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plughost/plughost/host/origin"
 	"github.com/plughost/plughost/host/secret"
 )
 
@@ -34,6 +35,11 @@ func checkGateway(p *Problems, g Gateway) {
 	}
 	if g.ShutdownSeconds < 0 {
 		p.fatal("tools.mcp.gateway.shutdown_seconds", fmt.Sprintf("must not be negative, got %v; the default is 10", g.ShutdownSeconds))
+	}
+	for i, o := range g.AllowedOrigins {
+		if _, err := origin.Parse(o); err != nil {
+			p.fatal(indexPath("tools.mcp.gateway.allowed_origins", i), err.Error())
+		}
 	}
 	checkStore(p, g.Store)
 }

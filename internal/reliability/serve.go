@@ -117,17 +117,27 @@ func (s *suite) environ(dir string) []string {
 
 var (
 	gatewayURL = regexp.MustCompile(`MCP gateway at (http://[^\s]+)/mcp`)
-	bearerRE   = regexp.MustCompile(`Bearer ([A-Za-z0-9_\-\.~+/=]+)`)
+	tokenFile  = regexp.MustCompile(`it is in (\S+);`)
 )
 
-// awaitSnippet waits for the client snippet on stdout.
+// awaitSnippet waits for the client snippet on stdout (whole once its
+// stdio form, the last part, is there). Its stdout is a file, not a
+// terminal, so serve names the token file instead of printing the token:
+// the suite reads it from there, as a service's user would. With auth off
+// there is no token.
 func (sv *serve) awaitSnippet(path string) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		b, _ := os.ReadFile(path)
-		u, t := gatewayURL.FindSubmatch(b), bearerRE.FindSubmatch(b)
-		if u != nil && t != nil {
-			sv.base, sv.token = string(u[1]), string(t[1])
+		if u := gatewayURL.FindSubmatch(b); u != nil && bytes.Contains(b, []byte(`"stdio"`)) {
+			sv.base = string(u[1])
+			if t := tokenFile.FindSubmatch(b); t != nil {
+				tok, err := os.ReadFile(string(t[1]))
+				if err != nil {
+					return fmt.Errorf("serve %s: the token file its snippet names: %w", sv.name, err)
+				}
+				sv.token = strings.TrimSpace(string(tok))
+			}
 			return nil
 		}
 		select {

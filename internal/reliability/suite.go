@@ -49,6 +49,7 @@ func cases() []testCase {
 		{"misbehaving", (*suite).misbehaving},
 		{"relayed-result", (*suite).relayedBigResult},
 		{"http-abuse", (*suite).httpAbuse},
+		{"browser-door", (*suite).browserDoor},
 		{"orphans", (*suite).orphans},
 		{"leaks", (*suite).leaks},
 		{"terminal-escapes", (*suite).terminalEscapes},
