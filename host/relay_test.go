@@ -24,6 +24,8 @@ type scripted struct {
 	// more makes the server offer one resource, file:///a, which can be
 	// subscribed to, and tasks.
 	more bool
+	// hangList makes the server never answer tools/list.
+	hangList bool
 
 	mu     sync.Mutex
 	levels []string // logging/setLevel levels received
@@ -82,6 +84,7 @@ func (c *scriptedConn) Send(_ context.Context, msg json.RawMessage) error {
 		c.reply(m.ID, `{"resourceTemplates":[]}`)
 	case m.Method == "resources/subscribe", m.Method == "resources/unsubscribe":
 		c.reply(m.ID, `{}`)
+	case m.Method == "tools/list" && c.s.hangList:
 	case m.Method == "tools/list":
 		c.reply(m.ID, `{"tools":[{"name":"work","inputSchema":{"type":"object"}}]}`)
 	case m.Method == "logging/setLevel":
@@ -334,3 +337,4 @@ func TestLogLevelsPerSession(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
