@@ -119,7 +119,8 @@ type exchange struct {
 	out   sink
 
 	boxOnce sync.Once
-	box     *outbox // what the request relays before its response; nil until used
+	box     *outbox         // what the request relays before its response; nil until used
+	ch      *requestChannel // the channel its host handlers hold; nil until callOptions
 }
 
 // sink is where the engine writes what a request produces: messages sent

@@ -64,6 +64,19 @@ func startHost(t *testing.T, servers map[string]any, mutate func(mcpCfg map[stri
 // Version are set here).
 func startHostWith(t *testing.T, opts host.Options, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
 	t.Helper()
+	h := startedHost(t, opts, servers, mutate)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := h.WaitSettled(ctx); err != nil {
+		t.Fatalf("servers did not settle: %v (%+v)", err, h.Statuses())
+	}
+	return h
+}
+
+// startedHost is startHostWith without waiting for the servers: what a
+// client connecting right after start-up meets.
+func startedHost(t *testing.T, opts host.Options, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
+	t.Helper()
 	mcpCfg := map[string]any{
 		"enabled": true, "servers": servers,
 		"restart": map[string]any{"initial_backoff_seconds": 0.2, "max_backoff_seconds": 1},
@@ -90,11 +103,6 @@ func startHostWith(t *testing.T, opts host.Options, servers map[string]any, muta
 	}
 	h.Start(context.Background())
 	t.Cleanup(func() { h.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := h.WaitSettled(ctx); err != nil {
-		t.Fatalf("servers did not settle: %v (%+v)", err, h.Statuses())
-	}
 	return h
 }
 

@@ -37,7 +37,8 @@ type relay struct {
 	clients    map[string]*client          // sessions with handlers, by id
 	levels     map[string]sessionLevel     // log levels sessions set, by id
 	flights    map[string]map[*flight]bool // requests in flight, by server
-	tokens     map[string]*flight          // by the progress token the server got
+	tokens     map[string]*flight          // by the progress token the server got, in flight or ended (ended)
+	ended      map[string][]string         // per session: tokens of its answered requests still honoured, oldest first
 	tasks      map[taskKey]*taskRecord     // tasks sessions created
 	subs       map[subKey]map[string]bool  // resource subscriptions: session ids
 	elicits    map[taskKey]string          // URL elicitations in progress: session id
@@ -53,10 +54,12 @@ type relay struct {
 // belong to their request, which removes them when it ends (end is
 // deferred by every caller); levelTurns holds a server's turn only while
 // some applyLevel holds or waits for it; clients and levels are by
-// session. What a server's goroutines still running after it stopped
-// (a Connected, a request it sent) would record is refused: catalog,
-// applyLevel, Request and recordTask check that the server runs, under
-// mu, so a record is either made before forgetServer drops it or not made.
+// session, and so are the progress tokens of answered requests (ended,
+// at most progressKept per session). What a server's goroutines still
+// running after it stopped (a Connected, a request it sent) would record
+// is refused: catalog, applyLevel, Request and recordTask check that the
+// server runs, under mu, so a record is either made before forgetServer
+// drops it or not made.
 
 // client is a session whose client takes messages outside its requests.
 type client struct {
@@ -103,7 +106,7 @@ func newRelay(h *Host) *relay {
 	return &relay{
 		h: h, logger: h.logger.Named("relay"),
 		clients: map[string]*client{}, levels: map[string]sessionLevel{},
-		flights: map[string]map[*flight]bool{}, tokens: map[string]*flight{},
+		flights: map[string]map[*flight]bool{}, tokens: map[string]*flight{}, ended: map[string][]string{},
 		tasks: map[taskKey]*taskRecord{}, subs: map[subKey]map[string]bool{},
 		elicits: map[taskKey]string{}, applied: map[string]string{}, levelTurns: map[string]*levelTurn{},
 		catalogs: map[string]*serverCatalog{},
@@ -129,6 +132,10 @@ func (r *relay) release(id string) {
 	delete(r.clients, id)
 	_, hadLevel := r.levels[id]
 	delete(r.levels, id)
+	for _, token := range r.ended[id] {
+		delete(r.tokens, token)
+	}
+	delete(r.ended, id)
 	for k, t := range r.tasks {
 		if t.session == id {
 			delete(r.tasks, k)
@@ -201,28 +208,33 @@ func (r *relay) withMeta(session, scope, server string, meta json.RawMessage, h 
 	return f, out[start:end]
 }
 
-// progressGrace is how long a request's progress token is still honoured
-// after its answer: a server may write its notifications and its answer
-// from different goroutines (mcp-go's stdio server does), so progress it
-// sent first can arrive after the answer.
-const progressGrace = 2 * time.Second
+// progressKept is how many answered requests of one session keep their
+// progress token honoured: a server may write its notifications and its
+// answer from different goroutines (mcp-go's stdio server does), so
+// progress it sent first can arrive after the answer — a moment later,
+// however loaded the machine. Bounded by count, not by time: a token is
+// forgotten when the session's progressKept newer requests with tokens
+// were answered (oldest first), or when the session ends (release).
+const progressKept = 32
 
-// end forgets a request that got its answer; its progress token goes
-// after progressGrace.
+// end forgets a request that got its answer; its progress token stays
+// honoured among the session's progressKept most recently answered.
 func (r *relay) end(f *flight) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	delete(r.flights[f.server], f)
 	if len(r.flights[f.server]) == 0 {
 		delete(r.flights, f.server)
 	}
-	r.mu.Unlock()
-	if f.serverToken != "" {
-		time.AfterFunc(progressGrace, func() {
-			r.mu.Lock()
-			delete(r.tokens, f.serverToken)
-			r.mu.Unlock()
-		})
+	if f.serverToken == "" {
+		return
 	}
+	kept := append(r.ended[f.session], f.serverToken)
+	if len(kept) > progressKept {
+		delete(r.tokens, kept[0])
+		kept = append(kept[:0], kept[1:]...)
+	}
+	r.ended[f.session] = kept
 }
 
 // target is where a relayed message goes.

@@ -64,6 +64,16 @@ func (h *Host) unknownTool(v *discovery.View, name string) *UnknownToolError {
 	return e
 }
 
+// unknownScoped builds the error for a call, in a session scoped to server,
+// of a name that server has no tool of.
+func (h *Host) unknownScoped(server, name string) *UnknownToolError {
+	e := &UnknownToolError{Name: name, Server: server}
+	if st, ok := h.Status(server); ok && st.State != supervisor.StateConnected && len(h.registry.Snapshot().Server(server)) == 0 {
+		e.Down = describeDown(st)
+	}
+	return e
+}
+
 // serverOfName returns the configured server whose agent-facing prefix
 // (mcp_<sanitized server>_) starts name — the longest one when several do —
 // or "".
@@ -101,8 +111,22 @@ type ServerUnavailableError struct {
 
 // Error implements error.
 func (e *ServerUnavailableError) Error() string {
+	var starting *StartTimeoutError
+	if errors.As(e.Err, &starting) {
+		return fmt.Sprintf("tool %q is unavailable: server %q is %s", e.Tool, e.Server, stillStarting(starting, e.LastError))
+	}
 	return fmt.Sprintf("tool %q is unavailable: server %q is %s", e.Tool, e.Server,
 		describeDown(supervisor.Status{State: e.State, LastError: e.LastError, NextRetry: e.NextRetry}))
+}
+
+// stillStarting says that a server is still starting after a request
+// waited for it as long as its start may take, with its last error.
+func stillStarting(e *StartTimeoutError, lastError string) string {
+	s := e.phrase()
+	if lastError != "" {
+		s += "; last error: " + lastError
+	}
+	return s
 }
 
 // Unwrap returns the underlying error.
@@ -135,14 +159,20 @@ func describeDown(st supervisor.Status) string {
 	return s
 }
 
+// unavailable is the error of a call of a known tool whose server still
+// starting was waited for in vain (err from awaitStart).
+func (h *Host) unavailable(tool, server string, err error) error {
+	st, _ := h.Status(server)
+	return &ServerUnavailableError{Tool: tool, Server: server, State: st.State, LastError: st.LastError, NextRetry: st.NextRetry, Err: err}
+}
+
 // explainCallError turns a call's failure because its server is not
 // connected into a *ServerUnavailableError; other errors pass unchanged.
 func (h *Host) explainCallError(tool string, server string, err error) error {
 	if !errors.Is(err, supervisor.ErrNotConnected) && !errors.Is(err, errServerNotRunning) {
 		return err
 	}
-	st, _ := h.Status(server)
-	return &ServerUnavailableError{Tool: tool, Server: server, State: st.State, LastError: st.LastError, NextRetry: st.NextRetry, Err: err}
+	return h.unavailable(tool, server, err)
 }
 
 // errServerNotRunning: the tool's server has no supervisor (not configured

@@ -11,6 +11,9 @@
 //	-echo-env            write the whole environment to stderr at startup, one
 //	                     KEY=value per line (secret masking tests)
 //	-fail-start          exit with status 3 on reading the first request (after -echo-env)
+//	-start-gate FILE     read nothing (so answer nothing, initialize included) until FILE
+//	                     exists: a server slow to start, for as long as the test wants
+//	                     (cold-start tests; with -fail-start it fails once FILE exists)
 //	-junk-tool           also offer the junk tool, which writes a raw line on stdout
 //	-garbage             answer every request line with a line that is not JSON
 //	-huge-line MB        after the first request, write MB MiB on stdout without a newline
@@ -61,6 +64,7 @@ type options struct {
 	flood           time.Duration
 	echoEnv         bool
 	failStart       bool
+	startGate       string // wait until this file exists before reading stdin
 	faithful        bool
 	garbage         bool
 	junkTool        bool
@@ -97,6 +101,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.flood, "flood", 0, "send notifications/tools/list_changed this often once listed (0: never)")
 	fs.BoolVar(&o.echoEnv, "echo-env", false, "write the environment to stderr at startup")
 	fs.BoolVar(&o.failStart, "fail-start", false, "exit with status 3 on reading the first request")
+	fs.StringVar(&o.startGate, "start-gate", "", "read nothing until this file exists (a server slow to start)")
 	fs.BoolVar(&o.junkTool, "junk-tool", false, "also offer the junk tool (a raw line on stdout)")
 	fs.BoolVar(&o.garbage, "garbage", false, "answer every request with a line that is not JSON")
 	fs.IntVar(&o.hugeLineMB, "huge-line", 0, "after the first request, write this many MiB on stdout without a newline")
@@ -132,6 +137,12 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 	}
 	if o.escapes {
 		fmt.Fprintln(stderr, "stderr "+Escapes)
+	}
+	if o.startGate != "" {
+		if err := waitForFile(ctx, o.startGate); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "start gate open; serving")
 	}
 	if o.failStart {
 		// Wait for the first request, so the client sees the exit as the
@@ -181,6 +192,25 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 	server.WithWorkerPoolSize(100)(stdio)
 	server.WithQueueSize(1000)(stdio)
 	return stdio.Listen(ctx, in, out)
+}
+
+// gatePoll is how often -start-gate looks for its file.
+const gatePoll = 10 * time.Millisecond
+
+// waitForFile returns once path exists, or when ctx ends.
+func waitForFile(ctx context.Context, path string) error {
+	tick := time.NewTicker(gatePoll)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // spawnGrandchild starts a long sleep that shares our process group (no
