@@ -155,8 +155,8 @@ func TestMCPAdd(t *testing.T) {
 			want: map[string]any{"enabled": true, "type": "stdio", "command": "node", "args": []any{"s.js"}, "env_file": "secrets.env", "inherit_env": true},
 		},
 		{
-			name: "dotted and unicode name, third-party type",
-			args: []string{"my.srv-é", "--type", "slack", "--", "npx", "-y", "slack"},
+			name: "dotted name, third-party type",
+			args: []string{"my.srv-2", "--type", "slack", "--", "npx", "-y", "slack"},
 			want: map[string]any{"enabled": true, "type": "slack", "command": "npx", "args": []any{"-y", "slack"}},
 		},
 	}
@@ -176,7 +176,7 @@ func TestMCPAdd(t *testing.T) {
 	}
 	// The backup is the version before the last write.
 	wantMode(t, c.userConfig()+".bak", 0o600)
-	if _, ok := servers(t, c.userConfig()+".bak")["my.srv-é"]; ok {
+	if _, ok := servers(t, c.userConfig()+".bak")["my.srv-2"]; ok {
 		t.Errorf("the backup already holds the last server")
 	}
 
