@@ -13,6 +13,9 @@ type WriteOptions struct {
 	// IfVersion, when set, refuses the write with a *ConflictError unless
 	// the file is still at this version (Tx.Version, or the version an API
 	// client read): a change made from a stale view is never written.
+	// Without it, a write overtaken by another is made again on the new
+	// file, and refused only when the other changed the same server or
+	// setting (see ConflictError).
 	IfVersion string
 }
 
