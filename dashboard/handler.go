@@ -92,6 +92,10 @@ func (d *Dashboard) Assets() http.Handler {
 			return
 		}
 		w.Header().Set("Cache-Control", "no-cache")
+		if r.URL.Path == RulesPath {
+			serveRules(w, r)
+			return
+		}
 		files.ServeHTTP(w, r)
 	}))
 }

@@ -105,6 +105,11 @@ type ServerUnavailableError struct {
 	// NextRetry is when the next connection attempt starts (zero: none
 	// scheduled).
 	NextRetry time.Time
+	// Going, when set, says what is happening to a server whose status
+	// still said connected when the call was refused: its connection had
+	// just ended ("restarting: its connection was lost", "restarting to
+	// apply a config change", "stopping: plughost is shutting down", …).
+	Going string
 	// Err is the underlying error.
 	Err error
 }
@@ -114,6 +119,13 @@ func (e *ServerUnavailableError) Error() string {
 	var starting *StartTimeoutError
 	if errors.As(e.Err, &starting) {
 		return fmt.Sprintf("tool %q is unavailable: server %q is %s", e.Tool, e.Server, stillStarting(starting, e.LastError))
+	}
+	if e.Going != "" {
+		msg := fmt.Sprintf("tool %q is unavailable: server %q is %s", e.Tool, e.Server, e.Going)
+		if e.LastError != "" {
+			msg += "; last error: " + e.LastError
+		}
+		return msg
 	}
 	return fmt.Sprintf("tool %q is unavailable: server %q is %s", e.Tool, e.Server,
 		describeDown(supervisor.Status{State: e.State, LastError: e.LastError, NextRetry: e.NextRetry}))
@@ -168,11 +180,37 @@ func (h *Host) unavailable(tool, server string, err error) error {
 
 // explainCallError turns a call's failure because its server is not
 // connected into a *ServerUnavailableError; other errors pass unchanged.
+// It describes the server as it was when the call was refused (a status
+// read now may say connected again, after a quick restart).
 func (h *Host) explainCallError(tool string, server string, err error) error {
-	if !errors.Is(err, supervisor.ErrNotConnected) && !errors.Is(err, errServerNotRunning) {
-		return err
+	var nc *supervisor.NotConnectedError
+	switch {
+	case errors.As(err, &nc):
+		st := nc.Status
+		return &ServerUnavailableError{Tool: tool, Server: server, State: st.State, LastError: st.LastError, NextRetry: st.NextRetry,
+			Going: h.going(server, nc.Ending), Err: err}
+	case errors.Is(err, supervisor.ErrNotConnected), errors.Is(err, errServerNotRunning):
+		st, _ := h.Status(server)
+		return &ServerUnavailableError{Tool: tool, Server: server, State: st.State, LastError: st.LastError, NextRetry: st.NextRetry, Err: err}
 	}
-	return h.unavailable(tool, server, err)
+	return err
+}
+
+// going says what happens to a server whose connection ended as ending
+// says while its status still said connected ("" for no ending).
+func (h *Host) going(server string, ending supervisor.Ending) string {
+	switch {
+	case ending == supervisor.EndingLost:
+		return "restarting: its connection was lost"
+	case ending != supervisor.EndingStop:
+		return ""
+	case h.isClosed():
+		return "stopping: plughost is shutting down"
+	}
+	if _, configured := h.st().servers[server]; configured {
+		return "restarting to apply a config change"
+	}
+	return "stopping: it was removed or disabled in the config"
 }
 
 // errServerNotRunning: the tool's server has no supervisor (not configured

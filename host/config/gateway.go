@@ -61,6 +61,9 @@ func checkStore(p *Problems, s SessionStore) {
 		} else if err := CheckRedisURL(s.URL.Reveal()); err != nil {
 			p.fatal(path+".url", err.Error())
 		}
+		for _, msg := range maskedURL(s.URL.Reveal()) {
+			p.fatal(path+".url", msg)
+		}
 		if strings.TrimSpace(s.Prefix) == "" {
 			p.fatal(path+".prefix", `must not be empty with Redis: it keeps plughost's keys apart from other data; the default is "plughost:"`)
 		}

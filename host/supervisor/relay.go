@@ -111,20 +111,20 @@ func (s *Server) Request(ctx context.Context, method string, params json.RawMess
 	return res, nil
 }
 
-// liveConnection returns the live connection and the call timeout, or an error
-// wrapping ErrNotConnected that says the server's state.
+// liveConnection returns the live connection and the call timeout, or a
+// *NotConnectedError with the server's state at that moment.
 func (s *Server) liveConnection() (*connection, time.Duration, error) {
 	s.mu.RLock()
-	conn, st, limit := s.live, s.status, s.spec.Timeouts.Call
+	conn, st, ending, limit := s.live, s.status, s.ending, s.spec.Timeouts.Call
 	s.mu.RUnlock()
 	if conn != nil {
 		return conn, limit, nil
 	}
-	reason := ""
-	if st.LastError != "" {
-		reason = "; last error: " + st.LastError
+	e := &NotConnectedError{Server: s.spec.Name, Status: st}
+	if st.State == StateConnected {
+		e.Ending = ending
 	}
-	return nil, 0, fmt.Errorf("server %q (%s%s): %w", s.spec.Name, st.State, reason, ErrNotConnected)
+	return nil, 0, e
 }
 
 // Notify sends a notification of the client's to the server (e.g.
