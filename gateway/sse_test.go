@@ -139,7 +139,8 @@ func startEverything(t *testing.T, mode string) string {
 		said := false
 		lines := bufio.NewScanner(stderr) // read to the end: node must not block on its stderr
 		for lines.Scan() {
-			if !said && strings.Contains(lines.Text(), "running on port") {
+			// "Server is running on port N" (sse), "… listening on port N" (streamableHttp)
+			if !said && strings.Contains(lines.Text(), " on port ") && !strings.Contains(lines.Text(), "in use") {
 				said = true
 				close(listening)
 			}
