@@ -47,21 +47,23 @@ func TestTaskStatusNotificationsAllArrive(t *testing.T) {
 		t.Run(upstream, func(t *testing.T) {
 			t.Parallel()
 			h := startHost(t, map[string]any{"e": entry(t)}, nil)
-			gw, _ := serveHTTP(t, h)
-			clients := map[string]func() *faithfulClient{
-				"/mcp": func() *faithfulClient { return connectFaithful(t, gw, true) },
-				"/servers/e/mcp": func() *faithfulClient {
-					return connectFaithful(t, strings.TrimSuffix(gw, "/mcp")+"/servers/e/mcp", true)
+			url, door := serveHTTP(t, h)
+			// Statuses after the call's answer go on the session's GET stream,
+			// which the client opens in the background: wait for it.
+			clients := map[string]func(t *testing.T) *faithfulClient{
+				"/mcp": func(t *testing.T) *faithfulClient { return withStream(t, door, connectFaithful(t, url, true)) },
+				"/servers/e/mcp": func(t *testing.T) *faithfulClient {
+					return withStream(t, door, connectFaithful(t, strings.TrimSuffix(url, "/mcp")+"/servers/e/mcp", true))
 				},
-				"/stdio": func() *faithfulClient {
+				"/stdio": func(t *testing.T) *faithfulClient {
 					return startFaithful(t, stdioPipes(t, gateway.New(h, gateway.Options{}).ServeStdio), true)
 				},
 			}
 			prefix := map[string]string{"/mcp": "mcp_e_", "/stdio": "mcp_e_"}
-			for door, connect := range clients {
-				t.Run(door, func(t *testing.T) {
+			for endpoint, connect := range clients {
+				t.Run(endpoint, func(t *testing.T) {
 					t.Parallel() // tasks of several sessions created at once
-					got := taskStatuses(t, connect(), prefix[door]+"simulate-research-query")
+					got := taskStatuses(t, connect(t), prefix[endpoint]+"simulate-research-query")
 					if diff := cmp.Diff(direct, got); diff != "" {
 						t.Errorf("the task's status notifications differ from a direct client's (-direct +gateway):\n%s", diff)
 					}
@@ -69,6 +71,18 @@ func TestTaskStatusNotificationsAllArrive(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withStream returns c once its session's GET stream is attached to gw.
+func withStream(t *testing.T, gw *gateway.Gateway, c *faithfulClient) *faithfulClient {
+	t.Helper()
+	id := c.GetTransport().GetSessionId()
+	for deadline := time.Now().Add(20 * time.Second); !gw.StreamAttached(id); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("session %s opened no GET stream within 20s", id)
+		}
+	}
+	return c
 }
 
 // taskStatuses runs tool as a task on c and returns the task's status
