@@ -93,14 +93,26 @@ func (t *Transport) response(resp *transport.JSONRPCResponse) {
 // request runs the request handler for a server request in a goroutine of
 // its own and POSTs its answer: the handler's response, or an error
 // response saying why there is none, so the server never waits in vain.
+// At most Options.MaxServerRequests are handled at once; one past it is
+// answered with an error at once.
 func (t *Transport) request(ctx context.Context, req transport.JSONRPCRequest) {
 	t.mu.Lock()
 	h := t.onReq
 	t.mu.Unlock()
+	release := func() { <-t.slots }
+	select {
+	case t.slots <- struct{}{}:
+	default:
+		release = func() {}
+		h = func(context.Context, transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+			return nil, fmt.Errorf("%d of the server's requests are already waiting for an answer", cap(t.slots))
+		}
+	}
 	t.workers.Add(1) // the stream's reader, a worker itself, is the caller: Close cannot be past Wait
 	go func() {
 		defer t.workers.Done()
 		resp := t.handle(ctx, h, req)
+		release()
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), answerTimeout)
 		defer cancel()
 		switch err := t.post(actx, resp, nil); {

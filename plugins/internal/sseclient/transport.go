@@ -41,6 +41,9 @@ type Options struct {
 	// MaxEventBytes bounds the data of one event of the stream (0: no bound
 	// of its own); a larger event ends the stream with a *TooLargeError.
 	MaxEventBytes int
+	// MaxServerRequests bounds the server's requests being handled at once
+	// (default 256); one past it is answered with an error at once.
+	MaxServerRequests int
 	// Logger receives what cannot be delivered; nil discards it. Message
 	// bodies are never logged above debug level.
 	Logger hclog.Logger
@@ -68,6 +71,7 @@ type Transport struct {
 
 	done    chan struct{} // closed when the stream ended
 	endErr  error         // why, once done is closed
+	slots   chan struct{} // one per server request being handled
 	workers sync.WaitGroup
 }
 
@@ -89,11 +93,14 @@ func New(rawURL string, client *http.Client, opts Options) (*Transport, error) {
 	if opts.EndpointWait <= 0 {
 		opts.EndpointWait = 30 * time.Second
 	}
+	if opts.MaxServerRequests <= 0 {
+		opts.MaxServerRequests = 256
+	}
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
 	}
-	return &Transport{url: u, client: client, opts: opts,
-		pending: map[string]chan *transport.JSONRPCResponse{}, done: make(chan struct{})}, nil
+	return &Transport{url: u, client: client, opts: opts, pending: map[string]chan *transport.JSONRPCResponse{},
+		done: make(chan struct{}), slots: make(chan struct{}, opts.MaxServerRequests)}, nil
 }
 
 // Start opens the event stream and waits for its endpoint event, within
@@ -130,6 +137,7 @@ func (t *Transport) Start(ctx context.Context) error {
 	case <-endpoint:
 		return nil
 	case <-t.done:
+		cancel()
 		return fmt.Errorf("no usable endpoint on the SSE stream: %w", t.endErr)
 	case <-ctx.Done():
 		cancel()

@@ -359,3 +359,30 @@ func TestCloseEndsEverything(t *testing.T) {
 		t.Fatal("a request waiting for its response still waits after Close")
 	}
 }
+
+// Past MaxServerRequests handled at once, a server request is answered
+// with an error at once, and logged; the ones being handled are not
+// disturbed.
+func TestServerRequestsBeyondTheLimit(t *testing.T) {
+	f := newFakeServer(t)
+	release := make(chan struct{})
+	_, logs := started(t, f, Options{MaxServerRequests: 1}, func(tr *Transport) {
+		tr.SetRequestHandler(func(context.Context, transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+			<-release
+			return &transport.JSONRPCResponse{Result: json.RawMessage(`{"roots":[]}`)}, nil
+		})
+	})
+	f.send(`{"jsonrpc":"2.0","id":1,"method":"roots/list"}`)
+	f.send(`{"jsonrpc":"2.0","id":2,"method":"roots/list"}`)
+	refused := f.post(t)
+	if e, _ := refused["error"].(map[string]any); refused["id"] != float64(2) || e == nil || !strings.Contains(e["message"].(string), "already waiting") {
+		t.Errorf("the second request was answered %v; want an error saying requests are already waiting", refused)
+	}
+	close(release)
+	if first := f.post(t); first["id"] != float64(1) || first["result"] == nil {
+		t.Errorf("the first request was answered %v; want the handler's result", first)
+	}
+	if !strings.Contains(logs.String(), "already waiting") {
+		t.Errorf("log %q; want the refusal logged", logs.String())
+	}
+}
