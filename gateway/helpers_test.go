@@ -23,7 +23,7 @@ import (
 	"github.com/plughost/plughost/internal/testbin"
 )
 
-// bins are built once in TestMain: the stdio plugin and the test server.
+// bins are built once in TestMain: the transport plugins and the test server.
 var bins testbin.Set
 
 func TestMain(m *testing.M) {
@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 		return testbin.Build(map[string]string{
 			"plugins/mcp-transport-stdio": "./plugins/stdio",
 			"plugins/mcp-transport-http":  "./plugins/http",
+			"plugins/mcp-transport-sse":   "./plugins/sse",
 			"testserver":                  "./internal/testserver",
 		})
 	}))

@@ -46,6 +46,13 @@ type relay struct {
 	levelTurns map[string]*levelTurn       // setting a server's log level takes turns (applyLevel); only while in use
 	catalogs   map[string]*serverCatalog   // resources and prompts, by server
 	promptTb   *promptTable                // names of every known prompt
+
+	// Tasks being created (tasks.go): the task-augmented calls in flight,
+	// by server, and the status notifications of tasks none of them named
+	// yet (earlyN in all). Made on first use.
+	creations map[string]map[*taskCreation]bool
+	early     map[taskKey][]json.RawMessage
+	earlyN    int
 }
 
 // What the relay keeps per server goes when the server stops running
@@ -94,9 +101,15 @@ type taskKey struct{ server, id string }
 
 // taskRecord is a task a session created.
 type taskRecord struct {
-	session string
-	call    *taskCall // the tools/call behind it, for shaping its result
-	created time.Time
+	session, scope string
+	call           *taskCall // the tools/call behind it, for shaping its result
+	created        time.Time
+	// Its status notifications, delivered in order by one goroutine at a
+	// time (flushStatuses); creating is the call that created it while that
+	// call is still answering (its channel carries them until then).
+	creating *taskCreation
+	queued   []json.RawMessage
+	flushing bool
 }
 
 // subKey names a resource of a server.
@@ -468,29 +481,6 @@ func (r *relay) broadcast(server, method string, params json.RawMessage) {
 	for _, t := range ts {
 		deliver(t, Notification{Server: server, Method: method, Params: params})
 	}
-}
-
-// taskStatus goes to the session that created the task, its id as that
-// session knows it.
-func (r *relay) taskStatus(server string, params json.RawMessage) {
-	id, ok := rawjson.String(params, "taskId")
-	if !ok {
-		return
-	}
-	r.mu.Lock()
-	rec := r.tasks[taskKey{server, id}]
-	var t target
-	if rec != nil {
-		t = r.sessionTarget(rec.session)
-	}
-	r.mu.Unlock()
-	if rec == nil {
-		return
-	}
-	if t.scope == "" {
-		params, _ = rawjson.Replace(params, []byte(strconv.Quote(clientTaskID(server, id))), "taskId")
-	}
-	deliver(t, Notification{Server: server, Method: "notifications/tasks/status", Params: params})
 }
 
 // elicitationComplete goes to the session that was asked.

@@ -25,6 +25,10 @@
 //	                     message and a result (leak.go; secret masking tests)
 //	-escapes             write terminal escapes to stderr and into a tool's description,
 //	                     result and error (escapes.go; terminal output tests)
+//	-serve KIND          listen on -addr instead of stdio and print "listening <url>":
+//	                     sse (mcp-go's legacy SSE server), sse-bridge (legacy SSE through
+//	                     mcp-go's stdio server, which sends requests to the client;
+//	                     ssebridge.go) or http (streamable HTTP)
 //
 // Tools: noop, echo, env, pid, sleep, add_tool, remove_tool, stderr, crash, big
 // (see tools.go); junk with -junk-tool (misbehave.go). Diagnostics and markers go to stderr, one per line:
@@ -59,7 +63,7 @@ type options struct {
 	extraTools      int
 	hangInitialize  bool
 	spawnGrandchild bool
-	serve           string // "", "sse" or "http": listen on addr instead of stdio
+	serve           string // "", "sse", "sse-bridge" or "http": listen on addr instead of stdio
 	addr            string
 	flood           time.Duration
 	echoEnv         bool
@@ -96,7 +100,7 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.extraTools, "tools", 0, "number of extra no-op tools tool_0..tool_{N-1}")
 	fs.BoolVar(&o.hangInitialize, "hang-initialize", false, "read stdin but never answer")
 	fs.BoolVar(&o.spawnGrandchild, "spawn-grandchild", false, "start `sleep 1000` in the same process group")
-	fs.StringVar(&o.serve, "serve", "", "serve over HTTP instead of stdio: sse (legacy) or http (streamable)")
+	fs.StringVar(&o.serve, "serve", "", "serve over HTTP instead of stdio: sse (legacy), sse-bridge (legacy, asking the client) or http (streamable)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "listen address with -serve")
 	fs.DurationVar(&o.flood, "flood", 0, "send notifications/tools/list_changed this often once listed (0: never)")
 	fs.BoolVar(&o.echoEnv, "echo-env", false, "write the environment to stderr at startup")
@@ -112,8 +116,8 @@ func parseFlags(args []string) (options, error) {
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	if o.serve != "" && o.serve != "sse" && o.serve != "http" {
-		return o, errors.New("-serve must be sse or http")
+	if o.serve != "" && o.serve != "sse" && o.serve != "sse-bridge" && o.serve != "http" {
+		return o, errors.New("-serve must be sse, sse-bridge or http")
 	}
 	if o.hugeLineMB < 0 {
 		return o, errors.New("-huge-line must not be negative")
