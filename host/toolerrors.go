@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -136,8 +137,13 @@ func describeDown(st supervisor.Status) string {
 }
 
 // explainCallError turns a call's failure because its server is not
-// connected into a *ServerUnavailableError; other errors pass unchanged.
-func (h *Host) explainCallError(tool string, server string, err error) error {
+// connected into a *ServerUnavailableError, and one because its OAuth
+// server wants a new login into a *NeedsLoginError; other errors pass
+// unchanged.
+func (h *Host) explainCallError(ctx context.Context, tool string, server string, err error) error {
+	if needs := h.loginNeeded(ctx, tool, server, err); needs != nil {
+		return needs
+	}
 	if !errors.Is(err, supervisor.ErrNotConnected) && !errors.Is(err, errServerNotRunning) {
 		return err
 	}
