@@ -227,10 +227,15 @@ func (a *handler) call(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		body, err = res.JSON() // the server's result, every member kept
 	}
-	var unknown *host.UnknownToolError
+	var (
+		unknown *host.UnknownToolError
+		needs   *host.NeedsLoginError
+	)
 	switch {
 	case errors.As(err, &unknown):
 		writeError(w, err)
+	case errors.As(err, &needs):
+		writeError(w, &Error{Status: http.StatusBadGateway, Code: CodeNeedsLogin, Message: err.Error(), NeedsLogin: needs})
 	case err != nil:
 		writeError(w, &Error{Status: http.StatusBadGateway, Code: CodeCallFailed, Message: err.Error()})
 	default:

@@ -295,7 +295,7 @@ func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessag
 		s.h.afterLargeCall()
 	}
 	if err != nil {
-		return CallResult{}, s.h.explainCallError(tool.Name, tool.Server, err)
+		return CallResult{}, s.h.explainCallError(ctx, tool.Name, tool.Server, err)
 	}
 	return CallResult{Result: res, Extra: extra}, nil
 }

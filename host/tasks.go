@@ -220,7 +220,7 @@ func (s *Session) callTask(ctx context.Context, scope string, call shaping.Call,
 	defer s.h.relay.endTask(c)
 	raw, err := s.forward(ctx, scope, call.Server, "tools/call", params, opts)
 	if err != nil {
-		return CallResult{}, s.h.explainCallError(call.Name, call.Server, err)
+		return CallResult{}, s.h.explainCallError(ctx, call.Name, call.Server, err)
 	}
 	id, isTask := rawjson.String(raw, "task", "taskId")
 	if !isTask {

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -179,10 +180,14 @@ func (h *Host) unavailable(tool, server string, err error) error {
 }
 
 // explainCallError turns a call's failure because its server is not
-// connected into a *ServerUnavailableError; other errors pass unchanged.
-// It describes the server as it was when the call was refused (a status
-// read now may say connected again, after a quick restart).
-func (h *Host) explainCallError(tool string, server string, err error) error {
+// connected into a *ServerUnavailableError, and one because its OAuth
+// server wants a new login into a *NeedsLoginError; other errors pass
+// unchanged. It describes the server as it was when the call was refused
+// (a status read now may say connected again, after a quick restart).
+func (h *Host) explainCallError(ctx context.Context, tool string, server string, err error) error {
+	if needs := h.loginNeeded(ctx, tool, server, err); needs != nil {
+		return needs
+	}
 	var nc *supervisor.NotConnectedError
 	switch {
 	case errors.As(err, &nc):

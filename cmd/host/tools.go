@@ -56,6 +56,14 @@ func newCallCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "call <tool-name> [json-args]",
 		Short: "Call one tool by its agent-facing name and print the result",
+		Long: `call calls one tool by the name an agent sees (plughost tools lists them), through a
+running serve of this config when there is one, and prints the result.
+
+When the tool's OAuth server wants a new login — it asks for more scope than the login got
+(a step-up, HTTP 403 insufficient_scope), or the login was lost — call on a terminal says
+so and offers to log in again, with the wider scope, and to call once more. Without a
+terminal it fails (exit 1) with the command to run, "plughost mcp login <server>", and the
+scope that login asks for.`,
 		Example: `  plughost call mcp_demo_echo '{"text": "hello"}'
   plughost call mcp_demo_calculate '{"expression": "2*(3+4)"}'`,
 		Args: rangeArgs(1, 2),
@@ -72,7 +80,7 @@ func newCallCommand(g *globals) *cobra.Command {
 				return err
 			}
 			defer src.Close()
-			r, err := src.Call(cmd.Context(), args[0], raw)
+			r, err := g.callWithLogin(cmd.Context(), src, args[0], raw)
 			if err != nil {
 				return err
 			}
