@@ -55,8 +55,8 @@ func (t *Terminal) Observe(e Event) {
 		}
 		return
 	}
+	t.newline()
 	if line := t.line(e); line != "" {
-		t.newline()
 		t.write(line + "\n")
 	}
 }
@@ -172,4 +172,14 @@ func shorten(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// WriteAnswer writes the model's final answer to w, masked and with its
+// control characters neutralised, ending with a newline.
+func WriteAnswer(w io.Writer, m *secret.Masker, answer string) {
+	s := printable(m.Mask(answer))
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	_, _ = io.WriteString(w, s)
 }

@@ -48,38 +48,63 @@ const Help = `/tools          the tools the model sees now
 
 // Run reads lines until the input ends, /exit, or a second Ctrl-C.
 func (r *REPL) Run(ctx context.Context) error {
-	armed := false // the last thing was a Ctrl-C: another one exits
+	lines := make(chan lineRead, 1)
+	pending := false // a ReadLine is under way
+	armed := false   // the last thing was a Ctrl-C: another one exits
 	for {
-		line, err := r.In.ReadLine()
+		if !pending {
+			go func() {
+				line, err := r.In.ReadLine()
+				lines <- lineRead{line, err}
+			}()
+			pending = true
+		}
+		var in lineRead
+		select {
+		case in = <-lines:
+			pending = false
+		case <-r.Interrupts: // SIGINT while reading (input that is not a raw terminal)
+			in.err = ErrInterrupt
+		case <-ctx.Done():
+			return nil
+		}
 		switch {
-		case errors.Is(err, ErrInterrupt):
+		case errors.Is(in.err, ErrInterrupt):
 			if armed {
 				return nil
 			}
 			armed = true
 			r.say("(Ctrl-C again to exit)")
 			continue
-		case errors.Is(err, io.EOF):
+		case errors.Is(in.err, io.EOF):
 			return nil
-		case err != nil:
-			return fmt.Errorf("read the input: %w", err)
+		case in.err != nil:
+			return fmt.Errorf("read the input: %w", in.err)
 		}
 		armed = false
-		line = strings.TrimSpace(line)
-		switch {
-		case line == "":
-		case strings.HasPrefix(line, "/"):
-			if exit := r.command(ctx, line); exit {
-				return nil
-			}
-		default:
-			cancelled, exit := r.ask(ctx, line)
-			if exit {
-				return nil
-			}
-			armed = cancelled
+		exit := false
+		if armed, exit = r.handle(ctx, strings.TrimSpace(in.line)); exit {
+			return nil
 		}
 	}
+}
+
+// lineRead is one ReadLine's result.
+type lineRead struct {
+	line string
+	err  error
+}
+
+// handle runs one line: a command or a message. It reports whether a
+// message was cancelled (the next Ctrl-C exits) and whether to exit.
+func (r *REPL) handle(ctx context.Context, line string) (cancelled, exit bool) {
+	switch {
+	case line == "":
+		return false, false
+	case strings.HasPrefix(line, "/"):
+		return false, r.command(ctx, line)
+	}
+	return r.ask(ctx, line)
 }
 
 // ask runs one message, cancelled by the first Ctrl-C; a second one
@@ -107,6 +132,7 @@ func (r *REPL) ask(ctx context.Context, line string) (cancelled, exit bool) {
 			if presses > 1 {
 				return true, true
 			}
+			r.say("") // past the terminal's ^C
 			cancel()
 		case <-ctx.Done():
 			cancel()

@@ -69,6 +69,7 @@ none of them, the built-in demo config is used.`,
 		newDemoServerCommand(g),
 		newBenchCommand(g),
 		newSearchCommand(g),
+		newChatCommand(g),
 	)
 	return root
 }
