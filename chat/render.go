@@ -38,7 +38,8 @@ func NewTerminal(w io.Writer, m *secret.Masker) *Terminal {
 }
 
 // NewActivity shows only the activity on w (tool calls, results,
-// progress, unlocks, usage, context), not the model's text.
+// progress, unlocks, usage, context), not the model's text nor the
+// error that ends the chat (the caller reports it).
 func NewActivity(w io.Writer, m *secret.Masker) *Terminal {
 	return &Terminal{w: w, masker: m, quiet: true}
 }
@@ -94,6 +95,9 @@ func (t *Terminal) line(e Event) string {
 	case EventCancelled:
 		return "cancelled"
 	case EventError:
+		if t.quiet { // the one-shot command reports its error itself
+			return ""
+		}
 		return "error: " + t.clean(e.Error)
 	}
 	return ""
@@ -161,8 +165,13 @@ func printable(s string) string {
 	return b.String()
 }
 
+// needsEscape reports whether a terminal could act on r: a control
+// character other than newline and tab, or an unprintable one.
 func needsEscape(r rune) bool {
-	return r != '\n' && r != '\t' && !unicode.IsPrint(r) && !unicode.IsSpace(r) || unicode.IsControl(r) && r != '\n' && r != '\t'
+	if r == '\n' || r == '\t' {
+		return false
+	}
+	return unicode.IsControl(r) || !(unicode.IsPrint(r) || unicode.IsSpace(r))
 }
 
 // shorten cuts s to n characters.
