@@ -1,10 +1,11 @@
 package chat
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
-	"sync/atomic"
+	"sync"
 
 	"golang.org/x/term"
 )
@@ -45,9 +46,10 @@ func (l *TermLines) ReadLine() (string, error) {
 		_ = l.t.SetSize(w, h)
 	}
 	line, err := l.t.ReadLine()
-	if errors.Is(err, io.EOF) && l.keys.ctrlC.Swap(false) {
-		// x/term ends the read at Ctrl-C as at Ctrl-D, and keeps the
-		// abandoned line: start a fresh terminal on the same history.
+	if errors.Is(err, io.EOF) && l.keys.interrupted() {
+		// x/term ends the read at Ctrl-C as at Ctrl-D, keeps the
+		// abandoned line and drops what was typed after the Ctrl-C: start
+		// a fresh terminal on the same history, fed those keys again.
 		io.WriteString(l.out, "^C\r\n")
 		history := l.t.History
 		l.t = term.NewTerminal(struct {
@@ -60,18 +62,50 @@ func (l *TermLines) ReadLine() (string, error) {
 	return line, err
 }
 
-// keyWatch notes a Ctrl-C byte in what the terminal reads.
+// keyWatch notes a Ctrl-C byte in what the terminal reads, and keeps the
+// keys read after it for a fresh terminal.
 type keyWatch struct {
-	r     io.Reader
-	ctrlC atomic.Bool
+	r       io.Reader
+	mu      sync.Mutex
+	ctrlC   bool
+	after   []byte // read after the last chunk's first Ctrl-C
+	pending []byte // to be read again (by the fresh terminal)
 }
 
 func (k *keyWatch) Read(p []byte) (int, error) {
-	n, err := k.r.Read(p)
-	for _, b := range p[:n] {
-		if b == 3 {
-			k.ctrlC.Store(true)
-		}
+	k.mu.Lock()
+	var n int
+	var err error
+	if len(k.pending) > 0 {
+		n = copy(p, k.pending)
+		k.pending = k.pending[n:]
+		k.mu.Unlock()
+	} else {
+		k.mu.Unlock()
+		n, err = k.r.Read(p)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	// A new read means the terminal used up the last one: what followed
+	// a Ctrl-C there was handled or is no longer wanted.
+	k.after = nil
+	if i := bytes.IndexByte(p[:n], 3); i >= 0 {
+		k.ctrlC = true
+		k.after = append([]byte(nil), p[i+1:n]...)
 	}
 	return n, err
+}
+
+// interrupted reports (once) whether the read ended at a Ctrl-C; if so,
+// the keys typed after it are read again.
+func (k *keyWatch) interrupted() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.ctrlC {
+		return false
+	}
+	k.ctrlC = false
+	k.pending = append(k.after, k.pending...)
+	k.after = nil
+	return true
 }
