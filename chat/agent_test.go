@@ -308,3 +308,55 @@ func waitStderr(t *testing.T, h *host.Host, s string) {
 func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
 func equal(a, b []bool) bool { return slices.Equal(a, b) }
+
+// TestCancelDuringModelRequest: cancelling while the model thinks ends
+// the request at once; the chat goes on afterwards.
+func TestCancelDuringModelRequest(t *testing.T) {
+	h := startHost(t, nil)
+	started := make(chan struct{})
+	srv := fakeopenai.Start(t, fakeopenai.Options{Stream: true},
+		func(fakeopenai.Request) fakeopenai.Reply { return fakeopenai.Reply{Block: true, Started: started} },
+		func(fakeopenai.Request) fakeopenai.Reply { return fakeopenai.Reply{Text: "here"} })
+	ev := &events{}
+	a := chat.New(h, client(srv, true), chat.Options{}, ev)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := a.Ask(ctx, "think"); done <- err }()
+	<-started
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want cancelled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Ask did not return after the cancel")
+	}
+	if c := ev.of(chat.EventCancelled); len(c) != 1 {
+		t.Errorf("cancelled events = %+v", c)
+	}
+	if answer, err := ask(t, a, "again"); err != nil || answer != "here" {
+		t.Fatalf("answer %q, err %v", answer, err)
+	}
+}
+
+// TestCallTimeout: a call past --call-timeout ends, and the model is told
+// (that the server hears of it is TestCancelDuringLongCall's part: the
+// same context cancellation).
+func TestCallTimeout(t *testing.T) {
+	h := startHost(t, nil)
+	srv := fakeopenai.Start(t, fakeopenai.Options{Stream: true},
+		func(fakeopenai.Request) fakeopenai.Reply {
+			return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{fakeopenai.Call("slow", "mcp_test_sleep", map[string]any{"seconds": 600})}}
+		},
+		func(r fakeopenai.Request) fakeopenai.Reply {
+			if res, _ := r.ToolResult("slow"); !strings.Contains(res, "no result within 300ms (--call-timeout)") {
+				t.Errorf("the timed-out call reached the model as %q", res)
+			}
+			return fakeopenai.Reply{Text: "too slow"}
+		})
+	a := chat.New(h, client(srv, true), chat.Options{CallTimeout: 300 * time.Millisecond}, nil)
+	if answer, err := ask(t, a, "sleep"); err != nil || answer != "too slow" {
+		t.Fatalf("answer %q, err %v", answer, err)
+	}
+}

@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -82,7 +81,7 @@ func (a *Agent) runCall(ctx context.Context, round int, c ToolCall) (Message, st
 	switch {
 	case ctx.Err() != nil:
 		return reply("error: the user cancelled this call", true), ""
-	case errors.Is(err, context.DeadlineExceeded) && cctx.Err() != nil:
+	case err != nil && cctx.Err() != nil: // the per-call bound, not the user
 		return reply(fmt.Sprintf("error: no result within %s (--call-timeout); the server was asked to cancel", a.opts.CallTimeout), true), ""
 	case err != nil:
 		return reply("error: "+err.Error(), true), ""
