@@ -132,16 +132,6 @@ func both(t *testing.T, f func(t *testing.T, stream bool)) {
 // offered reports whether a request offered a tool.
 func offered(r fakeopenai.Request, name string) bool { return slices.Contains(r.Tools, name) }
 
-// lastTool returns the last tool message of a request.
-func lastTool(r fakeopenai.Request) string {
-	for i := len(r.Messages) - 1; i >= 0; i-- {
-		if r.Messages[i].Role == "tool" {
-			return r.Messages[i].Content
-		}
-	}
-	return ""
-}
-
 func lines(n int) string {
 	var b strings.Builder
 	for i := 1; i <= n; i++ {
