@@ -360,3 +360,30 @@ func TestCallTimeout(t *testing.T) {
 		t.Fatalf("answer %q, err %v", answer, err)
 	}
 }
+
+// TestToolCallsOfARoundRunAtOnce: hold waits until release is called, so
+// a round calling both finishes only if its calls run concurrently.
+func TestToolCallsOfARoundRunAtOnce(t *testing.T) {
+	h := startHost(t, nil, "-faithful")
+	srv := fakeopenai.Start(t, fakeopenai.Options{Stream: true},
+		func(fakeopenai.Request) fakeopenai.Reply {
+			return fakeopenai.Reply{ToolCalls: []fakeopenai.ToolCall{
+				fakeopenai.Call("h", "mcp_test_hold", map[string]any{}),
+				fakeopenai.Call("r", "mcp_test_release", map[string]any{})}}
+		},
+		func(r fakeopenai.Request) fakeopenai.Reply {
+			held, _ := r.ToolResult("h")
+			released, _ := r.ToolResult("r")
+			if held != "released" || released != "released 1" {
+				t.Errorf("hold answered %q, release %q", held, released)
+			}
+			if r.Messages[len(r.Messages)-2].ToolCallID != "h" {
+				t.Errorf("the results are not in the calls' order: %+v", r.Messages)
+			}
+			return fakeopenai.Reply{Text: "both done"}
+		})
+	a := chat.New(h, client(srv, true), chat.Options{CallTimeout: time.Minute}, nil)
+	if answer, err := ask(t, a, "hold and release"); err != nil || answer != "both done" {
+		t.Fatalf("answer %q, err %v", answer, err)
+	}
+}

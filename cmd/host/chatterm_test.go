@@ -143,6 +143,9 @@ func TestChatTerminal(t *testing.T) {
 	typ("\x1b[A\r") // up: the last line again
 	s.waitFor(t, "Saved the conversation", 2)
 	prompt()
+	typ("/clear\r")
+	s.waitFor(t, "The conversation was cleared; nothing is unlocked.", 1)
+	prompt()
 
 	typ("\x03\x03") // two quick presses, read as one chunk: exit
 	werr := cmd.Wait()
