@@ -3,19 +3,18 @@ package chat
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 // Terminal shows events to a person: streamed text as it comes, one line
 // per tool call, result, progress step, unlock, usage and context change.
-// Every text is masked and its control characters neutralised (a model
-// or a server must not drive the terminal). Safe for concurrent use.
+// Every text is masked and its control characters written out
+// (termsafe.Text: a model or a server must not drive the terminal). Safe
+// for concurrent use.
 type Terminal struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -138,41 +137,7 @@ func (t *Terminal) newline() {
 func (t *Terminal) write(s string) { _, _ = io.WriteString(t.w, s) }
 
 // clean masks s and neutralises its control characters.
-func (t *Terminal) clean(s string) string { return printable(t.masker.Mask(s)) }
-
-// printable returns s with every character a terminal would act on —
-// C0 and C1 controls (ESC, BEL, CR, the 8-bit CSI), invalid UTF-8 —
-// written as a Go escape (\x1b, \u009b), as the serve log (hclog) writes
-// them; newlines and tabs stay.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, needsEscape) && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case needsEscape(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// needsEscape reports whether a terminal could act on r: a control
-// character other than newline and tab, or an unprintable one.
-func needsEscape(r rune) bool {
-	if r == '\n' || r == '\t' {
-		return false
-	}
-	return unicode.IsControl(r) || !(unicode.IsPrint(r) || unicode.IsSpace(r))
-}
+func (t *Terminal) clean(s string) string { return termsafe.Text(t.masker.Mask(s)) }
 
 // shorten cuts s to n characters.
 func shorten(s string, n int) string {
@@ -186,7 +151,7 @@ func shorten(s string, n int) string {
 // WriteAnswer writes the model's final answer to w, masked and with its
 // control characters neutralised, ending with a newline.
 func WriteAnswer(w io.Writer, m *secret.Masker, answer string) {
-	s := printable(m.Mask(answer))
+	s := termsafe.Text(m.Mask(answer))
 	if !strings.HasSuffix(s, "\n") {
 		s += "\n"
 	}

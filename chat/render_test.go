@@ -16,7 +16,8 @@ import (
 const escapes = "colour \x1b[31mRED\x1b[0m title \x1b]0;pwned\x07 csi8 \x9b2J c1 \u009b2J cr \rend"
 
 // TestTerminalNeutralisesAndMasks: what the terminal shows has no control
-// character but newlines, and no key; the JSON lines mask the key too.
+// character but newlines, and no key; the JSON lines mask the key too and
+// carry no raw C1 control.
 func TestTerminalNeutralisesAndMasks(t *testing.T) {
 	m := secret.NewMasker()
 	m.Add("CHAT_KEY", testKey)
@@ -46,6 +47,9 @@ func TestTerminalNeutralisesAndMasks(t *testing.T) {
 	}
 	if strings.Contains(lines.String(), testKey) || strings.Contains(lines.String(), "streamed") {
 		t.Errorf("JSON lines show the key or a delta:\n%s", lines.String())
+	}
+	if strings.ContainsRune(lines.String(), '\u009b') || strings.Contains(lines.String(), "\x9b") {
+		t.Errorf("JSON lines carry a raw C1 CSI:\n%q", lines.String())
 	}
 	for _, l := range strings.Split(strings.TrimSpace(lines.String()), "\n") {
 		if !json.Valid([]byte(l)) {

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 // ErrInterrupt is what a LineReader returns for Ctrl-C at the prompt.
@@ -183,7 +184,7 @@ func (r *REPL) command(ctx context.Context, line string) bool {
 		}
 		r.say("Saved the conversation to " + arg + ".")
 	default:
-		r.say(fmt.Sprintf("unknown command %s; /help lists the commands", printable(name)))
+		r.say(fmt.Sprintf("unknown command %s; /help lists the commands", termsafe.Text(name)))
 	}
 	return false
 }
@@ -257,7 +258,7 @@ func writeMarkdown(b *strings.Builder, m Message) {
 
 func (r *REPL) say(s string) { fmt.Fprintln(r.Out, s) }
 
-func (r *REPL) clean(s string) string { return printable(r.Masker.Mask(s)) }
+func (r *REPL) clean(s string) string { return termsafe.Text(r.Masker.Mask(s)) }
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")

@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 // JSONLines writes events as JSON, one per line, every line passed
-// through the masker first; streamed text pieces (delta events) are left
+// through the masker first and its C1 controls escaped (termsafe.JSON: the
+// encoder leaves them raw, and some terminals act on them); streamed text pieces (delta events) are left
 // out, the round's whole text follows as a text event. Safe for concurrent
 // use.
 type JSONLines struct {
@@ -39,7 +41,7 @@ func (j *JSONLines) Observe(e Event) {
 	if err != nil {
 		return // every field is plain data: cannot happen
 	}
-	line := j.masker.Mask(string(b)) + "\n"
+	line := string(termsafe.JSON([]byte(j.masker.Mask(string(b))))) + "\n"
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if _, err := io.WriteString(j.w, line); err != nil && j.err == nil {
