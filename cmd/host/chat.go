@@ -18,6 +18,7 @@ import (
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 // chatFlags are plughost chat's flags.
@@ -178,7 +179,7 @@ func chatOnce(ctx context.Context, g *globals, h *host.Host, client *chat.Client
 	defer a.Close(context.WithoutCancel(ctx))
 	answer, err := a.Ask(ctx, f.prompt)
 	if err != nil {
-		return err
+		return terminalError{err} // it may quote the endpoint or a server
 	}
 	if !f.asJSON {
 		chat.WriteAnswer(g.stdout, m, answer)
@@ -230,3 +231,10 @@ func forwardInterrupts(ctx context.Context, sigs <-chan os.Signal, out chan<- st
 		}
 	}
 }
+
+// terminalError is an error whose text is printed with its control
+// characters written out (termsafe.Text).
+type terminalError struct{ err error }
+
+func (e terminalError) Error() string { return termsafe.Text(e.err.Error()) }
+func (e terminalError) Unwrap() error { return e.err }

@@ -165,19 +165,23 @@ func TestChatErrors(t *testing.T) {
 	})
 	echoKey := fakeopenai.Start(t, fakeopenai.Options{Key: "sk-another-key-0000", EchoAuthorization: true})
 	models := fakeopenai.Start(t, fakeopenai.Options{Models: []string{"llama3.2"}})
+	escapes := fakeopenai.Start(t, fakeopenai.Options{}, func(fakeopenai.Request) fakeopenai.Reply {
+		return fakeopenai.Reply{Status: 500, Body: `{"error": {"message": "boom \u001b]0;pwned\u0007 \u009b2J"}}`}
+	})
 	for name, tc := range map[string]struct {
 		args []string
 		code int
 		says []string
 	}{
-		"unreachable":     {[]string{"--base-url", "http://127.0.0.1:1/v1", "--model", "m"}, 1, []string{"cannot reach the model endpoint http://127.0.0.1:1/v1"}},
-		"key refused":     {[]string{"--base-url", echoKey.URL, "--model", "m", "--api-key-env", "CHAT_KEY"}, 1, []string{"HTTP 401", "Authorization: Bearer ****", "check the API key in $CHAT_KEY"}},
-		"model not found": {[]string{"--base-url", models.URL, "--model", "nope"}, 1, []string{`model "nope" not found`, "it serves: llama3.2"}},
-		"loops":           {[]string{"--base-url", loop.URL, "--model", "m", "--max-turns", "2"}, 1, []string{"still calling tools after 2 rounds", "--max-turns"}},
-		"no model":        {[]string{"--base-url", loop.URL}, 2, []string{"no model: pass --model"}},
-		"key on the line": {[]string{"--model", "m", "--api-key-env", chatKey}, 2, []string{"NAME of an environment variable"}},
-		"unset key":       {[]string{"--model", "m", "--api-key-env", "NOT_SET_ANYWHERE"}, 1, []string{"$NOT_SET_ANYWHERE", "unset or empty"}},
-		"json without -p": {[]string{"--model", "m", "--json"}, 2, []string{"--json goes with -p"}},
+		"unreachable":         {[]string{"--base-url", "http://127.0.0.1:1/v1", "--model", "m"}, 1, []string{"cannot reach the model endpoint http://127.0.0.1:1/v1"}},
+		"key refused":         {[]string{"--base-url", echoKey.URL, "--model", "m", "--api-key-env", "CHAT_KEY"}, 1, []string{"HTTP 401", "Authorization: Bearer ****", "check the API key in $CHAT_KEY"}},
+		"model not found":     {[]string{"--base-url", models.URL, "--model", "nope"}, 1, []string{`model "nope" not found`, "it serves: llama3.2"}},
+		"loops":               {[]string{"--base-url", loop.URL, "--model", "m", "--max-turns", "2"}, 1, []string{"still calling tools after 2 rounds", "--max-turns"}},
+		"no model":            {[]string{"--base-url", loop.URL}, 2, []string{"no model: pass --model"}},
+		"key on the line":     {[]string{"--model", "m", "--api-key-env", chatKey}, 2, []string{"NAME of an environment variable"}},
+		"unset key":           {[]string{"--model", "m", "--api-key-env", "NOT_SET_ANYWHERE"}, 1, []string{"$NOT_SET_ANYWHERE", "unset or empty"}},
+		"json without -p":     {[]string{"--model", "m", "--json"}, 2, []string{"--json goes with -p"}},
+		"escapes in an error": {[]string{"--base-url", escapes.URL, "--model", "m"}, 1, []string{`HTTP 500: boom \x1b]0;pwned\a \u009b2J`}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{"chat", "-p", "hi", "--transcript", chats}, tc.args...)
@@ -189,6 +193,9 @@ func TestChatErrors(t *testing.T) {
 				t.Fatalf("exit %d, want %d:\n%s", r.code, tc.code, r)
 			}
 			wantContains(t, "stderr", r.stderr, tc.says...)
+			if strings.ContainsAny(r.stderr, "\x1b\a\u009b") {
+				t.Errorf("stderr carries raw control characters: %q", r.stderr)
+			}
 			noKey(t, r, transcripts(t, chats))
 		})
 	}
