@@ -15,8 +15,9 @@ type Message struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID is the call a tool message answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
-	// Name is a tool message's tool name (some endpoints want it).
-	Name string `json:"name,omitempty"`
+	// Name is a tool message's tool name, for /save; it is not sent
+	// (OpenAI's API refuses members a message type does not have).
+	Name string `json:"-"`
 
 	// summarised: the content was replaced by a summary (budget.go).
 	summarised bool

@@ -206,8 +206,11 @@ func chatInteractive(ctx context.Context, g *globals, h *host.Host, client *chat
 	a := chat.New(h, client, opts, chat.NewObservers(chat.NewTerminal(g.stdout, m), transcriptObserver(tr)))
 	defer a.Close(context.WithoutCancel(ctx))
 	var in chat.LineReader = chat.NewScanLines(os.Stdin)
-	if term.IsTerminal(int(os.Stdin.Fd())) {
+	if fd := int(os.Stdin.Fd()); term.IsTerminal(fd) {
 		in = chat.NewTermLines(os.Stdin, g.stdout, "> ")
+		if state, err := term.GetState(fd); err == nil {
+			defer term.Restore(fd, state) // leaving mid-line (SIGTERM) must not leave it raw
+		}
 	}
 	fmt.Fprintf(g.stdout, "plughost chat: model %s at %s. /help lists the commands; Ctrl-C cancels, twice exits.\n", ep.model, m.Mask(ep.baseURL))
 	if tr != nil {
