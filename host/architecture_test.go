@@ -9,7 +9,7 @@ import (
 )
 
 // TestDependencyDirection enforces design.md's import rules: cmd/host → front ends
-// (gateway, …) → host → {pluginapi, search}; plugins → pluginapi (+ plugins/internal); search imports
+// (gateway, chat, …) → host → {pluginapi, search}; plugins → pluginapi (+ plugins/internal); search imports
 // neither host nor pluginapi; pluginapi imports no project package; nothing
 // imports cmd or plugin code.
 func TestDependencyDirection(t *testing.T) {
@@ -64,6 +64,8 @@ func forbidden(pkg, dep string) string {
 		return ""
 	case under(dep, "plugins") && !under(pkg, "plugins"):
 		return "the host talks to plugins only through pluginapi"
+	case under(pkg, "chat") && (under(dep, "gateway") || under(dep, "api") || under(dep, "frontdoor") || under(dep, "dashboard")):
+		return "chat is a front end of the host: it uses host.Session, never another front end"
 	case under(pkg, "host") && !under(dep, "host") && !under(dep, "pluginapi") && !under(dep, "search") && dep != "koanf.d":
 		return "host depends only on pluginapi, search and the embedded config layers; it never imports a front end"
 	}
@@ -110,6 +112,11 @@ func TestForbiddenRules(t *testing.T) {
 		{"host", "api", false},
 		{"host/manage", "api", false},
 		{"host/manage", "gateway", false},
+		{"chat", "host", true},
+		{"cmd/host", "chat", true},
+		{"host", "chat", false},
+		{"chat", "gateway", false},
+		{"chat", "api", false},
 	} {
 		if got := forbidden(c.pkg, c.dep) == ""; got != c.ok {
 			t.Errorf("%s → %s: allowed=%v, want %v", c.pkg, c.dep, got, c.ok)

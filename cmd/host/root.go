@@ -71,6 +71,7 @@ none of them, the built-in demo config is used.`,
 		newDemoServerCommand(g),
 		newBenchCommand(g),
 		newSearchCommand(g),
+		newChatCommand(g),
 	)
 	return root
 }

@@ -355,7 +355,7 @@ func (ld *loader) decode() (*Config, error) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, fmt.Errorf("decode merged config: %w", err)
 	}
-	return &Config{MCP: f.Tools.MCP}, nil
+	return &Config{MCP: f.Tools.MCP, Chat: f.Chat}, nil
 }
 
 // checkServers removes servers set to null and reports servers without

@@ -14,6 +14,8 @@ import (
 type Config struct {
 	// MCP is the tools.mcp section.
 	MCP MCP
+	// Chat is the top-level chat section: the model `plughost chat` uses.
+	Chat Chat
 }
 
 // fileShape is the JSON shape of a config file; the schema of every layer is
@@ -22,12 +24,22 @@ type fileShape struct {
 	Tools struct {
 		MCP MCP `json:"mcp"`
 	} `json:"tools"`
+	Chat Chat `json:"chat"`
 }
 
-// MarshalJSON encodes c in the spec's shape, secrets masked.
+// MarshalJSON encodes c in the spec's shape, secrets masked; an unset chat
+// section is left out.
 func (c Config) MarshalJSON() ([]byte, error) {
-	var f fileShape
+	var f struct {
+		Tools struct {
+			MCP MCP `json:"mcp"`
+		} `json:"tools"`
+		Chat *Chat `json:"chat,omitempty"`
+	}
 	f.Tools.MCP = c.MCP
+	if c.Chat != (Chat{}) {
+		f.Chat = &c.Chat
+	}
 	return json.Marshal(f)
 }
 
@@ -35,11 +47,11 @@ func (c Config) MarshalJSON() ([]byte, error) {
 // and Validate for user input.
 func (c *Config) UnmarshalJSON(b []byte) error {
 	var f fileShape
-	f.Tools.MCP = c.MCP
+	f.Tools.MCP, f.Chat = c.MCP, c.Chat
 	if err := json.Unmarshal(b, &f); err != nil {
 		return err
 	}
-	c.MCP = f.Tools.MCP
+	c.MCP, c.Chat = f.Tools.MCP, f.Chat
 	return nil
 }
 

@@ -32,6 +32,7 @@ func validate(cfg *Config, opts ValidateOptions, reportExtra bool) Problems {
 		return p
 	}
 	checkGlobal(&p, cfg.MCP)
+	checkChat(&p, cfg.Chat)
 	for _, name := range slices.Sorted(maps.Keys(cfg.MCP.Servers)) {
 		sv := serverValidator{p: &p, name: name, s: cfg.MCP.Servers[name], opts: opts}
 		sv.check(reportExtra)
