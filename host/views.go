@@ -94,6 +94,9 @@ func StateText(st supervisor.Status) string {
 		for _, w := range st.Warnings {
 			s += "; warning: " + w
 		}
+		if st.Throttle != "" {
+			s += "; " + st.Throttle
+		}
 		return s
 	case supervisor.StateError:
 		s := "error: " + st.LastError

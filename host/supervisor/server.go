@@ -46,6 +46,7 @@ type connection struct {
 	serverPID int
 	path      string // "direct-pipes" or "relay"
 	relist    chan struct{}
+	throttled chan struct{} // a throttle episode began (see FloodLimit)
 }
 
 // New returns a supervisor for spec. onChange (may be nil) is called, never
@@ -102,8 +103,9 @@ func (s *Server) Run(ctx context.Context) {
 		if err == nil {
 			upAt := time.Now()
 			err = s.serve(ctx, conn)
-			if time.Since(upAt) >= stableAfter {
-				delay = 0
+			var flood *FloodError
+			if time.Since(upAt) >= stableAfter && !errors.As(err, &flood) {
+				delay = 0 // a flood is no fresh failure: it backs off further each time
 			}
 		}
 		if ctx.Err() != nil {
@@ -202,13 +204,24 @@ func (s *Server) update(f func(*Status)) {
 // connection ended.
 func (s *Server) serve(ctx context.Context, conn *connection) error {
 	pacer := newRelistPacer(s.spec.Relist)
-	var due <-chan time.Time // a paced re-list is waiting; changes meanwhile join it
+	var due <-chan time.Time  // a paced re-list is waiting; changes meanwhile join it
+	var throttle *time.Ticker // polls a throttle episode's end while one is under way
+	defer func() {
+		if throttle != nil {
+			throttle.Stop()
+		}
+	}()
+	var throttleTick <-chan time.Time
 	for {
 		select {
 		case <-conn.transport.Done():
 			err := s.withLimitHint(conn.transport.Err())
 			s.teardown(conn, true)
 			return fmt.Errorf("connection lost: %w", err)
+		case <-conn.throttled:
+			throttleTick = s.watchThrottle(conn, &throttle)
+		case <-throttleTick:
+			throttleTick = s.watchThrottle(conn, &throttle)
 		case <-conn.relist:
 			if due != nil {
 				continue
@@ -261,7 +274,7 @@ func (s *Server) teardown(conn *connection, crashed bool) {
 		// The plugin died without stopping its server: stop the group here.
 		_ = syscall.Kill(-conn.serverPID, syscall.SIGKILL)
 	}
-	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0 })
+	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0; st.Throttle = "" })
 }
 
 // withLimitHint adds to a message-too-large error which setting raises the

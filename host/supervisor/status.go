@@ -59,6 +59,10 @@ type Status struct {
 	// Warnings are things to know about the connection (plain HTTP to a
 	// remote host …), reported by the transport.
 	Warnings []string `json:"warnings,omitempty"`
+	// Throttle is set while the server sends more notifications and
+	// requests than its FloodLimit allows: it says since when they are read
+	// at the limit's rate.
+	Throttle string `json:"throttle,omitempty"`
 	// Path says how messages travel: "direct-pipes" (the host talks to the
 	// server's stdio itself) or "relay" (through the plugin process).
 	Path string `json:"path,omitempty"`
