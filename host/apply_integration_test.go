@@ -256,3 +256,63 @@ func TestApplyMasksNewSecrets(t *testing.T) {
 		t.Errorf("Mask = %q; want both secrets masked", got)
 	}
 }
+
+// A running server whose entry a reload finds invalid keeps running its
+// previous settings — same process, its tools answer — and says so in its
+// status, with each problem's JSON path; fixing the entry clears it. A
+// new server with an invalid entry is invalid, as at start-up. Before, the
+// typo stopped the running server ("invalid config").
+func TestApplyKeepsRunningServerOnInvalidEntry(t *testing.T) {
+	integration(t)
+	cfg := map[string]any{"enabled": true, "servers": map[string]any{"a": server("-name", "first")}}
+	h, apply := reloadable(t, cfg)
+	was := pid(h, "a")
+
+	typo := server("-name", "second")
+	typo["enabled"] = "yes"
+	bad := map[string]any{"enabled": true, "servers": map[string]any{
+		"a": typo, "new": map[string]any{"enabled": "yes", "command": bins.Path("testserver")},
+	}}
+	res, err := apply(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.KeptPrevious, []string{"a"}) || slices.Contains(res.Removed, "a") {
+		t.Errorf("Apply result %+v; want a kept on its previous settings, not removed", res)
+	}
+	a := state(h, "a")
+	want := host.KeptEntryMessage + `tools.mcp.servers.a.enabled: `
+	if a.State != supervisor.StateConnected || a.ServerPID != was || !strings.HasPrefix(a.LastError, want) || !strings.HasPrefix(a.ConfigError, want) {
+		t.Fatalf("after the typo a is %+v; want connected, pid %d, last error starting %q", a, was, want)
+	}
+	if d := host.DescribeState(a); !strings.HasPrefix(d, "connected") || !strings.Contains(d, want) {
+		t.Errorf("description %q; want connected and the problem", d)
+	}
+	if got := text(t, call(t, h.NewSession(), "mcp_a_echo", map[string]any{"text": "still"})); got != "still" {
+		t.Errorf("a's tool answered %q", got)
+	}
+	if got := h.Config().MCP.Servers["a"].Args; !slices.Equal(got, []string{"-name", "first"}) {
+		t.Errorf("the config shows a's args %v; want the previous ones it runs", got)
+	}
+	if n, _ := h.Status("new"); n.State != supervisor.StateInvalid || !strings.Contains(n.LastError, "tools.mcp.servers.new.enabled") {
+		t.Errorf("a new server with an invalid entry is %+v; want invalid, naming the field", n)
+	}
+
+	// Another reload with the typo still in: still kept, still said.
+	if _, err := apply(bad); err != nil {
+		t.Fatal(err)
+	}
+	if a := state(h, "a"); a.ServerPID != was || !strings.HasPrefix(a.ConfigError, want) {
+		t.Errorf("after a second reload a is %+v; want still kept with the problem", a)
+	}
+
+	// Fixed: the new settings apply (a restarts with them), the problem goes.
+	fixed := map[string]any{"enabled": true, "servers": map[string]any{"a": server("-name", "second")}}
+	if res, err := apply(fixed); err != nil || !slices.Equal(res.Restarted, []string{"a"}) || len(res.KeptPrevious) != 0 {
+		t.Fatalf("Apply of the fixed entry = %+v, %v; want a restarted", res, err)
+	}
+	waitFor(t, h, "a back with its new settings", connected(h, "a"))
+	if a := state(h, "a"); a.ConfigError != "" || a.ServerName != "second" {
+		t.Errorf("after the fix a is %+v; want no config error, the new name", a)
+	}
+}

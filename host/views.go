@@ -81,6 +81,14 @@ func DescribeState(st supervisor.Status) string {
 // config problems) is joined with "; ", so that every status stays on one
 // line of a table or log.
 func StateText(st supervisor.Status) string {
+	s := stateText(st)
+	if st.ConfigError != "" && st.State != supervisor.StateError && st.State != supervisor.StateInvalid {
+		s += "; " + strings.ReplaceAll(st.ConfigError, "\n", "; ") // the error states show it in their last error
+	}
+	return s
+}
+
+func stateText(st supervisor.Status) string {
 	st.LastError = strings.ReplaceAll(st.LastError, "\n", "; ")
 	switch st.State {
 	case supervisor.StateNeedsLogin:
