@@ -196,6 +196,9 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 		h.logger.Warn("tools.mcp.gateway.store changed: the session store is chosen at start-up; restart plughost to use the new one")
 	}
 	h.notify()
+	if len(next.order) >= largeConfigServers {
+		h.afterLargeCall() // loading and building it left hundreds of MB of garbage
+	}
 	return res, nil
 }
 

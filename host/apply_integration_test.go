@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -314,5 +316,40 @@ func TestApplyKeepsRunningServerOnInvalidEntry(t *testing.T) {
 	waitFor(t, h, "a back with its new settings", connected(h, "a"))
 	if a := state(h, "a"); a.ConfigError != "" || a.ServerName != "second" {
 		t.Errorf("after the fix a is %+v; want no config error, the new name", a)
+	}
+}
+
+// Applying a config of thousands of servers hands the memory its loading
+// left behind back to the operating system (with
+// ReturnMemoryAfterLargeResults, as the plughost binary sets): a reload of
+// 40,000 servers kept serve at ≈ 550 MB of RSS for ≈ 90 MB of live heap.
+func TestApplyLargeConfigReturnsMemory(t *testing.T) {
+	dir := t.TempDir()
+	small := map[string]any{"enabled": true, "servers": map[string]any{"a": map[string]any{"enabled": false, "command": "true"}}}
+	h, err := host.NewFromLoaded(loaded(t, dir, small), host.Options{ConfigDir: dir, ReturnMemoryAfterLargeResults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	freed := make(chan struct{}, 1)
+	host.SetFreeMemoryHook(h, func() { freed <- struct{}{} })
+	h.Start(t.Context())
+	t.Cleanup(func() { h.Close() })
+	if _, err := h.ApplyLoaded(loaded(t, dir, small)); err != nil {
+		t.Fatal(err)
+	}
+	if n := host.MemoryReturnsAsked(h); n != 0 {
+		t.Errorf("a config of one server asked for %d memory returns", n)
+	}
+	servers := map[string]any{}
+	for i := range 1000 {
+		servers[fmt.Sprintf("s%04d", i)] = map[string]any{"enabled": false, "command": "true"}
+	}
+	if _, err := h.ApplyLoaded(loaded(t, dir, map[string]any{"enabled": true, "servers": servers})); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-freed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("applying 1,000 servers returned no memory")
 	}
 }

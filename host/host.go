@@ -50,7 +50,8 @@ type Options struct {
 	// through the plugin process (for comparison and diagnosis).
 	RelayOnly bool
 	// ReturnMemoryAfterLargeResults makes the host, after a tool call whose
-	// result held 8 MiB or more, force two garbage collections and return
+	// result held 8 MiB or more (and after applying a config of 1,000
+	// servers or more), force two garbage collections and return
 	// the freed pages to the operating system (runtime.GC,
 	// debug.FreeOSMemory; one return for concurrent calls, 100 ms after
 	// the last). Without it a process that served one large result keeps
