@@ -51,6 +51,9 @@ func cases() []testCase {
 		{"http-abuse", (*suite).httpAbuse},
 		{"orphans", (*suite).orphans},
 		{"leaks", (*suite).leaks},
+		{"reload-typo", (*suite).reloadTypo},
+		{"notification-flood", (*suite).notificationFlood},
+		{"large-config", (*suite).largeConfig},
 		{"secret-canary", (*suite).secretCanary},
 	}
 }
