@@ -44,28 +44,48 @@ func throttleText(l FloodLimit, since time.Time) string {
 
 func rate(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
 
-// watchThrottle updates the status when a throttle episode of conn begins
-// (throttled, from the transport's callback) and, polling the transport
-// every second meanwhile, when it ends. It returns the ticker's channel to
-// select on, nil when no episode is under way.
-func (s *Server) watchThrottle(conn *connection, ticker **time.Ticker) <-chan time.Time {
-	since, on := conn.transport.Throttled()
+// throttleWatch keeps a connection's throttle episodes in the server's
+// status: check sets Status.Throttle when the transport says an episode
+// began, and clears it once the transport says it ended, polling it every
+// throttlePoll meanwhile. It is used by the goroutine serving conn.
+type throttleWatch struct {
+	s      *Server
+	conn   *connection
+	ticker *time.Ticker // while an episode is under way
+}
+
+// check brings the status in line with the transport.
+func (w *throttleWatch) check() {
+	since, on := w.conn.transport.Throttled()
+	limit := w.s.spec.floodLimit()
 	switch {
-	case on && *ticker == nil:
-		*ticker = time.NewTicker(throttlePoll)
-		msg := throttleText(s.spec.floodLimit(), since)
-		s.logger.Warn("server is flooding; reading it at the limit's rate", "limit", rate(s.spec.floodLimit().Rate)+"/s")
-		s.update(func(st *Status) { st.Throttle = msg })
-	case !on && *ticker != nil:
-		(*ticker).Stop()
-		*ticker = nil
-		s.logger.Info("server is within its notification rate again")
-		s.update(func(st *Status) { st.Throttle = "" })
+	case on && w.ticker == nil:
+		w.ticker = time.NewTicker(throttlePoll)
+		msg := throttleText(limit, since)
+		w.s.logger.Warn("server is flooding; reading it at the limit's rate", "limit", rate(limit.Rate)+"/s")
+		w.s.update(func(st *Status) { st.Throttle = msg })
+	case !on && w.ticker != nil:
+		w.stop()
+		w.s.logger.Info("server is within its notification rate again")
+		w.s.update(func(st *Status) { st.Throttle = "" })
 	}
-	if *ticker == nil {
+}
+
+// poll is the channel to wait on for the next check (nil, which never
+// fires, when no episode is under way).
+func (w *throttleWatch) poll() <-chan time.Time {
+	if w.ticker == nil {
 		return nil
 	}
-	return (*ticker).C
+	return w.ticker.C
+}
+
+// stop ends the polling.
+func (w *throttleWatch) stop() {
+	if w.ticker != nil {
+		w.ticker.Stop()
+		w.ticker = nil
+	}
 }
 
 // throttlePoll is how often a throttled server's transport is asked

@@ -204,14 +204,9 @@ func (s *Server) update(f func(*Status)) {
 // connection ended.
 func (s *Server) serve(ctx context.Context, conn *connection) error {
 	pacer := newRelistPacer(s.spec.Relist)
-	var due <-chan time.Time  // a paced re-list is waiting; changes meanwhile join it
-	var throttle *time.Ticker // polls a throttle episode's end while one is under way
-	defer func() {
-		if throttle != nil {
-			throttle.Stop()
-		}
-	}()
-	var throttleTick <-chan time.Time
+	var due <-chan time.Time // a paced re-list is waiting; changes meanwhile join it
+	throttle := &throttleWatch{s: s, conn: conn}
+	defer throttle.stop()
 	for {
 		select {
 		case <-conn.transport.Done():
@@ -219,9 +214,9 @@ func (s *Server) serve(ctx context.Context, conn *connection) error {
 			s.teardown(conn, true)
 			return fmt.Errorf("connection lost: %w", err)
 		case <-conn.throttled:
-			throttleTick = s.watchThrottle(conn, &throttle)
-		case <-throttleTick:
-			throttleTick = s.watchThrottle(conn, &throttle)
+			throttle.check()
+		case <-throttle.poll():
+			throttle.check()
 		case <-conn.relist:
 			if due != nil {
 				continue
