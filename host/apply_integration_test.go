@@ -353,3 +353,21 @@ func TestApplyLargeConfigReturnsMemory(t *testing.T) {
 		t.Fatal("applying 1,000 servers returned no memory")
 	}
 }
+
+// A server kept on its previous entry keeps all of it, discovery included:
+// pinned visible before, it stays visible though the invalid new entry
+// says "deferred": true.
+func TestApplyKeptServerKeepsItsDiscoverySettings(t *testing.T) {
+	integration(t)
+	h, apply := reloadable(t, baseConfig()) // a pinned, b and c deferred
+	typo := server()
+	typo["enabled"], typo["deferred"] = "yes", true
+	next := baseConfig()
+	next["servers"].(map[string]any)["a"] = typo
+	if res, err := apply(next); err != nil || !slices.Equal(res.KeptPrevious, []string{"a"}) {
+		t.Fatalf("Apply = %+v, %v; want a kept", res, err)
+	}
+	if names := toolNames(t, h.NewSession()); !slices.Contains(names, "mcp_a_echo") || slices.Contains(names, "mcp_b_echo") {
+		t.Errorf("tools seen %v; want a's (pinned, as it runs) and not b's (deferred)", names)
+	}
+}

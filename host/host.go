@@ -238,6 +238,13 @@ func (h *Host) st() *state { return h.state.Load() }
 // those of the same server in prev is that server, kept as it runs (see
 // Apply); prev may be nil.
 func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *state) (*state, error) {
+	if prev != nil {
+		// A server kept on its previous entry changes the server map (which
+		// the discovery rules read too): the caller's config stays as given.
+		c := *cfg
+		c.MCP.Servers = maps.Clone(cfg.MCP.Servers)
+		cfg = &c
+	}
 	chain, err := h.newCallChain(cfg, prev)
 	if err != nil {
 		return nil, err
@@ -245,13 +252,6 @@ func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *st
 	rules, err := h.newRules(cfg)
 	if err != nil {
 		return nil, err
-	}
-	if prev != nil {
-		// A server kept on its previous entry changes cfg's server map:
-		// the caller's config stays as it was given.
-		c := *cfg
-		c.MCP.Servers = maps.Clone(cfg.MCP.Servers)
-		cfg = &c
 	}
 	st := &state{cfg: cfg, servers: map[string]*server{}, inactive: map[string]supervisor.Status{}, chain: chain,
 		rules: rules, creds: map[string]*tokens.Credentials{}, kept: map[string]string{}}
