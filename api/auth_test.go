@@ -19,7 +19,7 @@ func TestWritesNeedTokenAndOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	door, err := frontdoor.New(f.h, frontdoor.Options{Listener: ln, Token: "right-token", TokenHint: "the token file"})
+	door, err := frontdoor.New(f.h, frontdoor.Options{Listener: ln, Token: "right-token"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -90,10 +91,15 @@ func (c *Client) Tools(ctx context.Context) ([]registry.Tool, error) {
 
 // Call calls the tool name with args (a JSON object) in a session of its
 // own. The result keeps what the server sent beyond mcp-go's fields
-// (host.CallResult.JSON writes it out again).
+// (host.CallResult.JSON writes it out again). A call whose OAuth server
+// wants a new login fails with a *host.NeedsLoginError, as in process.
 func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (host.CallResult, error) {
 	var raw json.RawMessage
 	if err := c.do(ctx, http.MethodPost, "/api/tools/"+url.PathEscape(name)+"/call", args, &raw); err != nil {
+		var ae *Error
+		if errors.As(err, &ae) && ae.Code == CodeNeedsLogin && ae.NeedsLogin != nil {
+			return host.CallResult{}, ae.NeedsLogin // the caller may log in and call again
+		}
 		return host.CallResult{}, err
 	}
 	res, extra, err := callresult.Decode(raw)

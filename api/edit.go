@@ -59,8 +59,10 @@ type SettingsBody struct {
 
 // SettingsWrite is the body of PUT /api/settings.
 type SettingsWrite struct {
-	// Settings are the settings to change; keys left out keep their value.
-	Settings *manage.Settings `json:"settings"`
+	// Settings are the tools.mcp keys to change, as a JSON merge patch
+	// (manage.UpdateSettings): keys left out keep their value, null
+	// removes a key (back to the default).
+	Settings json.RawMessage `json:"settings"`
 	// IfVersion is as in ServerWrite.
 	IfVersion string `json:"if_version,omitempty"`
 }
@@ -250,11 +252,11 @@ func (a *handler) updateSettings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if body.Settings == nil {
+	if len(body.Settings) == 0 || string(body.Settings) == "null" {
 		writeError(w, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: `send {"settings": {...}, "if_version": "..."}`})
 		return
 	}
-	if _, err := a.o.Manager.UpdateSettings(*body.Settings, writeOptions(r, body.IfVersion)); err != nil {
+	if _, err := a.o.Manager.UpdateSettings(body.Settings, writeOptions(r, body.IfVersion)); err != nil {
 		writeError(w, err)
 		return
 	}

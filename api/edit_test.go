@@ -233,3 +233,57 @@ func TestCatalogInstall(t *testing.T) {
 		t.Error("the credential was not stored")
 	}
 }
+
+// Every value the validator refuses is answered 422 with the JSON path of
+// the field and a message saying how to fix it, and nothing is written:
+// nothing is stored as sent or dropped on the floor.
+func TestValuesRefusedNotDropped(t *testing.T) {
+	f := newFixture(t)
+	before := f.fileBytes(t)
+	stdio := func(extra string) string {
+		return `{"enabled":true,"command":"` + bins.Path("testserver") + `"` + extra + `}`
+	}
+	long := strings.Repeat("n", 10000)
+	for _, c := range []struct {
+		what, method, path, body string
+		wantPath, wantMsg        string
+	}{
+		{"a masked env value on a new server", "POST", "/api/servers", `{"name":"k","server":` + stdio(`,"env":{"K":"****"}`) + `}`,
+			"tools.mcp.servers.k.env.K", `is "****", the mask plughost shows in place of a secret`},
+		{"a negative max_message_mb setting", "PUT", "/api/settings", `{"settings":{"max_message_mb":-1}}`,
+			"tools.mcp.max_message_mb", "must be between 1 and 1024 (MiB), got -1"},
+		{"a negative max_message_mb of a server", "POST", "/api/servers", `{"name":"m","server":` + stdio(`,"max_message_mb":-1`) + `}`,
+			"tools.mcp.servers.m.max_message_mb", "must be between 1 and 1024 (MiB), got -1"},
+		{"an unknown settings key", "PUT", "/api/settings", `{"settings":{"max_inline_text_charz":5000}}`,
+			"tools.mcp.max_inline_text_charz", `unknown key "max_inline_text_charz" (did you mean "max_inline_text_chars"?)`},
+		{"an unknown nested settings key", "PUT", "/api/settings", `{"settings":{"discovery":{"tll":3}}}`,
+			"tools.mcp.discovery.tll", `unknown key "tll" (did you mean "ttl"?)`},
+		{"servers through the settings", "PUT", "/api/settings", `{"settings":{"servers":{"x":{"enabled":true}}}}`,
+			"tools.mcp.servers", "/api/servers"},
+		{"a negative discovery.ttl with discovery off", "PUT", "/api/settings", `{"settings":{"discovery":{"enabled":false,"ttl":-1}}}`,
+			"tools.mcp.discovery.ttl", "must be at least 1, got -1"},
+		{"a wrong type in the settings", "PUT", "/api/settings", `{"settings":{"discovery":{"ttl":"five"}}}`,
+			"tools.mcp.discovery.ttl", "expected an integer"},
+		{"a name with a path", "POST", "/api/servers", `{"name":"../../x","server":` + stdio("") + `}`,
+			`tools.mcp.servers["../../x"]`, `the server name "../../x" starts with "."; rename the server (e.g. "x")`},
+		{"a name of 10,000 characters", "POST", "/api/servers", `{"name":"` + long + `","server":` + stdio("") + `}`,
+			`tools.mcp.servers.` + long, "is 10000 characters long"},
+		{"a name the dashboard's help refuses", "POST", "/api/servers", `{"name":"my server!","server":` + stdio("") + `}`,
+			`tools.mcp.servers["my server!"]`, `contains " "; rename the server (e.g. "my-server")`},
+		{"a name through the catalog", "POST", "/api/catalog/memory/install", `{"name":"my server!"}`,
+			`tools.mcp.servers["my server!"]`, `contains " "`},
+	} {
+		code, body := f.do(t, c.method, c.path, c.body)
+		e := errorOf(t, body)
+		found := false
+		for _, p := range e.Problems {
+			found = found || p.Path == c.wantPath && strings.Contains(p.Msg, c.wantMsg)
+		}
+		if code != 422 || e.Code != api.CodeInvalidConfig || !found {
+			t.Errorf("%s: %d %.600s; want 422 with a problem at %.80s saying %q", c.what, code, body, c.wantPath, c.wantMsg)
+		}
+		if f.fileBytes(t) != before {
+			t.Fatalf("%s changed the file:\n%s", c.what, f.fileBytes(t))
+		}
+	}
+}

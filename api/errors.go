@@ -21,6 +21,7 @@ const (
 	CodeLoginFailed    = "login_failed"    // the OAuth login could not start
 	CodeNoOAuth        = "no_oauth"        // the server has no oauth to log in with
 	CodeCallFailed     = "call_failed"     // the tool call could not be made or completed
+	CodeNeedsLogin     = "needs_login"     // the tool's OAuth server wants a new login (see needs_login)
 	CodeForbidden      = "forbidden"       // wrong origin or content type
 	CodeInternal       = "internal"        // anything else
 )
@@ -35,6 +36,9 @@ type Error struct {
 	Message string `json:"message"`
 	// Problems are config problems with their JSON paths (invalid_config).
 	Problems []*config.ValidationError `json:"problems,omitempty"`
+	// NeedsLogin says which server wants a login and with which scopes
+	// (needs_login).
+	NeedsLogin *host.NeedsLoginError `json:"needs_login,omitempty"`
 }
 
 // Error implements error.

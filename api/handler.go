@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"os"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/plughost/plughost/host/callstats"
 	"github.com/plughost/plughost/host/manage"
 	"github.com/plughost/plughost/host/oauth"
+	"github.com/plughost/plughost/host/origin"
 	"github.com/plughost/plughost/host/registry"
 )
 
@@ -241,10 +241,15 @@ func (a *handler) call(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		body, err = res.JSON() // the server's result, every member kept
 	}
-	var unknown *host.UnknownToolError
+	var (
+		unknown *host.UnknownToolError
+		needs   *host.NeedsLoginError
+	)
 	switch {
 	case errors.As(err, &unknown):
 		writeError(w, err)
+	case errors.As(err, &needs):
+		writeError(w, &Error{Status: http.StatusBadGateway, Code: CodeNeedsLogin, Message: err.Error(), NeedsLogin: needs})
 	case err != nil:
 		writeError(w, &Error{Status: http.StatusBadGateway, Code: CodeCallFailed, Message: err.Error()})
 	default:
@@ -269,7 +274,7 @@ func (a *handler) reload(w http.ResponseWriter, _ *http.Request) {
 // an HTML form could send without a CORS preflight).
 func sameOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o := r.Header.Get("Origin"); o != "" && !originMatches(o, r.Host) {
+		if o := r.Header.Get("Origin"); o != "" && !origin.Own(o, r.Host) {
 			writeError(w, &Error{Status: http.StatusForbidden, Code: CodeForbidden,
 				Message: fmt.Sprintf("requests from origin %q are refused: the API serves only its own origin", o)})
 			return
@@ -283,10 +288,4 @@ func sameOrigin(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// originMatches reports whether an Origin header names the server itself.
-func originMatches(origin, host string) bool {
-	u, err := url.Parse(origin)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == host
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/internal/testoauth"
 )
 
@@ -115,6 +116,28 @@ func TestDashboardInBrowser(t *testing.T) {
 			[...c.querySelectorAll('.tool-name')].some((e) => e.textContent === 'mcp_testkit_tool_2'); })()`)
 	if cfg := s.readConfig(t); !strings.Contains(cfg, `"TESTKIT_TOKEN": "`+canary+`"`) || !strings.Contains(cfg, `"-tools"`) {
 		t.Fatalf("after the edit, the config lost the credential or misses the change:\n%s", cfg)
+	}
+
+	// A name the rule refuses is answered beside the name field before
+	// anything is sent; the help line is the validator's rule.
+	before = s.readConfig(t)
+	b.run(t, "open the add form", chromedp.Click(chromedp.CSS("#add-server")),
+		chromedp.WaitVisible(chromedp.CSS(`dialog [data-path="name"] input`)))
+	if help := eval[string](t, b, `document.querySelector('dialog [data-path="name"] .help').textContent`); !strings.Contains(help, config.ServerNameRule[1:]) {
+		t.Errorf("the name's help line %q is not the validator's rule", help)
+	}
+	setField(t, b, `dialog [data-path="name"] input`, "my server!")
+	setField(t, b, `dialog [data-path="command"] input`, "node")
+	b.run(t, "add under a bad name", chromedp.Click(chromedp.CSS(`dialog button[type="submit"]`)))
+	b.waitJS(t, "the rule beside the name field", `document.querySelector('dialog [data-path="name"] .field-error')?.textContent.includes('starting with a letter or digit')`)
+	b.run(t, "close the add form", chromedp.Click(chromedp.CSS(`dialog .dialog-foot button:not([type="submit"])`)))
+	if after := s.readConfig(t); after != before {
+		t.Errorf("a refused name changed the config file:\n%s", after)
+	}
+	for _, r := range b.responses() {
+		if strings.HasSuffix(r.url, "/api/servers") && strings.Contains(r.body, "my server!") {
+			t.Errorf("the refused name was sent: %s", r.body)
+		}
 	}
 
 	// Disable, then remove with confirmation.

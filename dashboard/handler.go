@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/plughost/plughost/host/origin"
 	"github.com/plughost/plughost/host/secret"
 )
 
@@ -91,6 +92,10 @@ func (d *Dashboard) Assets() http.Handler {
 			return
 		}
 		w.Header().Set("Cache-Control", "no-cache")
+		if r.URL.Path == RulesPath {
+			serveRules(w, r)
+			return
+		}
 		files.ServeHTTP(w, r)
 	}))
 }
@@ -143,8 +148,7 @@ func sameOrigin(w http.ResponseWriter, r *http.Request, required bool) bool {
 	if o == "" && !required {
 		return true
 	}
-	u, err := url.Parse(o)
-	if o != "" && err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == r.Host {
+	if o != "" && origin.Own(o, r.Host) {
 		return true
 	}
 	msg := fmt.Sprintf("requests from origin %q are refused: only the dashboard's own page may log in", o)

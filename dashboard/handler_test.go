@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/plughost/plughost/host/config"
 )
 
 // mux mounts the dashboard like the front door: Mount behind a fake token
@@ -130,7 +133,7 @@ func TestLoginCodesNeedTheToken(t *testing.T) {
 
 func TestAssets(t *testing.T) {
 	srv := newServer(t)
-	for _, path := range []string{"/", "/app.css", "/js/main.js", "/favicon.svg"} {
+	for _, path := range []string{"/", "/app.css", "/js/main.js", "/favicon.svg", RulesPath} {
 		t.Run(path, func(t *testing.T) {
 			req, _ := http.NewRequest("GET", srv.URL+path, nil)
 			resp, body := do(t, req)
@@ -162,6 +165,30 @@ func TestAssets(t *testing.T) {
 	req, _ = http.NewRequest("GET", srv.URL+"/nothing-here.js", nil)
 	if resp, _ := do(t, req); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("GET of a missing asset: %s, want 404", resp.Status)
+	}
+}
+
+// The page's name check is the validator's rule itself: rules.js carries
+// host/config's pattern, length and wording, and no form keeps a rule of
+// its own.
+func TestRulesModule(t *testing.T) {
+	srv := newServer(t)
+	req, _ := http.NewRequest("GET", srv.URL+RulesPath, nil)
+	resp, body := do(t, req)
+	rule, _ := json.Marshal(config.ServerNamePattern)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/javascript") ||
+		!strings.Contains(body, "export const SERVER_NAME = {") || !strings.Contains(body, string(rule)) ||
+		!strings.Contains(body, fmt.Sprintf(`"max_length":%d`, config.ServerNameMaxLen)) {
+		t.Fatalf("GET %s: %s %s\n%s", RulesPath, resp.Status, resp.Header.Get("Content-Type"), body)
+	}
+	for _, file := range []string{"static/js/serverform.js", "static/js/catalog.js"} {
+		b, err := static.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "Letters, digits") || !strings.Contains(string(b), "nameProblem(") || !strings.Contains(string(b), "help: nameHelp") {
+			t.Errorf("%s does not take the name rule from names.js", file)
+		}
 	}
 }
 

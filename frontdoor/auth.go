@@ -14,10 +14,15 @@ import (
 // a token in a URL ends up in logs and shell history, so it is refused.
 var queryTokenKeys = []string{"token", "access_token"}
 
+// tokenHelp says where a client finds the token, without naming a path:
+// an unauthenticated caller learns nothing of the machine.
+const tokenHelp = "the gateway token is in the file tools.mcp.gateway.token_file names (plughost serve prints where)"
+
 // requireToken lets a request through only with "Authorization: Bearer
 // <token>". The comparison is constant-time (over sha256 digests, so the
-// length leaks nothing either). hint says where the token is kept.
-func requireToken(tok secret.String, hint string, next http.Handler) http.Handler {
+// length leaks nothing either). A refused request's connection is closed
+// at once, its body unread.
+func requireToken(tok secret.String, next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(tok.Reveal()))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if refuseQueryToken(w, r) {
@@ -26,13 +31,13 @@ func requireToken(tok secret.String, hint string, next http.Handler) http.Handle
 		got, ok := bearer(r.Header.Get("Authorization"))
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="plughost"`)
-			http.Error(w, fmt.Sprintf("plughost: missing bearer token; send the header \"Authorization: Bearer <token>\" (the token is in %s)", hint), http.StatusUnauthorized)
+			refuse(w, http.StatusUnauthorized, "plughost: missing bearer token; send the header \"Authorization: Bearer <token>\"; "+tokenHelp)
 			return
 		}
 		digest := sha256.Sum256([]byte(got))
 		if subtle.ConstantTimeCompare(digest[:], want[:]) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="plughost", error="invalid_token"`)
-			http.Error(w, fmt.Sprintf("plughost: wrong bearer token; use the token in %s", hint), http.StatusUnauthorized)
+			refuse(w, http.StatusUnauthorized, "plughost: wrong bearer token; "+tokenHelp)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -53,8 +58,8 @@ func refuseQueryToken(w http.ResponseWriter, r *http.Request) bool {
 	q := r.URL.Query()
 	for _, k := range queryTokenKeys {
 		if q.Has(k) {
-			http.Error(w, fmt.Sprintf("plughost: a token in the URL (?%s=) is refused because URLs end up in logs and history; "+
-				"send the header \"Authorization: Bearer <token>\" instead", k), http.StatusBadRequest)
+			refuse(w, http.StatusBadRequest, fmt.Sprintf("plughost: a token in the URL (?%s=) is refused because URLs end up in logs and history; "+
+				"send the header \"Authorization: Bearer <token>\" instead", k))
 			return true
 		}
 	}

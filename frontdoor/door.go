@@ -15,6 +15,7 @@ import (
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/origin"
 	"github.com/plughost/plughost/host/secret"
 )
 
@@ -26,9 +27,9 @@ type Options struct {
 	// but /healthz and public mounts; empty means no auth, which only a
 	// loopback listener accepts.
 	Token secret.String
-	// TokenHint tells a client without the right token where it is kept
-	// (e.g. the token file's path).
-	TokenHint string
+	// AllowedOrigins lists the web pages, besides the server's own, whose
+	// requests are served (tools.mcp.gateway.allowed_origins).
+	AllowedOrigins []string
 	// Limits bound requests and shutdown.
 	Limits Limits
 	// Logger receives the server's own errors; nil discards them.
@@ -76,6 +77,7 @@ func LimitsFromConfig(g config.Gateway) Limits {
 type Door struct {
 	h          *host.Host
 	opts       Options
+	origins    origin.Rule
 	mux        *http.ServeMux
 	guard      func(http.Handler) http.Handler
 	onShutdown []func()
@@ -90,13 +92,17 @@ func New(h *host.Host, o Options) (*Door, error) {
 	if o.Token == "" && !isLoopbackAddr(o.Listener.Addr()) {
 		return nil, fmt.Errorf("front door: refusing to serve on %s without a token: it is not a loopback address; turn tools.mcp.gateway.auth on", o.Listener.Addr())
 	}
+	rule, err := origin.New(o.AllowedOrigins)
+	if err != nil {
+		return nil, fmt.Errorf("front door: tools.mcp.gateway.allowed_origins: %w", err)
+	}
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
 	}
-	d := &Door{h: h, opts: o, mux: http.NewServeMux()}
+	d := &Door{h: h, opts: o, origins: rule, mux: http.NewServeMux()}
 	d.guard = func(next http.Handler) http.Handler { return refuseQueryTokens(next) }
 	if o.Token != "" {
-		d.guard = func(next http.Handler) http.Handler { return requireToken(o.Token, o.TokenHint, next) }
+		d.guard = func(next http.Handler) http.Handler { return requireToken(o.Token, next) }
 	}
 	reg := prometheus.NewRegistry()
 	cs := append([]prometheus.Collector{serverCollector{h},
@@ -127,9 +133,10 @@ func (d *Door) MountPublic(pattern string, handler http.Handler) {
 func (d *Door) OnShutdown(f func()) { d.onShutdown = append(d.onShutdown, f) }
 
 // Handler returns every route with the door's checks in front: DNS
-// rebinding protection, then the body limit, then (per route) the token.
+// rebinding protection and the origin rule, then the body limit, then (per
+// route) the token.
 func (d *Door) Handler() http.Handler {
-	return rejectRebinding(limitBody(d.opts.Limits.MaxBodyBytes, d.mux))
+	return guardOrigin(d.origins, limitBody(d.opts.Limits.MaxBodyBytes, d.mux))
 }
 
 // Serve serves until ctx ends, then shuts down gracefully: it stops

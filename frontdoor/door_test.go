@@ -43,11 +43,19 @@ func emptyHost(t *testing.T) *host.Host {
 // ends; it returns the base URL.
 func serve(t *testing.T, limits frontdoor.Limits, mount func(d *frontdoor.Door)) string {
 	t.Helper()
+	return serveWith(t, frontdoor.Options{Token: token, Limits: limits}, mount)
+}
+
+// serveWith runs a door with o (on a loopback listener of its own) and a
+// few mounts until the test ends; it returns the base URL.
+func serveWith(t *testing.T, o frontdoor.Options, mount func(d *frontdoor.Door)) string {
+	t.Helper()
 	ln, err := frontdoor.Listen("127.0.0.1:0", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := frontdoor.New(emptyHost(t), frontdoor.Options{Listener: ln, Token: token, TokenHint: "the test", Limits: limits})
+	o.Listener = ln
+	d, err := frontdoor.New(emptyHost(t), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,10 +149,13 @@ func TestNoTokenNeedsLoopback(t *testing.T) {
 	}
 }
 
-// On loopback, a foreign Host (DNS rebinding) or a foreign web page's
-// Origin is refused; loopback origins (a local inspector) are fine.
-func TestRebindingProtection(t *testing.T) {
-	base := serve(t, defaultLimits(), func(d *frontdoor.Door) { d.Mount("/api/", hello) })
+// On loopback, a foreign Host (DNS rebinding) is refused; so is a request
+// from any web page but plughost's own (its Origin names the Host the
+// request went to) unless allowed_origins lists the page's origin — another
+// local page (a dev server on localhost:3000) included.
+func TestOriginRule(t *testing.T) {
+	base := serveWith(t, frontdoor.Options{Token: token, Limits: defaultLimits(), AllowedOrigins: []string{"http://localhost:6274"}},
+		func(d *frontdoor.Door) { d.Mount("/mcp", hello) })
 	auth := "Bearer " + token.Reveal()
 	for _, c := range []struct {
 		header map[string]string
@@ -153,12 +164,143 @@ func TestRebindingProtection(t *testing.T) {
 		{map[string]string{"Authorization": auth}, 200},
 		{map[string]string{"Authorization": auth, "Host": "evil.example"}, 403},
 		{map[string]string{"Authorization": auth, "Origin": "http://evil.example"}, 403},
+		{map[string]string{"Authorization": auth, "Origin": "http://localhost:3000"}, 403},
+		{map[string]string{"Authorization": auth, "Origin": "http://127.0.0.1:3000"}, 403},
+		{map[string]string{"Authorization": auth, "Origin": "null"}, 403},
+		{map[string]string{"Authorization": auth, "Origin": base}, 200},
 		{map[string]string{"Authorization": auth, "Origin": "http://localhost:6274"}, 200},
 		{map[string]string{"Authorization": auth, "Host": "localhost:1234"}, 200},
+		{map[string]string{"Authorization": auth, "Host": "localhost:1234", "Origin": "http://localhost:1234"}, 200},
+		{map[string]string{"Authorization": auth, "Host": "localhost:1234", "Origin": base}, 403},
 	} {
-		if code, body := get(t, base+"/api/x", c.header); code != c.want {
+		code, body := get(t, base+"/mcp", c.header)
+		if code != c.want {
 			t.Errorf("%v: %d %q, want %d", c.header, code, body, c.want)
 		}
+		if code == 403 && c.header["Origin"] != "" && !strings.Contains(body, "tools.mcp.gateway.allowed_origins") {
+			t.Errorf("%v: the refusal %q does not say how to allow the page", c.header, body)
+		}
+	}
+}
+
+// A page of a listed origin gets what a browser needs to call across
+// origins: a preflight answer (which carries no token) and the CORS
+// headers, Mcp-Session-Id readable. Other pages get neither.
+func TestListedOriginCORS(t *testing.T) {
+	base := serveWith(t, frontdoor.Options{Token: token, Limits: defaultLimits(), AllowedOrigins: []string{"http://localhost:6274"}},
+		func(d *frontdoor.Door) {
+			d.Mount("/mcp", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Mcp-Session-Id", "s1")
+				io.WriteString(w, "hello")
+			}))
+		})
+	preflight := func(origin string) *http.Response {
+		req, _ := http.NewRequest("OPTIONS", base+"/mcp", nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "authorization, content-type, mcp-session-id")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp := preflight("http://localhost:6274")
+	h := resp.Header
+	if resp.StatusCode != 204 || h.Get("Access-Control-Allow-Origin") != "http://localhost:6274" ||
+		!strings.Contains(h.Get("Access-Control-Allow-Methods"), "POST") ||
+		!strings.Contains(strings.ToLower(h.Get("Access-Control-Allow-Headers")), "mcp-session-id") ||
+		!strings.Contains(strings.ToLower(h.Get("Access-Control-Allow-Headers")), "authorization") {
+		t.Errorf("preflight of a listed origin: %d %v", resp.StatusCode, h)
+	}
+	if resp := preflight("http://localhost:3000"); resp.StatusCode != 403 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight of another origin: %d %v", resp.StatusCode, resp.Header)
+	}
+	req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader("{}"))
+	req.Header.Set("Origin", "http://localhost:6274")
+	req.Header.Set("Authorization", "Bearer "+token.Reveal())
+	got, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Body.Close()
+	if got.StatusCode != 200 || got.Header.Get("Access-Control-Allow-Origin") != "http://localhost:6274" ||
+		!strings.Contains(strings.ToLower(got.Header.Get("Access-Control-Expose-Headers")), "mcp-session-id") ||
+		!strings.Contains(got.Header.Get("Vary"), "Origin") {
+		t.Errorf("a listed origin's request: %d %v", got.StatusCode, got.Header)
+	}
+	if code, _ := get(t, base+"/mcp", map[string]string{"Authorization": "Bearer " + token.Reveal(), "Origin": base}); code != 200 {
+		t.Errorf("own origin: %d", code)
+	}
+}
+
+// A door refuses to start with an allowed origin that is not one.
+func TestBadAllowedOrigin(t *testing.T) {
+	ln, err := frontdoor.Listen("127.0.0.1:0", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = frontdoor.New(emptyHost(t), frontdoor.Options{Listener: ln, Token: token, AllowedOrigins: []string{"localhost:3000"}})
+	if err == nil || !strings.Contains(err.Error(), "tools.mcp.gateway.allowed_origins") || !strings.Contains(err.Error(), `"localhost:3000"`) {
+		t.Errorf("New with a bad allowed origin: %v", err)
+	}
+}
+
+// The 401 says how to authenticate without naming where the token file is
+// (an unauthenticated caller learns nothing of the machine).
+func TestUnauthorizedNamesNoPath(t *testing.T) {
+	base := serve(t, defaultLimits(), func(d *frontdoor.Door) { d.Mount("/mcp", hello) })
+	for _, h := range []map[string]string{nil, {"Authorization": "Bearer nope-0123456789"}} {
+		code, body := get(t, base+"/mcp", h)
+		if code != 401 || strings.Contains(body, "/") || !strings.Contains(body, "tools.mcp.gateway.token_file") {
+			t.Errorf("401 %v: %d %q, want a message naming the setting, not a path", h, code, body)
+		}
+	}
+}
+
+// A request refused before its body is read (no token, a wrong one, a
+// foreign page) is answered at once and its connection closed: a client
+// trickling a body is not held for the read timeout.
+func TestRefusalCutsTheBody(t *testing.T) {
+	l := defaultLimits()
+	l.ReadTimeout = time.Hour // only the refusal may end the connection
+	base := serve(t, l, func(d *frontdoor.Door) { d.Mount("/mcp", hello) })
+	addr := strings.TrimPrefix(base, "http://")
+	for _, c := range []struct{ name, header string }{
+		{"no token", ""},
+		{"wrong token", "Authorization: Bearer nope-0123456789\r\n"},
+		{"foreign page", "Authorization: Bearer " + token.Reveal() + "\r\nOrigin: http://localhost:3000\r\n"},
+		{"token in the URL", "X-Query: 1\r\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			path := "/mcp"
+			if c.name == "token in the URL" {
+				path += "?token=x"
+			}
+			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"js", path, addr, c.header)
+			conn.SetReadDeadline(time.Now().Add(20 * time.Second)) // far below the read timeout: fails only when held
+			r := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(r, nil)
+			if err != nil {
+				t.Fatalf("no answer before the body was sent: %v", err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			if resp.StatusCode < 400 || !resp.Close {
+				t.Errorf("status %d, Connection close %v; want a refusal that closes the connection", resp.StatusCode, resp.Close)
+			}
+			if _, err := r.ReadByte(); err == nil {
+				t.Error("the server wrote more after the refusal")
+			} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Error("the connection was held open after the refusal")
+			}
+		})
 	}
 }
 

@@ -119,7 +119,8 @@ type exchange struct {
 	out   sink
 
 	boxOnce sync.Once
-	box     *outbox // what the request relays before its response; nil until used
+	box     *outbox         // what the request relays before its response; nil until used
+	ch      *requestChannel // the channel its host handlers hold; nil until callOptions
 }
 
 // sink is where the engine writes what a request produces: messages sent
@@ -152,7 +153,9 @@ func (g *Gateway) serveRequest(ctx context.Context, x *exchange, done func()) {
 }
 
 // asRPCError is the JSON-RPC error answering err: the handler's choice, a
-// server's error passed on as the server sent it, or an internal error.
+// server's error passed on as the server sent it (but for the configured
+// secrets, which the host masked in its message and data), or an internal
+// error.
 func asRPCError(err error) *rpcError {
 	var re *rpcError
 	if errors.As(err, &re) {

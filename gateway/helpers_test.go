@@ -23,7 +23,7 @@ import (
 	"github.com/plughost/plughost/internal/testbin"
 )
 
-// bins are built once in TestMain: the stdio plugin and the test server.
+// bins are built once in TestMain: the transport plugins and the test server.
 var bins testbin.Set
 
 func TestMain(m *testing.M) {
@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 		return testbin.Build(map[string]string{
 			"plugins/mcp-transport-stdio": "./plugins/stdio",
 			"plugins/mcp-transport-http":  "./plugins/http",
+			"plugins/mcp-transport-sse":   "./plugins/sse",
 			"testserver":                  "./internal/testserver",
 		})
 	}))
@@ -64,6 +65,19 @@ func startHost(t *testing.T, servers map[string]any, mutate func(mcpCfg map[stri
 // Version are set here).
 func startHostWith(t *testing.T, opts host.Options, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
 	t.Helper()
+	h := startedHost(t, opts, servers, mutate)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := h.WaitSettled(ctx); err != nil {
+		t.Fatalf("servers did not settle: %v (%+v)", err, h.Statuses())
+	}
+	return h
+}
+
+// startedHost is startHostWith without waiting for the servers: what a
+// client connecting right after start-up meets.
+func startedHost(t *testing.T, opts host.Options, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
+	t.Helper()
 	mcpCfg := map[string]any{
 		"enabled": true, "servers": servers,
 		"restart": map[string]any{"initial_backoff_seconds": 0.2, "max_backoff_seconds": 1},
@@ -90,11 +104,6 @@ func startHostWith(t *testing.T, opts host.Options, servers map[string]any, muta
 	}
 	h.Start(context.Background())
 	t.Cleanup(func() { h.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := h.WaitSettled(ctx); err != nil {
-		t.Fatalf("servers did not settle: %v (%+v)", err, h.Statuses())
-	}
 	return h
 }
 
@@ -109,7 +118,7 @@ func serveHTTP(t *testing.T, h *host.Host) (string, *gateway.Gateway) {
 		t.Fatal(err)
 	}
 	gw := gateway.New(h, gateway.Options{})
-	door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: testToken, TokenHint: "the test",
+	door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: testToken,
 		Limits: frontdoor.LimitsFromConfig(h.Config().MCP.Gateway), Collectors: gw.Collectors()})
 	if err != nil {
 		t.Fatal(err)

@@ -111,6 +111,10 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, scope string) {
 		httpError(w, http.StatusBadRequest, &rpcError{Code: codeParseError, Message: "reading the request body: " + err.Error()})
 		return
 	}
+	if isBatch(body) {
+		g.postBatch(w, r, scope, body)
+		return
+	}
 	msg, k, perr := parseMessage(body)
 	if perr != nil {
 		w.Header().Set("Content-Type", "application/json")
@@ -315,6 +319,21 @@ func (s *httpSink) respond(msg []byte) {
 	}
 	s.w.Header().Set("Content-Type", "application/json")
 	_, _ = s.w.Write(msg) // the client went away: nothing to do
+}
+
+// respondAll sends the responses to a batch: as events when the answer
+// is an event stream already, else as one JSON array.
+func (s *httpSink) respondAll(msgs [][]byte) {
+	s.mu.Lock()
+	streaming := s.streaming
+	s.mu.Unlock()
+	if !streaming {
+		s.respond(encodeBatch(msgs))
+		return
+	}
+	for _, m := range msgs {
+		s.respond(m)
+	}
 }
 
 // writeEvent writes one server-sent event carrying a JSON-RPC message.

@@ -48,15 +48,15 @@ const (
 	kindResponse
 )
 
-// batchError answers a JSON-RPC batch (an array of messages): MCP removed
-// batching in 2025-06-18, and serving one would need answers no single
-// response can carry.
+// batchError answers a JSON-RPC batch (an array of messages) outside a
+// session that may send one (batch.go): only MCP 2025-03-26 had batching.
 var batchError = &rpcError{Code: codeInvalidRequest,
-	Message: "batches are not supported: send one JSON-RPC message per request (MCP 2025-06-18 and later have no batching)"}
+	Message: "batches are not supported: send one JSON-RPC message per request (only a session that initialized with MCP 2025-03-26 may send batches; 2025-06-18 and later have none)"}
 
 // parseMessage reads one JSON-RPC message and says what it is. A batch, bad
-// JSON or a message that is not JSON-RPC 2.0 is an *rpcError to answer
-// with id null (the id of a malformed message cannot be trusted).
+// JSON, a key twice in one object (dupkeys.go) or a message that is not
+// JSON-RPC 2.0 is an *rpcError to answer with id null (the id of a
+// malformed message cannot be trusted).
 func parseMessage(b []byte) (message, kind, *rpcError) {
 	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '[' {
@@ -65,6 +65,9 @@ func parseMessage(b []byte) (message, kind, *rpcError) {
 	var m message
 	if err := json.Unmarshal(b, &m); err != nil {
 		return m, 0, &rpcError{Code: codeParseError, Message: "parse error: the body is not one JSON-RPC message: " + err.Error()}
+	}
+	if p, found := scanKeys(b, envelopeNames); found {
+		return message{}, 0, &rpcError{Code: codeInvalidRequest, Message: p.message()}
 	}
 	if m.JSONRPC != "2.0" {
 		return m, 0, &rpcError{Code: codeInvalidRequest, Message: `invalid request: "jsonrpc" must be "2.0"`}

@@ -123,12 +123,13 @@ func (g *Gateway) toolsList(ctx context.Context, x *exchange) (json.RawMessage, 
 // toolsCall answers tools/call through the session: every call that is not
 // a search ends a turn. An unknown tool is a JSON-RPC error (-32602,
 // invalid params, as the MCP spec says), and so is a JSON-RPC error the
-// server answered (passed on as the server sent it); a call that could not
-// be made — server down, crash, timeout, bad arguments — is a result with
-// isError set that says why, so it degrades only that tool. The request's
-// _meta (a progress token) travels to the server, and what the server
-// sends during the call comes back on the request's channel; a call with a
-// "task" member answers with the task the server created.
+// server answered (passed on as the server sent it, secrets masked); a
+// call that could not be made — server down, crash, timeout, bad
+// arguments — is a result with isError set that says why, so it degrades
+// only that tool. The request's _meta (a progress token) travels to the
+// server, and what the server sends during the call comes back on the
+// request's channel; a call with a "task" member answers with the task the
+// server created.
 func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, error) {
 	var p struct {
 		Name      string          `json:"name"`
@@ -185,9 +186,9 @@ var relayedMethods = []string{
 
 // relayed answers a request the host relays to the servers: resources,
 // prompts, completion, logging and tasks. JSON-RPC errors (the server's,
-// or the host's: an unknown prompt, a resource no server offers) are passed
-// on as they are; what the server sends meanwhile comes back on the
-// request's channel.
+// its configured secrets masked, or the host's: an unknown prompt, a
+// resource no server offers) are passed on as they are; what the server
+// sends meanwhile comes back on the request's channel.
 func (g *Gateway) relayed(ctx context.Context, x *exchange) (json.RawMessage, error) {
 	res, err := x.sess.Request(ctx, x.msg.Method, x.msg.Params, g.callOptions(x))
 	var re *host.RPCError

@@ -276,6 +276,7 @@ func TestBatchesAndBadMessages(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":`, "parse error"},
 		{`{"jsonrpc":"1.0","id":1,"method":"ping"}`, `\"jsonrpc\" must be \"2.0\"`},
 		{`{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, `\"id\" must be a string or a number`},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}`, `duplicate key \"method\" at /`},
 	} {
 		r := c.post(tc.body)
 		if r.status != 400 || !strings.Contains(r.body, tc.want) || !strings.Contains(r.body, `"id":null`) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/rawjson"
@@ -112,18 +113,43 @@ func (x *exchange) send(msg []byte) {
 	x.box.send(msg)
 }
 
-// closeOutbox waits until what the request relayed is written.
+// closeOutbox waits until what the request relayed is written; what its
+// handlers get afterwards goes to the session's stream.
 func (x *exchange) closeOutbox() {
 	x.boxOnce.Do(func() {}) // no outbox from now on
 	if x.box != nil {
 		x.box.close()
 	}
+	if x.ch != nil {
+		x.ch.x.Store(nil)
+	}
+}
+
+// requestChannel is a request's channel as the host holds it in the
+// request's handlers. The host keeps the handlers of an answered request
+// a while (progress a server writes after its answer still goes to them),
+// so they hold the exchange — its message, its sink — only until the
+// answer; then they send on the session's stream, as the exchange would.
+type requestChannel struct {
+	g       *Gateway
+	session string
+	x       atomic.Pointer[exchange] // nil once the request was answered
+}
+
+func (c *requestChannel) send(msg []byte) {
+	if x := c.x.Load(); x != nil {
+		x.send(msg)
+		return
+	}
+	streamChannel{c.g, c.session}.send(msg)
 }
 
 // callOptions are the host options of a request: what the server sends
 // during it goes to the request's own channel.
 func (g *Gateway) callOptions(x *exchange) host.CallOptions {
-	h := g.handlers(sessionID(x.sess), x)
+	x.ch = &requestChannel{g: g, session: sessionID(x.sess)}
+	x.ch.x.Store(x)
+	h := g.handlers(x.ch.session, x.ch)
 	return host.CallOptions{Handlers: &h}
 }
 

@@ -80,6 +80,10 @@ func (g *Gateway) stdioMessage(ctx context.Context, sess *host.Session, data []b
 	if len(bytes.TrimSpace(data)) == 0 {
 		return
 	}
+	if isBatch(data) {
+		g.stdioBatch(ctx, sess, data, w, calls, slots)
+		return
+	}
 	msg, k, perr := parseMessage(data)
 	if perr != nil {
 		w.write(encodeError(nil, perr))
@@ -104,6 +108,37 @@ func (g *Gateway) stdioMessage(ctx context.Context, sess *host.Session, data []b
 			g.logger.Debug("a client's response matches no request of the gateway", "id", string(msg.ID))
 		}
 	}
+}
+
+// stdioBatch serves a batch line, when the session's version has batches:
+// its requests run like single ones, and their responses are written as
+// one line holding the array once the last is in (none for a batch
+// without requests).
+func (g *Gateway) stdioBatch(ctx context.Context, sess *host.Session, data []byte, w *lineWriter, calls *sync.WaitGroup, slots chan struct{}) {
+	st, err := sess.State(ctx)
+	if err != nil {
+		w.write(encodeError(nil, asRPCError(err)))
+		return
+	}
+	if !batchesAllowed(st.Protocol) {
+		w.write(encodeError(nil, batchRefused(st.Protocol)))
+		return
+	}
+	items, perr := parseBatch(data)
+	if perr != nil {
+		w.write(encodeError(nil, perr))
+		return
+	}
+	reply := &batchReply{want: answers(items), done: func(replies [][]byte) { w.write(encodeBatch(replies)) }}
+	g.serveBatch(ctx, sess, items, stdioSink{w}, reply,
+		func(it batchItem) bool { return g.answered(sess.ID(), it.msg) },
+		func(run func()) {
+			slots <- struct{}{}
+			calls.Go(func() {
+				defer func() { <-slots }()
+				run()
+			})
+		})
 }
 
 // waitTimeout waits for wg, at most d.

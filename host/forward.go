@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+
+	"github.com/plughost/plughost/host/supervisor"
 )
 
 // Request answers one request of the session's client other than
@@ -23,7 +26,14 @@ func (s *Session) Request(ctx context.Context, method string, params json.RawMes
 		return nil, err
 	}
 	if feature := featureOf(method); scope == "" && feature != "" && !s.h.offers(feature) {
-		return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q: no server offers %s", method, feature)}
+		// A server starting for the first time may offer it: wait for those.
+		newcomers := s.h.newcomers()
+		if _, err := s.h.awaitStart(ctx, newcomers...); err != nil {
+			return nil, fmt.Errorf("method %q: %w", method, err)
+		}
+		if !s.h.offers(feature) {
+			return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q: no server offers %s%s", method, feature, s.h.failedStarts(newcomers))}
+		}
 	}
 	switch method {
 	case "logging/setLevel":
@@ -62,11 +72,15 @@ func (s *Session) Request(ctx context.Context, method string, params json.RawMes
 }
 
 // forward sends a request of the session to server and returns the raw
-// answer, relaying what the server sends meanwhile (see relay.begin).
+// answer, relaying what the server sends meanwhile (see relay.begin). A
+// server still starting is waited for (awaitStart).
 func (s *Session) forward(ctx context.Context, scope, server, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
 	srv, ok := s.h.Server(server)
 	if !ok {
 		return nil, fmt.Errorf("server %q: %w", server, errServerNotRunning)
+	}
+	if _, err := s.h.awaitStart(ctx, server); err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	f, params := s.h.relay.begin(s.id, scope, server, params, opts.Handlers)
 	defer s.h.relay.end(f)
@@ -100,6 +114,19 @@ func (s *Session) Notify(ctx context.Context, method string, params json.RawMess
 			s.h.relay.logger.Debug("passing a client notification on failed", "server", name, "method", method, "error", err)
 		}
 	}
+}
+
+// failedStarts describes, for a message, those of servers waited for that
+// did not come up ("" when none): "; server "x" did not start: it is down
+// after a failure (state error); last error: …".
+func (h *Host) failedStarts(servers []string) string {
+	var b strings.Builder
+	for _, name := range servers {
+		if st, ok := h.Status(name); ok && st.State != supervisor.StateConnected {
+			fmt.Fprintf(&b, "; server %q did not start: it is %s", name, describeDown(st))
+		}
+	}
+	return b.String()
 }
 
 // featureOf is the server capability behind an aggregate method.

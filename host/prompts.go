@@ -3,12 +3,14 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/plughost/plughost/host/naming"
 	"github.com/plughost/plughost/host/rawjson"
+	"github.com/plughost/plughost/host/supervisor"
 )
 
 // Prompts on the aggregate endpoint are named mcp_<server>_<prompt> by the
@@ -97,7 +99,34 @@ func (h *Host) resolvePrompt(ctx context.Context, name string) (naming.Pair, err
 	if p, ok := tb.t.Lookup(name); ok {
 		return p, nil
 	}
-	return naming.Pair{}, &RPCError{Code: codeInvalidParams, Message: fmt.Sprintf("unknown prompt %q: prompts/list names every prompt (mcp_<server>_<prompt>)", name)}
+	server := h.serverOfName(name)
+	waited, err := h.awaitStart(ctx, server)
+	var starting *StartTimeoutError
+	switch {
+	case errors.As(err, &starting):
+		st, _ := h.Status(server)
+		return naming.Pair{}, unknownPrompt(name, server, stillStarting(starting, st.LastError))
+	case err != nil:
+		return naming.Pair{}, err
+	case waited: // the server it names was starting: its prompts are known now
+		_, _, tb = h.listPrompts(ctx)
+		if p, ok := tb.t.Lookup(name); ok {
+			return p, nil
+		}
+	}
+	if st, ok := h.Status(server); ok && st.State != supervisor.StateConnected {
+		return naming.Pair{}, unknownPrompt(name, server, describeDown(st))
+	}
+	return naming.Pair{}, unknownPrompt(name, "", "")
+}
+
+// unknownPrompt is the error for a prompt name no server has; down, when
+// set, says why the server the name points to has no prompts known.
+func unknownPrompt(name, server, down string) *RPCError {
+	if down != "" {
+		return &RPCError{Code: codeInvalidParams, Message: fmt.Sprintf("unknown prompt %q: server %q is %s, so its prompts are not known", name, server, down)}
+	}
+	return &RPCError{Code: codeInvalidParams, Message: fmt.Sprintf("unknown prompt %q: prompts/list names every prompt (mcp_<server>_<prompt>)", name)}
 }
 
 // getPrompt answers prompts/get for an aggregate session: routed by name,

@@ -37,7 +37,8 @@ type relay struct {
 	clients    map[string]*client          // sessions with handlers, by id
 	levels     map[string]sessionLevel     // log levels sessions set, by id
 	flights    map[string]map[*flight]bool // requests in flight, by server
-	tokens     map[string]*flight          // by the progress token the server got
+	tokens     map[string]*flight          // by the progress token the server got, in flight or ended (ended)
+	ended      map[string][]string         // per session: tokens of its answered requests still honoured, oldest first
 	tasks      map[taskKey]*taskRecord     // tasks sessions created
 	subs       map[subKey]map[string]bool  // resource subscriptions: session ids
 	elicits    map[taskKey]string          // URL elicitations in progress: session id
@@ -45,6 +46,13 @@ type relay struct {
 	levelTurns map[string]*levelTurn       // setting a server's log level takes turns (applyLevel); only while in use
 	catalogs   map[string]*serverCatalog   // resources and prompts, by server
 	promptTb   *promptTable                // names of every known prompt
+
+	// Tasks being created (tasks.go): the task-augmented calls in flight,
+	// by server, and the status notifications of tasks none of them named
+	// yet (earlyN in all). Made on first use.
+	creations map[string]map[*taskCreation]bool
+	early     map[taskKey][]json.RawMessage
+	earlyN    int
 }
 
 // What the relay keeps per server goes when the server stops running
@@ -53,10 +61,12 @@ type relay struct {
 // belong to their request, which removes them when it ends (end is
 // deferred by every caller); levelTurns holds a server's turn only while
 // some applyLevel holds or waits for it; clients and levels are by
-// session. What a server's goroutines still running after it stopped
-// (a Connected, a request it sent) would record is refused: catalog,
-// applyLevel, Request and recordTask check that the server runs, under
-// mu, so a record is either made before forgetServer drops it or not made.
+// session, and so are the progress tokens of answered requests (ended,
+// at most progressKept per session). What a server's goroutines still
+// running after it stopped (a Connected, a request it sent) would record
+// is refused: catalog, applyLevel, Request and recordTask check that the
+// server runs, under mu, so a record is either made before forgetServer
+// drops it or not made.
 
 // client is a session whose client takes messages outside its requests.
 type client struct {
@@ -91,9 +101,15 @@ type taskKey struct{ server, id string }
 
 // taskRecord is a task a session created.
 type taskRecord struct {
-	session string
-	call    *taskCall // the tools/call behind it, for shaping its result
-	created time.Time
+	session, scope string
+	call           *taskCall // the tools/call behind it, for shaping its result
+	created        time.Time
+	// Its status notifications, delivered in order by one goroutine at a
+	// time (flushStatuses); creating is the call that created it while that
+	// call is still answering (its channel carries them until then).
+	creating *taskCreation
+	queued   []json.RawMessage
+	flushing bool
 }
 
 // subKey names a resource of a server.
@@ -103,7 +119,7 @@ func newRelay(h *Host) *relay {
 	return &relay{
 		h: h, logger: h.logger.Named("relay"),
 		clients: map[string]*client{}, levels: map[string]sessionLevel{},
-		flights: map[string]map[*flight]bool{}, tokens: map[string]*flight{},
+		flights: map[string]map[*flight]bool{}, tokens: map[string]*flight{}, ended: map[string][]string{},
 		tasks: map[taskKey]*taskRecord{}, subs: map[subKey]map[string]bool{},
 		elicits: map[taskKey]string{}, applied: map[string]string{}, levelTurns: map[string]*levelTurn{},
 		catalogs: map[string]*serverCatalog{},
@@ -129,6 +145,10 @@ func (r *relay) release(id string) {
 	delete(r.clients, id)
 	_, hadLevel := r.levels[id]
 	delete(r.levels, id)
+	for _, token := range r.ended[id] {
+		delete(r.tokens, token)
+	}
+	delete(r.ended, id)
 	for k, t := range r.tasks {
 		if t.session == id {
 			delete(r.tasks, k)
@@ -201,28 +221,33 @@ func (r *relay) withMeta(session, scope, server string, meta json.RawMessage, h 
 	return f, out[start:end]
 }
 
-// progressGrace is how long a request's progress token is still honoured
-// after its answer: a server may write its notifications and its answer
-// from different goroutines (mcp-go's stdio server does), so progress it
-// sent first can arrive after the answer.
-const progressGrace = 2 * time.Second
+// progressKept is how many answered requests of one session keep their
+// progress token honoured: a server may write its notifications and its
+// answer from different goroutines (mcp-go's stdio server does), so
+// progress it sent first can arrive after the answer — a moment later,
+// however loaded the machine. Bounded by count, not by time: a token is
+// forgotten when the session's progressKept newer requests with tokens
+// were answered (oldest first), or when the session ends (release).
+const progressKept = 32
 
-// end forgets a request that got its answer; its progress token goes
-// after progressGrace.
+// end forgets a request that got its answer; its progress token stays
+// honoured among the session's progressKept most recently answered.
 func (r *relay) end(f *flight) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	delete(r.flights[f.server], f)
 	if len(r.flights[f.server]) == 0 {
 		delete(r.flights, f.server)
 	}
-	r.mu.Unlock()
-	if f.serverToken != "" {
-		time.AfterFunc(progressGrace, func() {
-			r.mu.Lock()
-			delete(r.tokens, f.serverToken)
-			r.mu.Unlock()
-		})
+	if f.serverToken == "" {
+		return
 	}
+	kept := append(r.ended[f.session], f.serverToken)
+	if len(kept) > progressKept {
+		delete(r.tokens, kept[0])
+		kept = append(kept[:0], kept[1:]...)
+	}
+	r.ended[f.session] = kept
 }
 
 // target is where a relayed message goes.
@@ -456,29 +481,6 @@ func (r *relay) broadcast(server, method string, params json.RawMessage) {
 	for _, t := range ts {
 		deliver(t, Notification{Server: server, Method: method, Params: params})
 	}
-}
-
-// taskStatus goes to the session that created the task, its id as that
-// session knows it.
-func (r *relay) taskStatus(server string, params json.RawMessage) {
-	id, ok := rawjson.String(params, "taskId")
-	if !ok {
-		return
-	}
-	r.mu.Lock()
-	rec := r.tasks[taskKey{server, id}]
-	var t target
-	if rec != nil {
-		t = r.sessionTarget(rec.session)
-	}
-	r.mu.Unlock()
-	if rec == nil {
-		return
-	}
-	if t.scope == "" {
-		params, _ = rawjson.Replace(params, []byte(strconv.Quote(clientTaskID(server, id))), "taskId")
-	}
-	deliver(t, Notification{Server: server, Method: "notifications/tasks/status", Params: params})
 }
 
 // elicitationComplete goes to the session that was asked.

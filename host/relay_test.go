@@ -24,6 +24,8 @@ type scripted struct {
 	// more makes the server offer one resource, file:///a, which can be
 	// subscribed to, and tasks.
 	more bool
+	// hangList makes the server never answer tools/list.
+	hangList bool
 
 	mu     sync.Mutex
 	levels []string // logging/setLevel levels received
@@ -82,6 +84,7 @@ func (c *scriptedConn) Send(_ context.Context, msg json.RawMessage) error {
 		c.reply(m.ID, `{"resourceTemplates":[]}`)
 	case m.Method == "resources/subscribe", m.Method == "resources/unsubscribe":
 		c.reply(m.ID, `{}`)
+	case m.Method == "tools/list" && c.s.hangList:
 	case m.Method == "tools/list":
 		c.reply(m.ID, `{"tools":[{"name":"work","inputSchema":{"type":"object"}}]}`)
 	case m.Method == "logging/setLevel":
@@ -334,3 +337,85 @@ func TestLogLevelsPerSession(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Progress a server sends after its answer still reaches the client for
+// the session's 32 most recently answered requests with a progress token,
+// however late it comes: the oldest token is forgotten first, one
+// session's requests never push out another's, and a session that ends
+// forgets its tokens. No clock is involved.
+func TestProgressAfterTheAnswerIsKeptByCount(t *testing.T) {
+	const kept = 32 // host.progressKept, as documented
+	tokens := make(chan string, kept+2)
+	s := &scripted{work: func(c *scriptedConn, id, params json.RawMessage) {
+		var p struct {
+			Meta struct {
+				ProgressToken string `json:"progressToken"`
+			} `json:"_meta"`
+		}
+		_ = json.Unmarshal(params, &p)
+		tokens <- p.Meta.ProgressToken
+		c.reply(id, `{"content":[]}`)
+	}}
+	h := scriptedHost(t, s)
+	ctx := context.Background()
+	notes := map[string]chan string{"a": make(chan string, kept+2), "b": make(chan string, kept+2)}
+	sessions := map[string]*host.Session{}
+	for name, ch := range notes {
+		sessions[name] = h.NewSession()
+		sessions[name].SetHandlers(host.ClientHandlers{Notify: func(n host.Notification) {
+			var p struct {
+				ProgressToken json.RawMessage `json:"progressToken"`
+			}
+			_ = json.Unmarshal(n.Params, &p)
+			ch <- string(p.ProgressToken)
+		}})
+	}
+	callWith := func(sess *host.Session, clientToken string) string {
+		t.Helper()
+		_, err := sess.CallWith(ctx, "mcp_x_work", nil, host.CallOptions{Meta: json.RawMessage(`{"progressToken":` + clientToken + `}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return <-tokens
+	}
+	bToken := callWith(sessions["b"], `"b"`)
+	var aTokens []string
+	for i := range kept + 1 {
+		aTokens = append(aTokens, callWith(sessions["a"], fmt.Sprint(i)))
+	}
+	progress := func(serverToken string) {
+		s.conn.notify("notifications/progress", `{"progressToken":"`+serverToken+`","progress":1}`)
+	}
+	// Every request was answered. The server's progress comes now; b's
+	// last: notifications are handed over in order, so once b has its
+	// own, a got everything it will get.
+	for _, tok := range aTokens {
+		progress(tok)
+	}
+	progress(bToken)
+	if got := <-notes["b"]; got != `"b"` {
+		t.Fatalf("b got progress for %s; want its own token", got)
+	}
+	var got []string
+	for len(notes["a"]) > 0 {
+		got = append(got, <-notes["a"])
+	}
+	var want []string
+	for i := 1; i <= kept; i++ {
+		want = append(want, fmt.Sprint(i))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("a got late progress for tokens %v; want the %d most recent, 1 … %d (0, the oldest, forgotten)", got, kept, kept)
+	}
+
+	// An ended session forgets its tokens.
+	if err := sessions["a"].Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	progress(aTokens[kept])
+	progress(bToken)
+	<-notes["b"]
+	if len(notes["a"]) > 0 {
+		t.Errorf("progress for a token of a closed session was relayed: %s", <-notes["a"])
+	}
+}

@@ -34,9 +34,21 @@ func (h *Host) resourceServers() []string {
 }
 
 // owners returns the servers a URI can belong to by the catalogs known now
-// (none are listed here): the servers listing it, else those whose
-// templates match it, else the only resource server.
+// (none are listed here): the servers claiming it (claimants), else the
+// only resource server.
 func (r *relay) owners(uri string, servers []string) []string {
+	if c := r.claimants(uri, servers); len(c) > 0 {
+		return c
+	}
+	if len(servers) == 1 {
+		return servers
+	}
+	return nil
+}
+
+// claimants returns the servers listing a URI, else those whose templates
+// match it, by the catalogs known now.
+func (r *relay) claimants(uri string, servers []string) []string {
 	var listed, matched []string
 	for _, s := range servers {
 		l := r.catalog(s).cachedResources()
@@ -53,15 +65,10 @@ func (r *relay) owners(uri string, servers []string) []string {
 			}
 		}
 	}
-	switch {
-	case len(listed) > 0:
+	if len(listed) > 0 {
 		return listed
-	case len(matched) > 0:
-		return matched
-	case len(servers) == 1:
-		return servers
 	}
-	return nil
+	return matched
 }
 
 // clientURI is server's uri as an aggregate session sees it.
@@ -128,12 +135,16 @@ func (h *Host) resolveURI(ctx context.Context, uri string) (string, string, erro
 		}
 		return "", "", &RPCError{Code: codeResourceNotFound, Message: fmt.Sprintf("resource %q: no server %q is running", uri, server)}
 	}
-	servers := h.resourceServers()
-	for _, s := range servers {
-		if h.relay.catalog(s).cachedResources() == nil {
-			if _, err := h.relay.catalog(s).resources(ctx, h, s); err != nil {
-				h.relay.logger.Debug("listing resources to route a URI", "server", s, "error", err)
-			}
+	servers := h.listedResourceServers(ctx)
+	if len(h.relay.claimants(uri, servers)) == 0 {
+		// No server claims it: it may be one of a server starting for the
+		// first time, whose resources are not known yet.
+		waited, err := h.awaitStart(ctx, h.newcomers()...)
+		if err != nil {
+			return "", "", fmt.Errorf("resource %q: %w", uri, err)
+		}
+		if waited {
+			servers = h.listedResourceServers(ctx)
 		}
 	}
 	switch o := h.relay.owners(uri, servers); len(o) {
@@ -146,6 +157,20 @@ func (h *Host) resolveURI(ctx context.Context, uri string) (string, string, erro
 		return "", "", &RPCError{Code: codeInvalidParams, Message: fmt.Sprintf(
 			"resource %q: servers %s all offer it; name one with %s", uri, strings.Join(o, ", "), resourceuri.Encode(o[0], uri))}
 	}
+}
+
+// listedResourceServers returns the servers that offer resources, each
+// with its catalog listed (a server whose listing fails is logged).
+func (h *Host) listedResourceServers(ctx context.Context) []string {
+	servers := h.resourceServers()
+	for _, s := range servers {
+		if h.relay.catalog(s).cachedResources() == nil {
+			if _, err := h.relay.catalog(s).resources(ctx, h, s); err != nil {
+				h.relay.logger.Debug("listing resources to route a URI", "server", s, "error", err)
+			}
+		}
+	}
+	return servers
 }
 
 // listResources answers resources/list (or, with templates,

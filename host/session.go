@@ -254,27 +254,28 @@ func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessag
 	if err != nil {
 		return CallResult{}, err
 	}
-	v := s.h.view()
-	tool, ok := registry.Tool{}, false
-	if scope != "" {
-		tool, ok = serverTool(v.Snapshot(), scope, name)
+	v, tool, ok, err := s.find(ctx, scope, name)
+	if err != nil {
+		return CallResult{}, err
 	}
 	if !ok && artifacts.IsTool(name) {
 		return CallResult{Result: s.h.callPaging(ctx, name, args)}, nil
 	}
 	switch {
 	case scope != "" && !ok:
-		return CallResult{}, &UnknownToolError{Name: name, Server: scope}
+		return CallResult{}, s.h.unknownScoped(scope, name)
 	case scope == "" && v.Rules().IsSearchTool(name):
 		res, err := s.search(ctx, v, name, args)
 		return CallResult{Result: res}, err
+	case !ok:
+		return CallResult{}, s.h.unknownTool(v, name)
 	case scope == "":
-		if tool, ok = v.Lookup(name); !ok {
-			return CallResult{}, s.h.unknownTool(v, name)
-		}
 		if err := s.use(ctx, v, tool); err != nil {
 			return CallResult{}, err
 		}
+	}
+	if _, err := s.h.awaitStart(ctx, tool.Server); err != nil { // restarting
+		return CallResult{}, s.h.unavailable(tool.Name, tool.Server, err)
 	}
 	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: tool.Name, Args: args, OutputSchema: tool.OutputSchema}
 	if scope == "" {
@@ -294,9 +295,48 @@ func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessag
 		s.h.afterLargeCall()
 	}
 	if err != nil {
-		return CallResult{}, s.h.explainCallError(tool.Name, tool.Server, err)
+		return CallResult{}, s.h.explainCallError(ctx, tool.Name, tool.Server, err)
 	}
 	return CallResult{Result: res, Extra: extra}, nil
+}
+
+// find looks a tool up by the name the session's client calls it: the
+// server's own name in a session scoped to it, else the agent-facing name
+// in the discovery view. A name of a server still starting (the scope, or
+// the server its mcp_<server>_ prefix names) that is not known yet waits
+// for the server (awaitStart) and is looked up again; a wait that reached
+// its bound is an *UnknownToolError saying so.
+func (s *Session) find(ctx context.Context, scope, name string) (*discovery.View, registry.Tool, bool, error) {
+	v := s.h.view()
+	tool, ok := lookup(v, scope, name)
+	server := scope
+	if server == "" && !ok && !v.Rules().IsSearchTool(name) && !artifacts.IsTool(name) {
+		server = s.h.serverOfName(name)
+	}
+	if ok || server == "" {
+		return v, tool, ok, nil
+	}
+	waited, err := s.h.awaitStart(ctx, server)
+	var starting *StartTimeoutError
+	if errors.As(err, &starting) {
+		st, _ := s.h.Status(server)
+		return v, tool, false, &UnknownToolError{Name: name, Server: server, Down: stillStarting(starting, st.LastError)}
+	}
+	if err != nil || !waited {
+		return v, tool, false, err
+	}
+	v = s.h.view()
+	tool, ok = lookup(v, scope, name)
+	return v, tool, ok, nil
+}
+
+// lookup finds a tool in v: by the server's own name for a session scoped
+// to server, else by agent-facing name.
+func lookup(v *discovery.View, scope, name string) (registry.Tool, bool) {
+	if scope != "" {
+		return serverTool(v.Snapshot(), scope, name)
+	}
+	return v.Lookup(name)
 }
 
 // search runs a search tool and unlocks what it found.

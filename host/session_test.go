@@ -262,3 +262,26 @@ func TestMemorySessionStoreSuite(t *testing.T) {
 		return m, m
 	})
 }
+
+// A call made while a crashed server's connection is being torn down —
+// the connection gone, the status not updated yet — says the server is
+// restarting, never that it is connected (the audit saw "is connected
+// (state connected)" for calls made during a restart).
+func TestCallDuringTeardownSaysRestarting(t *testing.T) {
+	tr := inprocess.New(map[string]*mcpserver.MCPServer{"a": fakeServer(0)})
+	h := startInProcess(t, tr, []string{"a"})
+	s := h.NewSession()
+	started, release := tr.HoldClose("a")
+	defer release()
+	tr.Drop("a")
+	<-started
+	_, err := s.Call(context.Background(), "mcp_a_echo", json.RawMessage(`{"text":"x"}`))
+	release()
+	var down *host.ServerUnavailableError
+	if !errors.As(err, &down) {
+		t.Fatalf("call during the teardown: %T %v; want a *ServerUnavailableError", err, err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, `server "a" is restarting: its connection was lost`) || strings.Contains(msg, "connected") {
+		t.Errorf("call during the teardown: %q; want it restarting, not connected", msg)
+	}
+}

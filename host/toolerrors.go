@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -64,6 +65,16 @@ func (h *Host) unknownTool(v *discovery.View, name string) *UnknownToolError {
 	return e
 }
 
+// unknownScoped builds the error for a call, in a session scoped to server,
+// of a name that server has no tool of.
+func (h *Host) unknownScoped(server, name string) *UnknownToolError {
+	e := &UnknownToolError{Name: name, Server: server}
+	if st, ok := h.Status(server); ok && st.State != supervisor.StateConnected && len(h.registry.Snapshot().Server(server)) == 0 {
+		e.Down = describeDown(st)
+	}
+	return e
+}
+
 // serverOfName returns the configured server whose agent-facing prefix
 // (mcp_<sanitized server>_) starts name — the longest one when several do —
 // or "".
@@ -95,14 +106,40 @@ type ServerUnavailableError struct {
 	// NextRetry is when the next connection attempt starts (zero: none
 	// scheduled).
 	NextRetry time.Time
+	// Going, when set, says what is happening to a server whose status
+	// still said connected when the call was refused: its connection had
+	// just ended ("restarting: its connection was lost", "restarting to
+	// apply a config change", "stopping: plughost is shutting down", …).
+	Going string
 	// Err is the underlying error.
 	Err error
 }
 
 // Error implements error.
 func (e *ServerUnavailableError) Error() string {
+	var starting *StartTimeoutError
+	if errors.As(e.Err, &starting) {
+		return fmt.Sprintf("tool %q is unavailable: server %q is %s", e.Tool, e.Server, stillStarting(starting, e.LastError))
+	}
+	if e.Going != "" {
+		msg := fmt.Sprintf("tool %q is unavailable: server %q is %s", e.Tool, e.Server, e.Going)
+		if e.LastError != "" {
+			msg += "; last error: " + e.LastError
+		}
+		return msg
+	}
 	return fmt.Sprintf("tool %q is unavailable: server %q is %s", e.Tool, e.Server,
 		describeDown(supervisor.Status{State: e.State, LastError: e.LastError, NextRetry: e.NextRetry}))
+}
+
+// stillStarting says that a server is still starting after a request
+// waited for it as long as its start may take, with its last error.
+func stillStarting(e *StartTimeoutError, lastError string) string {
+	s := e.phrase()
+	if lastError != "" {
+		s += "; last error: " + lastError
+	}
+	return s
 }
 
 // Unwrap returns the underlying error.
@@ -135,14 +172,50 @@ func describeDown(st supervisor.Status) string {
 	return s
 }
 
-// explainCallError turns a call's failure because its server is not
-// connected into a *ServerUnavailableError; other errors pass unchanged.
-func (h *Host) explainCallError(tool string, server string, err error) error {
-	if !errors.Is(err, supervisor.ErrNotConnected) && !errors.Is(err, errServerNotRunning) {
-		return err
-	}
+// unavailable is the error of a call of a known tool whose server still
+// starting was waited for in vain (err from awaitStart).
+func (h *Host) unavailable(tool, server string, err error) error {
 	st, _ := h.Status(server)
 	return &ServerUnavailableError{Tool: tool, Server: server, State: st.State, LastError: st.LastError, NextRetry: st.NextRetry, Err: err}
+}
+
+// explainCallError turns a call's failure because its server is not
+// connected into a *ServerUnavailableError, and one because its OAuth
+// server wants a new login into a *NeedsLoginError; other errors pass
+// unchanged. It describes the server as it was when the call was refused
+// (a status read now may say connected again, after a quick restart).
+func (h *Host) explainCallError(ctx context.Context, tool string, server string, err error) error {
+	if needs := h.loginNeeded(ctx, tool, server, err); needs != nil {
+		return needs
+	}
+	var nc *supervisor.NotConnectedError
+	switch {
+	case errors.As(err, &nc):
+		st := nc.Status
+		return &ServerUnavailableError{Tool: tool, Server: server, State: st.State, LastError: st.LastError, NextRetry: st.NextRetry,
+			Going: h.going(server, nc.Ending), Err: err}
+	case errors.Is(err, supervisor.ErrNotConnected), errors.Is(err, errServerNotRunning):
+		st, _ := h.Status(server)
+		return &ServerUnavailableError{Tool: tool, Server: server, State: st.State, LastError: st.LastError, NextRetry: st.NextRetry, Err: err}
+	}
+	return err
+}
+
+// going says what happens to a server whose connection ended as ending
+// says while its status still said connected ("" for no ending).
+func (h *Host) going(server string, ending supervisor.Ending) string {
+	switch {
+	case ending == supervisor.EndingLost:
+		return "restarting: its connection was lost"
+	case ending != supervisor.EndingStop:
+		return ""
+	case h.isClosed():
+		return "stopping: plughost is shutting down"
+	}
+	if _, configured := h.st().servers[server]; configured {
+		return "restarting to apply a config change"
+	}
+	return "stopping: it was removed or disabled in the config"
 }
 
 // errServerNotRunning: the tool's server has no supervisor (not configured

@@ -213,7 +213,9 @@ type ServerDetail struct {
 }
 
 // ServerDetail returns one server's detail; an unknown name is a
-// *NoServerError.
+// *NoServerError. The plugin is asked for the stderr tail for at most
+// diagnosticsTimeout: a stuck plugin gives the tail captured before (e.g.
+// at the server's last crash), as in ServerRows.
 func (h *Host) ServerDetail(ctx context.Context, name string) (ServerDetail, error) {
 	st := h.st()
 	srv, ok := st.cfg.MCP.Servers[name]
@@ -224,7 +226,9 @@ func (h *Host) ServerDetail(ctx context.Context, name string) (ServerDetail, err
 	if d.Tools == nil {
 		d.Tools = []registry.Tool{}
 	}
-	if diag, ok := h.Diagnostics(ctx, name); ok {
+	dctx, cancel := context.WithTimeout(ctx, diagnosticsTimeout) // a stuck plugin must not stall the detail
+	defer cancel()
+	if diag, ok := h.diagnose(dctx, name); ok {
 		d.Stderr = diag.Stderr
 	}
 	return d, nil
@@ -281,8 +285,9 @@ const (
 	AuthNeedsLogin = "needs_login" // a login is needed before it can connect
 )
 
-// diagnosticsTimeout bounds asking one plugin for a row's stderr tail (the
-// last tail captured is used when it does not answer in time).
+// diagnosticsTimeout bounds asking one plugin for the stderr tail of a row
+// or a detail (the last tail captured is used when it does not answer in
+// time).
 const diagnosticsTimeout = time.Second
 
 // stderrTailLines is how many lines of stderr a ServerRow carries.

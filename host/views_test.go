@@ -2,8 +2,10 @@ package host_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -160,5 +162,39 @@ func BenchmarkServerRowsStuckPlugins(b *testing.B) {
 	})
 	for b.Loop() {
 		h.ServerRows(context.Background())
+	}
+}
+
+// ServerDetail asks the server's plugin for its stderr tail with a bound,
+// as ServerRows does: a stuck plugin (stopped with SIGSTOP) costs a detail
+// about a second, not forever.
+func TestServerDetailWithAStuckPlugin(t *testing.T) {
+	integration(t)
+	h := startHost(t, map[string]any{"stuck": server()})
+	pid := state(h, "stuck").PluginPID
+	if pid == 0 {
+		t.Fatal("no plugin pid")
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) // before the host closes
+	done := make(chan error, 1)
+	began := time.Now()
+	go func() {
+		d, err := h.ServerDetail(context.Background(), "stuck")
+		if err == nil && d.Name != "stuck" {
+			err = fmt.Errorf("detail of %q", d.Name)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("the detail of a server with a stuck plugin took %s", time.Since(began).Round(time.Millisecond))
+	case <-time.After(20 * time.Second):
+		t.Fatal("ServerDetail still waits for a stuck plugin after 20 s")
 	}
 }

@@ -111,7 +111,7 @@ func (l *LineReader) readLong(frag []byte) ([]byte, error) {
 // returns the message that stands in for the line, or the error that
 // refuses it.
 func (l *LineReader) spoolRest(s *spill, frag []byte, err error) ([]byte, error) {
-	w, serr := l.spool.Begin(l.limit, "")
+	w, serr := l.spool.Begin(l.limit, "", s.size+len(frag))
 	if serr != nil {
 		return nil, serr
 	}

@@ -2,6 +2,8 @@ package pluginapi
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,6 +93,33 @@ func TestLineReaderSpoolRefuses(t *testing.T) {
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 				t.Errorf("left in the spool dir: %v", entries)
+			}
+		})
+	}
+}
+
+// A line refused while its gathered part is handed to the spool says how
+// much of it was read — past the limit — not how much of it the spool had
+// seen when it gave up (one gathered chunk).
+func TestLineReaderSpoolRefusalCountsWhatWasRead(t *testing.T) {
+	const limit = 3 << 20
+	for name, line := range map[string]string{
+		"notification": `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + strings.Repeat("x", 4<<20) + `"}}`,
+		"not JSON":     strings.Repeat("x", 4<<20),
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := NewLineReader(strings.NewReader(line+"\n"), limit)
+			r.SetSpool(&ResultSpool{Dir: t.TempDir(), MaxBytes: 16 << 20})
+			_, err := r.ReadLine()
+			var tooLarge *MessageTooLargeError
+			if !errors.As(err, &tooLarge) {
+				t.Fatalf("err %v; want a *MessageTooLargeError", err)
+			}
+			if tooLarge.Seen <= limit || tooLarge.Seen > len(line) {
+				t.Errorf("Seen = %d; want the bytes read, past the %d limit: %v", tooLarge.Seen, limit, err)
+			}
+			if want := fmt.Sprintf("larger than the 3 MiB limit (refused after %d bytes)", tooLarge.Seen); !strings.Contains(err.Error(), want) {
+				t.Errorf("message %q lacks %q", err, want)
 			}
 		})
 	}

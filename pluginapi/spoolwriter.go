@@ -16,6 +16,7 @@ import (
 type SpoolWriter struct {
 	sp      *spooler
 	limit   int    // the message limit passed
+	held    int    // bytes the reader had read when it began
 	what    string // what the message is, for errors ("" = message)
 	checked bool   // the message was checked for being a result
 	done    bool
@@ -23,14 +24,21 @@ type SpoolWriter struct {
 
 // Begin starts spooling a message over limit (the message limit, in bytes).
 // what names the message in errors ("response body", "event"; "" means
-// "message"). The spool file is created at once.
-func (s *ResultSpool) Begin(limit int, what string) (*SpoolWriter, error) {
+// "message"); held is how many of its bytes the reader has read already
+// (past limit: it writes them first), so that a refusal says how much was
+// read even when it comes before the writer has seen them all. The spool
+// file is created at once.
+func (s *ResultSpool) Begin(limit int, what string, held int) (*SpoolWriter, error) {
 	sp, err := newSpooler(s)
 	if err != nil {
 		return nil, &Error{Op: "recv", Kind: KindInternal, Err: fmt.Errorf("spool a result over the %s message limit to %s: %w", FormatBytes(limit), s.Dir, err)}
 	}
-	return &SpoolWriter{sp: sp, limit: limit, what: what}, nil
+	return &SpoolWriter{sp: sp, limit: limit, held: held, what: what}, nil
 }
+
+// seen is how many bytes of the message were read: what the writer has
+// seen, or what the reader held when it began, whichever is more.
+func (w *SpoolWriter) seen() int { return max(w.sp.size, w.held) }
 
 // Write scans b, the next bytes of the message. It fails with a *Error of
 // KindMessageTooLarge, and removes the file, when the message passes the
@@ -44,7 +52,7 @@ func (w *SpoolWriter) Write(b []byte) (int, error) {
 	}
 	cfg := w.sp.cfg
 	if w.sp.size+len(b) > cfg.MaxBytes {
-		seen := w.sp.size + len(b)
+		seen := max(w.sp.size+len(b), w.held)
 		w.Abort()
 		return 0, &Error{Op: "recv", Kind: KindMessageTooLarge, Err: &MessageTooLargeError{Limit: cfg.MaxBytes, Seen: seen, What: "result", Setting: cfg.MaxSetting}}
 	}
@@ -74,7 +82,7 @@ func (w *SpoolWriter) ID() json.RawMessage {
 // refuse gives the message up as one over the message limit.
 func (w *SpoolWriter) refuse() error {
 	w.Abort()
-	return &Error{Op: "recv", Kind: KindMessageTooLarge, Err: &MessageTooLargeError{Limit: w.limit, Seen: w.sp.size, What: w.what}}
+	return &Error{Op: "recv", Kind: KindMessageTooLarge, Err: &MessageTooLargeError{Limit: w.limit, Seen: w.seen(), What: w.what}}
 }
 
 // ReadFrom writes everything r holds (gathered chunks, say) to w.
@@ -111,7 +119,7 @@ func (w *SpoolWriter) Finish() (json.RawMessage, error) {
 		return nil, &Error{Op: "recv", Kind: KindInternal, Err: err}
 	}
 	if !ok {
-		return nil, &Error{Op: "recv", Kind: KindMessageTooLarge, Err: &MessageTooLargeError{Limit: w.limit, Seen: w.sp.size, What: w.what}}
+		return nil, &Error{Op: "recv", Kind: KindMessageTooLarge, Err: &MessageTooLargeError{Limit: w.limit, Seen: w.seen(), What: w.what}}
 	}
 	return msg, nil
 }

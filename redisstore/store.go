@@ -251,10 +251,17 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 }
 
 // unavailable wraps a failed command: the caller's own cancellation as
-// such, anything else as host.ErrStoreUnavailable naming the store.
+// such, anything else as host.ErrStoreUnavailable naming the store — an
+// error Redis sent (OOM, WRONGPASS, READONLY …) quoted as Redis said it,
+// any other (no connection, a timeout) as Redis not answering.
 func (s *Store) unavailable(ctx context.Context, op string, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %w", op, ctx.Err())
+	}
+	var sent redis.Error
+	if errors.As(err, &sent) {
+		return fmt.Errorf("%w: %s (tools.mcp.gateway.store) answered %s with an error: %q",
+			host.ErrStoreUnavailable, s, op, secret.MaskURLs(sent.Error()))
 	}
 	return fmt.Errorf("%w: %s (tools.mcp.gateway.store) did not answer to %s: %s",
 		host.ErrStoreUnavailable, s, op, secret.MaskURLs(err.Error()))

@@ -112,3 +112,35 @@ func TestRedisDownAndBack(t *testing.T) {
 		}
 	}
 }
+
+// An error Redis sent (out of memory, a wrong password) is quoted as Redis
+// said it, with the store it came from — not reported as Redis not
+// answering, which sends the operator looking at the network.
+func TestRedisErrorsQuoted(t *testing.T) {
+	srv := testredis.New(t)
+	ctx := context.Background()
+
+	s := open(t, srv.URL(0), "oom:", time.Minute)
+	if reply, err := srv.Command("CONFIG", "SET", "maxmemory", "1"); err != nil || reply != "+OK" {
+		t.Fatalf("CONFIG SET maxmemory: %q %v", reply, err)
+	}
+	err := s.Create(ctx, "a", host.SessionState{})
+	if !errors.Is(err, host.ErrStoreUnavailable) || strings.Contains(err.Error(), "did not answer") ||
+		!strings.Contains(err.Error(), `redis at redis://127.0.0.1:`) || !strings.Contains(err.Error(), `answered create session with an error: "OOM command not allowed`) {
+		t.Errorf("create with Redis out of memory: %v", err)
+	}
+	if reply, err := srv.Command("CONFIG", "SET", "maxmemory", "0"); err != nil || reply != "+OK" {
+		t.Fatalf("CONFIG SET maxmemory 0: %q %v", reply, err)
+	}
+
+	if reply, err := srv.Command("CONFIG", "SET", "requirepass", "the-right-one"); err != nil || reply != "+OK" {
+		t.Fatalf("CONFIG SET requirepass: %q %v", reply, err)
+	}
+	wrong := open(t, strings.Replace(srv.URL(0), "redis://", "redis://:wrong-pass-123@", 1), "auth:", time.Minute)
+	err = wrong.Ping(ctx)
+	if !errors.Is(err, host.ErrStoreUnavailable) || strings.Contains(err.Error(), "did not answer") ||
+		!strings.Contains(err.Error(), `redis at redis://:****@127.0.0.1:`) || !strings.Contains(err.Error(), `answered ping with an error: "WRONGPASS`) ||
+		strings.Contains(err.Error(), "wrong-pass-123") {
+		t.Errorf("ping with a wrong password: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -20,9 +21,12 @@ func newDashboardCommand(g *globals) *cobra.Command {
 		Short: "Open the web dashboard of the running plughost serve, logged in",
 		Long: `dashboard finds the "plughost serve" running this config, asks it for a one-time login
 code (valid for two minutes, usable once) and opens the dashboard with it in your browser
-($BROWSER, else xdg-open when a display is available); the URL is always printed. The page
-trades the code for the gateway token, keeps the token in that browser tab only and removes
-the code from the address bar: the token itself never appears in a URL or in history.
+($BROWSER, else xdg-open when a display is available); the URL is always printed. The code
+never sits on a command line (ps shows those to every user): the browser is sent to a
+one-shot redirect on 127.0.0.1, which only this user's processes can follow, and dashboard
+waits (up to two minutes) until it did. The page trades the code for the gateway token,
+keeps the token in that browser tab only and removes the code from the address bar: the
+token itself never appears in a URL or in history.
 
 Start the server first with "plughost serve"; without one, dashboard exits with status 1.`,
 		Args: exactArgs(0),
@@ -56,7 +60,12 @@ Start the server first with "plughost serve"; without one, dashboard exits with 
 				fmt.Fprintln(g.stderr, "plughost: no browser found ($BROWSER unset, no display); open the link above yourself")
 				return nil
 			}
-			if err := openBrowser(url); err != nil {
+			ctx, cancel := context.WithTimeout(cmd.Context(), dashboard.CodeTTL)
+			defer cancel()
+			switch err := openSecretly(ctx, url, openBrowser, ownConn); {
+			case errors.Is(err, context.DeadlineExceeded):
+				fmt.Fprintln(g.stderr, "plughost: the browser did not come for the login; open the link above yourself")
+			case err != nil:
 				fmt.Fprintf(g.stderr, "plughost: could not open a browser (%v); open the link above yourself\n", err)
 			}
 			return nil

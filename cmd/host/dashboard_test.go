@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -70,29 +72,60 @@ func TestDashboardLogin(t *testing.T) {
 	}
 }
 
-// Without --no-open, the link goes to $BROWSER.
+// Without --no-open, $BROWSER opens the dashboard logged in, but the login
+// code never sits on a command line (ps shows every user the browser's):
+// the browser gets a loopback address that redirects it to the link.
 func TestDashboardOpensBrowser(t *testing.T) {
 	c := newCLI(t)
 	t.Parallel()
 	gw := startServe(t, c, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"one": testserver()}}))
 	dir := t.TempDir()
-	opened := filepath.Join(dir, "opened")
-	script := filepath.Join(dir, "browser")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s' \"$1\" > "+opened+"\n"), 0o755); err != nil {
+	argv := filepath.Join(dir, "argv")
+	if err := syscall.Mkfifo(argv, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r := c.runWith(t, []string{"BROWSER=" + script}, "--config", gw.config, "dashboard")
-	if r.code != 0 {
-		t.Fatalf("dashboard:\n%s", r)
+	script := filepath.Join(dir, "browser")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf '%s\\n' \"$0 $*\" > "+argv+"\n"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	link := regexp.MustCompile(`http://\S+/#code=[0-9a-f]{32}`).FindString(r.stdout)
-	var got []byte
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if got, _ = os.ReadFile(opened); len(got) > 0 {
-			break
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := c.command(ctx, "--config", gw.config, "dashboard")
+	cmd.Env = append(cmd.Env, "BROWSER="+script)
+	stdout := &notifyBuffer{changed: make(chan struct{}, 1)}
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	if link == "" || string(got) != link {
-		t.Errorf("$BROWSER got %q, want the printed link %q\n%s", got, link, r)
+	args := make(chan string, 1)
+	go func() { b, _ := os.ReadFile(argv); args <- strings.TrimSpace(string(b)) }() // returns once the browser wrote
+	var got string
+	select {
+	case got = <-args:
+	case <-ctx.Done():
+		t.Fatalf("the browser was not started:\n%s%s", stdout, &stderr)
+	}
+	stdout.waitFor(t, 10*time.Second, "the link", func(s string) bool { return strings.Contains(s, "#code=") })
+	m := regexp.MustCompile(`Dashboard: (http://\S+/#code=([0-9a-f]{32}))`).FindStringSubmatch(stdout.String())
+	if m == nil {
+		t.Fatalf("no login link:\n%s", stdout)
+	}
+	link, code := m[1], m[2]
+	launcher := regexp.MustCompile(`^\S+ (http://127\.0\.0\.1:\d+/)$`).FindStringSubmatch(got)
+	if strings.Contains(got, code) || launcher == nil {
+		t.Fatalf("the browser's command line is %q: want a loopback address without the code %s", got, code)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(launcher[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != link {
+		t.Errorf("the browser's visit: %d to %q, want 303 to %s", resp.StatusCode, resp.Header.Get("Location"), link)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("dashboard: %v\n%s%s", err, stdout, &stderr)
 	}
 }

@@ -13,19 +13,23 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/internal/proctree"
 	"github.com/plughost/plughost/internal/syncbuf"
 )
 
 // servedGateway is a running `plughost serve` and what it printed.
 type servedGateway struct {
 	url, token string
+	stdout     string // the snippet
 	stderr     *notifyBuffer
 	config     string // the config file it serves
 	pid        int
@@ -57,12 +61,29 @@ func startServe(t *testing.T, c *cli, cfg any, args ...string) servedGateway {
 		}
 		cancel()
 	})
-	bearer := regexp.MustCompile(`"Authorization": "Bearer ([A-Za-z0-9_-]+)"`)
 	url := regexp.MustCompile(`"url": "(http://127\.0\.0\.1:\d+/mcp)"`)
-	stdout.waitFor(t, 30*time.Second, "the client snippet", func(s string) bool { return bearer.MatchString(s) && url.MatchString(s) })
+	stdout.waitFor(t, 30*time.Second, "the client snippet", func(s string) bool { return url.MatchString(s) && strings.Contains(s, "stdio") })
 	stderr.waitFor(t, 30*time.Second, "servers connected", func(s string) bool { return strings.Contains(s, "connected, ") })
 	out := stdout.String()
-	return servedGateway{url: url.FindStringSubmatch(out)[1], token: bearer.FindStringSubmatch(out)[1], stderr: stderr, config: path, pid: cmd.Process.Pid}
+	return servedGateway{url: url.FindStringSubmatch(out)[1], token: snippetToken(t, out), stdout: out, stderr: stderr, config: path, pid: cmd.Process.Pid}
+}
+
+// snippetToken is the bearer token of a snippet: printed in it, or read
+// from the file it names.
+func snippetToken(t *testing.T, out string) string {
+	t.Helper()
+	if m := regexp.MustCompile(`"Authorization": "Bearer ([A-Za-z0-9_-]+)"`).FindStringSubmatch(out); m != nil {
+		return m[1]
+	}
+	m := regexp.MustCompile(`it is in (\S+);`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the snippet neither shows the token nor says where it is:\n%s", out)
+	}
+	b, err := os.ReadFile(m[1])
+	if err != nil {
+		t.Fatalf("the token file the snippet names: %v", err)
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // serve prints a ready snippet with the token it stored 0600, never logs
@@ -83,6 +104,12 @@ func TestServeGateway(t *testing.T) {
 	}
 	if strings.Contains(g.stderr.String(), g.token) {
 		t.Errorf("the token appears in the logs:\n%s", g.stderr)
+	}
+	// stdout is not a terminal here (a service manager's log keeps it):
+	// the snippet says where the token is instead of showing it.
+	if strings.Contains(g.stdout, g.token) || !strings.Contains(g.stdout, "it is in "+tokFile+";") ||
+		!strings.Contains(g.stdout, "cat "+tokFile) || !strings.Contains(g.stdout, `"Authorization": "Bearer <token>"`) {
+		t.Errorf("serve's stdout (not a terminal) must name the token file, not show the token:\n%s", g.stdout)
 	}
 
 	tr, err := transport.NewStreamableHTTP(g.url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + g.token}))
@@ -108,15 +135,82 @@ func TestServeGateway(t *testing.T) {
 		t.Fatalf("echo through serve: %+v %v", res, err)
 	}
 
-	hreq, _ := http.NewRequest("POST", g.url, strings.NewReader("{}"))
-	hreq.Header.Set("Authorization", "Bearer not-"+g.token)
-	resp, err := http.DefaultClient.Do(hreq)
+	for _, auth := range []string{"", "Bearer not-" + g.token} {
+		hreq, _ := http.NewRequest("POST", g.url, strings.NewReader("{}"))
+		if auth != "" {
+			hreq.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(hreq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || strings.Contains(string(body), tokFile) || strings.Contains(string(body), c.home) {
+			t.Errorf("token %q: %d %q, want 401 naming no path of the machine", auth, resp.StatusCode, body)
+		}
+	}
+}
+
+// On a terminal, serve shows the token in the snippet, ready to paste.
+func TestServeShowsTokenOnTerminal(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("no script(1) to provide a terminal")
+	}
+	path := filepath.Join(t.TempDir(), "serve.json")
+	writeConfig(t, path, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{}}))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, script, "-qec", "exec "+filepath.Join(bins, "plughost")+" --config '"+path+"' serve --listen 127.0.0.1:0", "/dev/null")
+	cmd.Env, cmd.Dir, cmd.WaitDelay = c.environ(), c.home, 5*time.Second
+	out := &notifyBuffer{changed: make(chan struct{}, 1)}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, p := range proctree.Descendants(cmd.Process.Pid) {
+			syscall.Kill(p.PID, syscall.SIGTERM)
+		}
+		cmd.Wait()
+	}()
+	out.waitFor(t, 30*time.Second, "the client snippet", func(s string) bool { return strings.Contains(s, `"stdio"`) })
+	stored, err := os.ReadFile(filepath.Join(c.home, ".plughost", "gateway.token"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("wrong token: %d, want 401", resp.StatusCode)
+	tok := strings.TrimSpace(string(stored))
+	if !strings.Contains(out.String(), `"Authorization": "Bearer `+tok+`"`) || strings.Contains(out.String(), "<token>") {
+		t.Errorf("serve on a terminal must show the token:\n%s", out)
+	}
+}
+
+// The stdio form serve prints starts plughost on the config serve runs:
+// it carries the --config serve was started with.
+func TestServeStdioSnippetKeepsConfig(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	g := startServe(t, c, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"one": testserver()}}))
+	i := strings.Index(g.stdout, "over stdio")
+	if i < 0 {
+		t.Fatalf("no stdio form:\n%s", g.stdout)
+	}
+	var stdio struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	block := g.stdout[i+strings.Index(g.stdout[i:], "{"):]
+	if err := json.NewDecoder(strings.NewReader(block)).Decode(&stdio); err != nil {
+		t.Fatalf("stdio form: %v\n%s", err, g.stdout)
+	}
+	entry := stdio.MCPServers["plughost"]
+	if diff := cmp.Diff([]string{"--config", g.config, "stdio"}, entry.Args); diff != "" || entry.Command != filepath.Join(bins, "plughost") {
+		t.Errorf("stdio form %+v (-want +got args):\n%s", entry, diff)
 	}
 }
 

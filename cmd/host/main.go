@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 // version is stamped by the Makefile (-ldflags "-X main.version=…").
@@ -32,7 +34,7 @@ func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(os.Stderr, "plughost:", err)
+	fmt.Fprintln(os.Stderr, "plughost:", termsafe.Text(err.Error())) // errors quote servers
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 2

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 func newMCPCommand(g *globals) *cobra.Command {
@@ -47,10 +49,17 @@ func maskedMap(m map[string]secret.String) string {
 	return strings.Join(parts, " ")
 }
 
+// writeJSON prints v as indented JSON, C1 controls in its strings escaped
+// too (the encoder escapes only C0 ones; see termsafe.JSON).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termsafe.JSON(b.Bytes()))
+	return err
 }
 
 func yesNo(b bool) string {
@@ -67,6 +76,8 @@ func orDash(s string) string {
 	return s
 }
 
+// firstLine is the first line of a server's text (a description), cut to
+// 110 characters, safe to print (termsafe.Text).
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -76,7 +87,7 @@ func firstLine(s string) string {
 	if r := []rune(s); len(r) > max {
 		s = string(r[:max-1]) + "…"
 	}
-	return s
+	return termsafe.Text(s)
 }
 
 func lastLines(s string, n int) string {

@@ -26,6 +26,7 @@ type addFlags struct {
 	disabled   bool
 	timeout    time.Duration
 	force      bool
+	oauth      oauthFlags
 }
 
 func newMCPAddCommand(g *globals) *cobra.Command {
@@ -39,6 +40,17 @@ and its arguments, even words that look like flags:
 
   plughost mcp add files -- npx -y @modelcontextprotocol/server-filesystem /tmp
   plughost mcp add api --type http --url https://example.com/mcp -H 'Authorization: Bearer TOKEN'
+
+A remote server that wants an OAuth login gets --oauth (then: plughost mcp login <name>).
+By default plughost registers itself with the authorization server (dynamic client
+registration). A client registered there beforehand is given with --oauth-client-id and its
+secret, if it has one, with --oauth-client-secret-env VAR or --oauth-client-secret-stdin
+(never on the command line); a client ID metadata document you publish is given with
+--oauth-client-metadata-url and used where the authorization server supports those:
+
+  plughost mcp add linear --type http --url https://mcp.linear.app/mcp --oauth
+  plughost mcp add corp --type http --url https://mcp.corp.example/mcp \
+      --oauth-client-id plughost-corp --oauth-client-secret-stdin   # asks for the secret
 
 An existing name is replaced only after you confirm on a terminal, or with --force.
 Adding the first server also sets tools.mcp.enabled to true.`,
@@ -72,6 +84,7 @@ Adding the first server also sets tools.mcp.enabled to true.`,
 	fl.BoolVar(&f.disabled, "disabled", false, "add the server switched off")
 	fl.DurationVar(&f.timeout, "timeout", 0, "timeout of each tool call of this server, e.g. 90s (timeouts.call_seconds)")
 	fl.BoolVar(&f.force, "force", false, "replace a server of the same name without asking")
+	f.oauth.addOAuthFlags(fl)
 	return cmd
 }
 
@@ -115,6 +128,9 @@ func (f addFlags) entry(cmd *cobra.Command, command []string) (config.Server, er
 		e.TimeoutOverrides = config.TimeoutOverrides{Call: &secs}
 	}
 	var err error
+	if e.OAuth, err = f.oauth.block(cmd); err != nil {
+		return e, err
+	}
 	if e.Env, err = parsePairs("--env", f.env, "=", "KEY=value"); err != nil {
 		return e, err
 	}
@@ -197,6 +213,9 @@ func (g *globals) reportAdd(name string, e config.Server, res manage.AddResult) 
 	}
 	if !e.Enabled {
 		fmt.Fprintln(g.stdout, "The server is disabled; enable it by adding it again without --disabled.")
+	}
+	if e.OAuth != nil {
+		fmt.Fprintf(g.stdout, "Log in with: plughost mcp login %s\n", shellQuote(name))
 	}
 	fmt.Fprintf(g.stdout, "Check it with: plughost mcp test %s\n", shellQuote(name))
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/discovery"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 func newMCPTestCommand(g *globals) *cobra.Command {
@@ -74,15 +75,15 @@ func printTest(w io.Writer, name string, rep host.TestReport, disabled bool) {
 		fmt.Fprintf(w, "(%s is disabled in the config; tested anyway)\n", name)
 	}
 	if !rep.OK {
-		fmt.Fprintf(w, "%s: NOT reachable\n  %s\n", name, rep.Error)
+		fmt.Fprintf(w, "%s: NOT reachable\n  %s\n", name, termsafe.Text(rep.Error))
 		if rep.Diag.Stderr != "" {
-			fmt.Fprintf(w, "  server stderr (last lines):\n%s\n", indent(lastLines(rep.Diag.Stderr, 20), "    "))
+			fmt.Fprintf(w, "  server stderr (last lines):\n%s\n", indent(termsafe.Text(lastLines(rep.Diag.Stderr, 20)), "    "))
 		}
 		return
 	}
 	st := rep.Status
 	fmt.Fprintf(w, "%s: reachable over %s (%s)\n", name, st.Transport, st.Path)
-	fmt.Fprintf(w, "  server:   %s %s (MCP %s)\n", st.ServerName, st.ServerVersion, st.ProtocolVersion)
+	fmt.Fprintf(w, "  server:   %s %s (MCP %s)\n", termsafe.Text(st.ServerName), termsafe.Text(st.ServerVersion), termsafe.Text(st.ProtocolVersion))
 	fmt.Fprintf(w, "  tools:    %d\n", len(rep.Tools))
 	fmt.Fprintf(w, "  defs:     %d bytes of tool definitions (~%d tokens)\n", rep.DefinitionBytes, discovery.EstimateTokens(rep.DefinitionBytes))
 	fmt.Fprintf(w, "  ready in: %s (plugin start + initialize + tools/list)\n", st.StartupDuration.Round(time.Millisecond))

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 func newMCPListCommand(g *globals) *cobra.Command {
@@ -70,7 +71,7 @@ func printList(w io.Writer, rows []host.ServerView) {
 			typ += " (auto)"
 		}
 		deferred := fmt.Sprintf("%s (%s)", yesNo(r.Deferred), r.DeferredReason)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, typ, yesNo(r.Enabled), deferred, r.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Text(r.Name), termsafe.Text(typ), yesNo(r.Enabled), deferred, termsafe.Text(r.Description))
 	}
 	tw.Flush()
 }

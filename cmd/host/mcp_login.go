@@ -14,6 +14,9 @@ import (
 	"github.com/plughost/plughost/host/tokens"
 )
 
+// defaultLoginTimeout bounds a login from the command line.
+const defaultLoginTimeout = 5 * time.Minute
+
 func newMCPLoginCommand(g *globals) *cobra.Command {
 	var noBrowser bool
 	var timeout time.Duration
@@ -27,6 +30,9 @@ prints its URL, and receives the answer on http://127.0.0.1:<callback_port>/call
 tokens are stored for plughost only (~/.plughost/oauth, mode 0600), refreshed before they
 expire, and never shown. A running "plughost serve" picks the login up by itself.
 
+After a server asked for more scope (a step-up: "needs login: the server asks for more
+scope"), the login asks for the scopes granted before plus the ones the server named.
+
 With --no-browser (a machine without one), open the printed URL anywhere; after you approve,
 the browser is sent to a 127.0.0.1 address that may not load there: paste that whole address
 here.`,
@@ -37,38 +43,58 @@ here.`,
 				return err
 			}
 			defer h.Close()
-			name := args[0]
-			ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
-			defer cancel()
-			opts := tokens.LoginOptions{Prompt: func(u string) error {
-				fmt.Fprintf(g.stdout, "To log in to %s, open this URL in a browser:\n\n  %s\n\n", name, u)
-				if noBrowser {
-					fmt.Fprint(g.stdout, "After you approve, paste the address the browser was sent to (http://127.0.0.1:…): ")
-					return nil
-				}
-				if err := openBrowser(u); err != nil {
-					fmt.Fprintf(g.stderr, "plughost: could not open a browser (%v); open the URL above yourself\n", err)
-				}
-				fmt.Fprintln(g.stdout, "Waiting for the browser…")
-				return nil
-			}}
+			ui := loginUI{out: g.stdout, timeout: timeout}
 			if noBrowser {
-				opts.Paste = func(context.Context) (string, error) { return readLine(cmd.InOrStdin()) }
+				ui.paste = cmd.InOrStdin()
 			}
-			st, err := h.Login(ctx, name, opts)
-			if errors.Is(err, context.DeadlineExceeded) || (err != nil && ctx.Err() != nil) {
-				return fmt.Errorf("server %q: no login within %s (--timeout): %w", name, timeout, err)
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(g.stdout, "\nLogged in to %s: %s.\n", name, host.LoginText(&st, time.Now()))
-			return nil
+			return g.login(cmd.Context(), h, args[0], ui)
 		},
 	}
 	cmd.Flags().BoolVar(&noBrowser, "no-browser", false, "do not open a browser: print the URL and read the redirected address from stdin")
-	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "how long to wait for the login")
+	cmd.Flags().DurationVar(&timeout, "timeout", defaultLoginTimeout, "how long to wait for the login")
 	return cmd
+}
+
+// loginUI is how a login from the command line talks to the user.
+type loginUI struct {
+	out     io.Writer     // where the URL and the outcome are printed
+	paste   io.Reader     // non-nil: no browser; the redirected address is pasted here
+	timeout time.Duration // bounds the whole login
+}
+
+// login logs in to the server name in h: it prints the authorization URL,
+// opens the browser (or reads the pasted address), and prints the outcome
+// and what the user should know about it (notes on stderr).
+func (g *globals) login(ctx context.Context, h *host.Host, name string, ui loginUI) error {
+	ctx, cancel := context.WithTimeout(ctx, ui.timeout)
+	defer cancel()
+	opts := tokens.LoginOptions{
+		Prompt: func(u string) error {
+			fmt.Fprintf(ui.out, "To log in to %s, open this URL in a browser:\n\n  %s\n\n", name, u)
+			if ui.paste != nil {
+				fmt.Fprint(ui.out, "After you approve, paste the address the browser was sent to (http://127.0.0.1:…): ")
+				return nil
+			}
+			if err := openBrowser(u); err != nil {
+				fmt.Fprintf(g.stderr, "plughost: could not open a browser (%v); open the URL above yourself\n", err)
+			}
+			fmt.Fprintln(ui.out, "Waiting for the browser…")
+			return nil
+		},
+		Note: func(n string) { fmt.Fprintf(g.stderr, "plughost: note: %s\n", n) },
+	}
+	if ui.paste != nil {
+		opts.Paste = func(context.Context) (string, error) { return readLine(ui.paste) }
+	}
+	st, err := h.Login(ctx, name, opts)
+	if errors.Is(err, context.DeadlineExceeded) || (err != nil && ctx.Err() != nil) {
+		return fmt.Errorf("server %q: no login within %s (--timeout): %w", name, ui.timeout, err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(ui.out, "\nLogged in to %s: %s.\n", name, host.LoginText(&st, time.Now()))
+	return nil
 }
 
 // readLine reads one line (the pasted address).

@@ -13,6 +13,7 @@ import (
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 func newMCPShowCommand(g *globals) *cobra.Command {
@@ -41,7 +42,7 @@ func newMCPShowCommand(g *globals) *cobra.Command {
 			printServer(g.stdout, d)
 			printTools(g.stdout, d.Tools)
 			if d.Stderr != "" {
-				fmt.Fprintf(g.stdout, "\nServer stderr (last lines):\n%s\n", indent(lastLines(d.Stderr, 20), "  "))
+				fmt.Fprintf(g.stdout, "\nServer stderr (last lines):\n%s\n", indent(termsafe.Text(lastLines(d.Stderr, 20)), "  "))
 			}
 			return nil
 		},
@@ -51,12 +52,15 @@ func newMCPShowCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
+// printServer prints a server's config and status; every value is made
+// safe to print (termsafe.Text): many come from the server (its name,
+// errors, warnings).
 func printServer(w io.Writer, d host.ServerDetail) {
 	srv, st := d.Config, d.Status
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+			fmt.Fprintf(tw, "%s:\t%s\n", k, termsafe.Text(v))
 		}
 	}
 	row("Server", d.Name)
@@ -135,7 +139,7 @@ func timeoutsText(o config.TimeoutOverrides) string {
 func printTools(w io.Writer, tools []registry.Tool) {
 	fmt.Fprintf(w, "\nTools (%d):\n", len(tools))
 	for _, t := range tools {
-		fmt.Fprintf(w, "  %s  (server tool %q)\n", t.Name, t.ServerTool)
+		fmt.Fprintf(w, "  %s  (server tool %q)\n", termsafe.Text(t.Name), t.ServerTool)
 		if d := firstLine(t.Description); d != "" {
 			fmt.Fprintf(w, "      %s\n", d)
 		}
@@ -144,7 +148,7 @@ func printTools(w io.Writer, tools []registry.Tool) {
 			if p.Required {
 				req = "required"
 			}
-			fmt.Fprintf(w, "      - %s (%s, %s) %s\n", p.Name, orDash(p.Type), req, firstLine(p.Description))
+			fmt.Fprintf(w, "      - %s (%s, %s) %s\n", termsafe.Text(p.Name), termsafe.Text(orDash(p.Type)), req, firstLine(p.Description))
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,8 +155,8 @@ func TestMCPAdd(t *testing.T) {
 			want: map[string]any{"enabled": true, "type": "stdio", "command": "node", "args": []any{"s.js"}, "env_file": "secrets.env", "inherit_env": true},
 		},
 		{
-			name: "dotted and unicode name, third-party type",
-			args: []string{"my.srv-é", "--type", "slack", "--", "npx", "-y", "slack"},
+			name: "dotted name, third-party type",
+			args: []string{"my.srv-2", "--type", "slack", "--", "npx", "-y", "slack"},
 			want: map[string]any{"enabled": true, "type": "slack", "command": "npx", "args": []any{"-y", "slack"}},
 		},
 	}
@@ -174,7 +176,7 @@ func TestMCPAdd(t *testing.T) {
 	}
 	// The backup is the version before the last write.
 	wantMode(t, c.userConfig()+".bak", 0o600)
-	if _, ok := servers(t, c.userConfig()+".bak")["my.srv-é"]; ok {
+	if _, ok := servers(t, c.userConfig()+".bak")["my.srv-2"]; ok {
 		t.Errorf("the backup already holds the last server")
 	}
 
@@ -250,7 +252,14 @@ func TestMCPAddInvalid(t *testing.T) {
 		{"env item without =, value not shown", []string{"e", "-e", envSecret, "--", "node"}, 2, []string{`--env item 1 has no "="`}},
 		{"header without colon", []string{"e", "--url", "https://e.example", "-H", headerSecret}, 2, []string{`--header item 1 has no ":"`}},
 		{"negative timeout", []string{"t", "--timeout", "-5s", "--", "node"}, 2, []string{"--timeout must be positive"}},
-		{"control character in name", []string{"bad\x01name", "--", "node"}, 1, []string{"control characters"}},
+		{"control character in name", []string{"bad\x01name", "--", "node"}, 1, []string{`tools.mcp.servers["bad\x01name"]: the server name "bad\x01name" contains "\x01"`}},
+		{"a name with a path", []string{"../../x", "--", "node"}, 1,
+			[]string{`tools.mcp.servers["../../x"]: the server name "../../x" starts with "."; rename the server (e.g. "x"): use only letters, digits`}},
+		{"a name the dashboard's help refuses", []string{"my server!", "--", "node"}, 1,
+			[]string{`tools.mcp.servers["my server!"]: the server name "my server!" contains " "; rename the server (e.g. "my-server")`}},
+		{"a name of 10,000 characters", []string{strings.Repeat("n", 10000), "--", "node"}, 1, []string{"is 10000 characters long; rename the server"}},
+		{"a masked env value", []string{"k", "-e", "K=****", "--", "node"}, 1,
+			[]string{`tools.mcp.servers.k.env.K: is "****", the mask plughost shows in place of a secret, not a value; type the real value`}},
 		{"unknown flag", []string{"x", "--bogus", "--", "node"}, 2, []string{"unknown flag: --bogus"}},
 	}
 	for _, tt := range tests {
@@ -363,8 +372,9 @@ func TestMCPWritesKeepTheRest(t *testing.T) {
 	wantContains(t, "config file", string(readFile(t, c.userConfig())), `"x-comment": "kept"`, `"price": 10.50`)
 }
 
-// Parallel plughost processes that edit the same file never lose an update:
-// each add either lands or is refused with a request to re-run.
+// Parallel plughost processes that add different servers to the same file
+// all succeed, and every server is in the file at the end: an add overtaken
+// by another is made again on the new file.
 func TestMCPConcurrentAdds(t *testing.T) {
 	c := newCLI(t)
 	t.Parallel()
@@ -377,26 +387,70 @@ func TestMCPConcurrentAdds(t *testing.T) {
 	}
 	wg.Wait()
 	got := servers(t, c.userConfig())
-	landed := 0
 	for i, r := range results {
-		name := fmt.Sprintf("s%d", i)
-		switch r.code {
-		case 0:
-			landed++
-			if got[name] == nil {
-				t.Errorf("%s was reported added but is not in the file (a lost update):\n%s", name, r)
-			}
-		case 1:
-			wantContains(t, "stderr", r.stderr, "changed by someone else", "run the command again")
-			if got[name] != nil {
-				t.Errorf("%s was refused but is in the file", name)
-			}
-		default:
-			t.Errorf("%s: %s", name, r)
+		if name := fmt.Sprintf("s%d", i); r.code != 0 || got[name] == nil {
+			t.Errorf("%s: in the file %v: %s", name, got[name] != nil, r)
 		}
 	}
-	if landed == 0 {
-		t.Errorf("no add landed")
+}
+
+// Writers through a running serve's API and through the CLI, none sending
+// a version, add different servers to one file at once: every write
+// succeeds and every server is in the file at the end.
+func TestConcurrentWritersAPIAndCLI(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	g := startServe(t, c, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"one": testserver()}}))
+	api := strings.TrimSuffix(g.url, "/mcp") + "/api/servers"
+	const writers, apiEach, cliEach = 3, 6, 3
+	var wg sync.WaitGroup
+	failures := make(chan string, writers*(apiEach+cliEach))
+	for w := range writers {
+		wg.Go(func() {
+			for i := range apiEach {
+				name := fmt.Sprintf("api%d-%d", w, i)
+				body := fmt.Sprintf(`{"name": %q, "server": {"enabled": false, "command": "node", "args": ["x.js"]}}`, name)
+				req, _ := http.NewRequest("POST", api, strings.NewReader(body))
+				req.Header.Set("Authorization", "Bearer "+g.token)
+				req.Header.Set("Content-Type", "application/json")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					failures <- fmt.Sprintf("POST %s: %v", name, err)
+					continue
+				}
+				answer, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusCreated {
+					failures <- fmt.Sprintf("POST %s: %d %s", name, resp.StatusCode, answer)
+				}
+			}
+		})
+		wg.Go(func() {
+			for i := range cliEach {
+				name := fmt.Sprintf("cli%d-%d", w, i)
+				if r := c.run(t, "--config", g.config, "mcp", "add", name, "--disabled", "--", "node", "x.js"); r.code != 0 {
+					failures <- fmt.Sprintf("mcp add %s: %s", name, r)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(failures)
+	for f := range failures {
+		t.Error(f)
+	}
+	got := servers(t, g.config)
+	for w := range writers {
+		for i := range apiEach {
+			if got[fmt.Sprintf("api%d-%d", w, i)] == nil {
+				t.Errorf("api%d-%d is not in the file", w, i)
+			}
+		}
+		for i := range cliEach {
+			if got[fmt.Sprintf("cli%d-%d", w, i)] == nil {
+				t.Errorf("cli%d-%d is not in the file", w, i)
+			}
+		}
 	}
 }
 
@@ -476,6 +530,28 @@ sed -i 's/"comand": "x"/"command": "`+strings.ReplaceAll(ts, "/", `\/`)+`"/' "$1
 		}
 		if !bytes.Equal(before, readFile(t, c.userConfig()+".bak")) {
 			t.Errorf("backup is not the version before the edit")
+		}
+	})
+
+	t.Run("values out of range, masked or unknown are refused with their paths", func(t *testing.T) {
+		c := newCLI(t)
+		t.Parallel()
+		c.writeUserConfig(t, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{}}))
+		before := readFile(t, c.userConfig())
+		bad := editorScript(t, `printf '{"tools": {"mcp": {"enabled": true, "max_message_mb": -1, "max_inline_text_charz": 1, "discovery": {"enabled": false, "ttl": -1}, `+
+			`"servers": {"my server!": {"enabled": true, "command": "node", "env": {"K": "****"}}}}}}\n' > "$1"`)
+		r := c.runWith(t, []string{"EDITOR=" + bad}, "mcp", "edit")
+		if r.code != 1 {
+			t.Fatalf("want exit 1, got %s", r)
+		}
+		wantContains(t, "stderr", r.stderr, "nothing was written",
+			"tools.mcp.max_message_mb: must be between 1 and 1024 (MiB), got -1",
+			`tools.mcp.max_inline_text_charz: unknown key "max_inline_text_charz" (did you mean "max_inline_text_chars"?)`,
+			"tools.mcp.discovery.ttl: must be at least 1, got -1",
+			`tools.mcp.servers["my server!"]: the server name "my server!" contains " "; rename the server (e.g. "my-server")`,
+			`tools.mcp.servers["my server!"].env.K: is "****", the mask plughost shows in place of a secret`)
+		if !bytes.Equal(before, readFile(t, c.userConfig())) {
+			t.Errorf("an invalid edit changed the config file")
 		}
 	})
 
@@ -731,4 +807,34 @@ func TestMCPImportExport(t *testing.T) {
 		t.Errorf("wrong --from: want exit 1, got %s", r)
 	}
 	wantContains(t, "stderr", r.stderr, `"servers" or "mcp.servers"`)
+}
+
+// A config written before the name rule, with a server whose name breaks
+// it, keeps working: that server is listed as invalid with the rule (it
+// does not start, and it does not vanish), the others run, and it can be
+// removed by its name.
+func TestInvalidServerNameStaysListed(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	c.writeUserConfig(t, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"my server!": testserver(), "ok": testserver()}}))
+	r := c.run(t, "mcp", "list", "--json", "--timeout", "30s")
+	var rows []struct {
+		Name, State, Description string
+		LastError                string `json:"last_error"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &rows) != nil || len(rows) != 2 {
+		t.Fatalf("mcp list --json: %s", r)
+	}
+	got := map[string]string{}
+	for _, row := range rows {
+		got[row.Name] = row.State + ": " + row.Description + " " + row.LastError
+	}
+	if !strings.HasPrefix(got["ok"], "connected") {
+		t.Errorf("ok: %s", got["ok"])
+	}
+	wantContains(t, "the bad name's row", got["my server!"], "invalid",
+		`tools.mcp.servers["my server!"]: the server name "my server!" contains " "; rename the server (e.g. "my-server")`)
+	if r := c.run(t, "mcp", "remove", "my server!"); r.code != 0 || servers(t, c.userConfig())["my server!"] != nil {
+		t.Errorf("mcp remove of the bad name: %s", r)
+	}
 }

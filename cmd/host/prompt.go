@@ -16,6 +16,13 @@ func interactive() bool {
 	return term.IsTerminal(int(os.Stdin.Fd())) && term.IsTerminal(int(os.Stderr.Fd()))
 }
 
+// isTerminal reports whether w is a terminal (not a file, pipe or
+// service manager's log).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
 // confirm asks a yes/no question on stderr and reads the answer from stdin;
 // an empty answer is def.
 func confirm(w io.Writer, question string, def bool) bool {

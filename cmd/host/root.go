@@ -6,6 +6,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
+
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 // globals are the flags every command shares.
@@ -73,11 +75,14 @@ none of them, the built-in demo config is used.`,
 	return root
 }
 
+// logger is the program's log on stderr. hclog escapes the values of a
+// line but not its message, which may quote a plugin, so every line goes
+// through termsafe too.
 func (g *globals) logger() hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{
 		Name:   "plughost",
 		Level:  hclog.LevelFromString(g.logLevel),
-		Output: g.stderr,
+		Output: termsafe.Writer(g.stderr),
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/plughost/plughost/host/termsafe"
 	"github.com/plughost/plughost/search"
 	"github.com/plughost/plughost/search/eval"
 )
@@ -63,7 +64,7 @@ func newSearchRunCommand(g *globals, regex bool) *cobra.Command {
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SCORE\tTOOL\tDESCRIPTION")
 			for _, r := range res {
-				fmt.Fprintf(tw, "%.2f\t%s\t%s\n", r.Score, r.Tool.Name, firstLine(r.Tool.Description))
+				fmt.Fprintf(tw, "%.2f\t%s\t%s\n", r.Score, termsafe.Text(r.Tool.Name), firstLine(r.Tool.Description))
 			}
 			return tw.Flush()
 		},

@@ -25,6 +25,7 @@ import (
 	"github.com/plughost/plughost/host/manage"
 	"github.com/plughost/plughost/host/oauth"
 	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 func newServeCommand(g *globals) *cobra.Command {
@@ -39,8 +40,9 @@ process), restarts servers that crash, and serves all their tools as one MCP ser
 client session. It also serves /healthz, /readyz (which servers are up), /metrics
 (Prometheus), the JSON API at /api/ and the web dashboard at / (open it logged in with
 "plughost dashboard"). Clients authenticate with "Authorization: Bearer
-<token>"; the token is generated on first run into tools.mcp.gateway.token_file (0600) and
-printed on stdout with a ready client config.
+<token>"; the token is generated on first run into tools.mcp.gateway.token_file (0600).
+stdout gets a ready client config: with the token when stdout is a terminal, else (a
+service manager's log) with the token file's path in its place.
 
 The config file is watched: a change is validated and applied without a restart (only the
 servers whose settings changed restart). A config with a global problem (or a file over
@@ -83,7 +85,7 @@ and every plugin and server is stopped.`,
 			}
 			gw := gateway.New(h, gateway.Options{Logger: h.Logger().Named("gateway"), Version: version,
 				MaxMessageBytes: gc.MaxRequestBytes(), ShutdownTimeout: gc.ShutdownTimeout()})
-			door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: tok, TokenHint: gc.TokenFile,
+			door, err := frontdoor.New(h, frontdoor.Options{Listener: ln, Token: tok, AllowedOrigins: gc.AllowedOrigins,
 				Limits: frontdoor.LimitsFromConfig(gc), Logger: h.Logger().Named("http"), Collectors: gw.Collectors()})
 			if err != nil {
 				ln.Close()
@@ -104,7 +106,8 @@ and every plugin and server is stopped.`,
 			door.OnShutdown(func() { close(stopEvents) })
 			exe, _ := os.Executable()
 			url := gateway.URL(ln.Addr())
-			fmt.Fprint(g.stdout, gateway.ClientSnippet(url, tok, exe))
+			fmt.Fprint(g.stdout, gateway.ClientSnippet(gateway.Snippet{URL: url, Token: tok, ShowToken: isTerminal(g.stdout),
+				TokenFile: gc.TokenFile, Exe: exe, ConfigFile: g.namedConfigFile(m)}))
 			h.Start(ctx)
 			fmt.Fprintf(g.stderr, "plughost: serving %d configured server(s) at %s; stop with Ctrl-C\n", len(h.ServerNames()), url)
 			fmt.Fprintf(g.stderr, "plughost: dashboard at %s/ (open it logged in with `plughost dashboard`)\n", strings.TrimSuffix(url, gateway.MCPPath))
@@ -151,6 +154,16 @@ func (g *globals) gatewayToken(gc config.Gateway) (secret.String, error) {
 		fmt.Fprintf(g.stderr, "plughost: created a new gateway token in %s\n", gc.TokenFile)
 	}
 	return tok, nil
+}
+
+// namedConfigFile is the config file when the user named it (--config or
+// $PLUGHOST_CONFIG), which a client starting `plughost stdio` must be
+// told; "" for the default file, which it finds by itself.
+func (g *globals) namedConfigFile(m *manage.Manager) string {
+	if g.configPath == "" && os.Getenv(config.EnvConfigFile) == "" {
+		return ""
+	}
+	return m.UserFile()
 }
 
 // publish writes the runtime file through which commands of the same
@@ -232,7 +245,7 @@ func (g *globals) reload(m *manage.Manager, h *host.Host, serving config.Gateway
 			break
 		}
 		st, _ := h.Status(name)
-		fmt.Fprintf(g.stderr, "  %s: %s\n", name, strings.ReplaceAll(st.ConfigError, "\n", "; "))
+		fmt.Fprintf(g.stderr, "  %s: %s\n", name, termsafe.Text(strings.ReplaceAll(st.ConfigError, "\n", "; ")))
 	}
 	if now := h.Config().MCP.Gateway; !reflect.DeepEqual(now, serving) {
 		fmt.Fprintf(g.stderr, "%s  tools.mcp.gateway changed; it takes effect when serve restarts\n", stamp)
@@ -245,14 +258,15 @@ const keptListed = 10
 
 // watchStates prints the servers' state changes (host.StateLog: one line
 // each, a summary when many change at once) until ctx ends, at most one
-// round per stateLogGap: each round reads every server's status.
+// round per stateLogGap: each round reads every server's status. A line
+// quotes servers (their last errors), so it is made safe to print.
 func watchStates(ctx context.Context, h *host.Host, g *globals) {
 	var log host.StateLog
 	for {
 		changed := h.Changed()
 		stamp := time.Now().Format("15:04:05")
 		for _, line := range log.Lines(h.Statuses()) {
-			fmt.Fprintf(g.stderr, "%s  %s\n", stamp, line)
+			fmt.Fprintf(g.stderr, "%s  %s\n", stamp, termsafe.Text(line))
 		}
 		select {
 		case <-changed:

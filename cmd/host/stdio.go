@@ -24,7 +24,8 @@ on stdin/stdout (one session, discovery applied), for clients that launch their 
 themselves (Claude Desktop: {"command": "plughost", "args": ["stdio"]}). stdout carries
 only MCP messages; logs go to stderr, or to --log-file. It waits up to --wait for the
 servers to connect before answering, so the first tools/list is complete; servers that
-connect later are announced with notifications/tools/list_changed.`,
+connect later are announced with notifications/tools/list_changed, and a request naming a
+server still starting waits for it (at most its timeouts.start_seconds + initialize_seconds).`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if logFile != "" {

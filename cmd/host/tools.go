@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host/callresult"
+	"github.com/plughost/plughost/host/termsafe"
 )
 
 func newToolsCommand(g *globals) *cobra.Command {
@@ -39,7 +40,7 @@ func newToolsCommand(g *globals) *cobra.Command {
 			tw := tabwriter.NewWriter(g.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "TOOL\tSERVER\tDESCRIPTION")
 			for _, t := range tools {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Server, firstLine(t.Description))
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", termsafe.Text(t.Name), termsafe.Text(t.Server), firstLine(t.Description))
 			}
 			return tw.Flush()
 		},
@@ -55,6 +56,14 @@ func newCallCommand(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "call <tool-name> [json-args]",
 		Short: "Call one tool by its agent-facing name and print the result",
+		Long: `call calls one tool by the name an agent sees (plughost tools lists them), through a
+running serve of this config when there is one, and prints the result.
+
+When the tool's OAuth server wants a new login — it asks for more scope than the login got
+(a step-up, HTTP 403 insufficient_scope), or the login was lost — call on a terminal says
+so and offers to log in again, with the wider scope, and to call once more. Without a
+terminal it fails (exit 1) with the command to run, "plughost mcp login <server>", and the
+scope that login asks for.`,
 		Example: `  plughost call mcp_demo_echo '{"text": "hello"}'
   plughost call mcp_demo_calculate '{"expression": "2*(3+4)"}'`,
 		Args: rangeArgs(1, 2),
@@ -71,7 +80,7 @@ func newCallCommand(g *globals) *cobra.Command {
 				return err
 			}
 			defer src.Close()
-			r, err := src.Call(cmd.Context(), args[0], raw)
+			r, err := g.callWithLogin(cmd.Context(), src, args[0], raw)
 			if err != nil {
 				return err
 			}
@@ -98,18 +107,19 @@ func newCallCommand(g *globals) *cobra.Command {
 	return cmd
 }
 
-// printResult prints text content as is and summarizes everything else.
+// printResult prints text content and summarizes everything else, all of
+// it safe to print (termsafe.Text): it is the server's.
 func printResult(g *globals, res *mcp.CallToolResult) {
 	for _, c := range res.Content {
 		switch v := callresult.Unwrap(c).(type) {
 		case mcp.TextContent:
-			fmt.Fprintln(g.stdout, v.Text)
+			fmt.Fprintln(g.stdout, termsafe.Text(v.Text))
 		case mcp.ImageContent:
-			fmt.Fprintf(g.stdout, "[image %s, %d base64 chars]\n", v.MIMEType, len(v.Data))
+			fmt.Fprintf(g.stdout, "[image %s, %d base64 chars]\n", termsafe.Text(v.MIMEType), len(v.Data))
 		case mcp.AudioContent:
-			fmt.Fprintf(g.stdout, "[audio %s, %d base64 chars]\n", v.MIMEType, len(v.Data))
+			fmt.Fprintf(g.stdout, "[audio %s, %d base64 chars]\n", termsafe.Text(v.MIMEType), len(v.Data))
 		case mcp.ResourceLink:
-			fmt.Fprintf(g.stdout, "[resource link %s]\n", v.URI)
+			fmt.Fprintf(g.stdout, "[resource link %s]\n", termsafe.Text(v.URI))
 		case mcp.EmbeddedResource:
 			fmt.Fprintln(g.stdout, "[embedded resource]")
 		default:
@@ -118,6 +128,6 @@ func printResult(g *globals, res *mcp.CallToolResult) {
 	}
 	if res.StructuredContent != nil && len(res.Content) == 0 {
 		b, _ := json.MarshalIndent(res.StructuredContent, "", "  ")
-		fmt.Fprintln(g.stdout, string(b))
+		fmt.Fprintln(g.stdout, string(termsafe.JSON(b)))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/plughost/plughost/host/origin"
 	"github.com/plughost/plughost/host/secret"
 )
 
@@ -35,6 +36,11 @@ func checkGateway(p *Problems, g Gateway) {
 	if g.ShutdownSeconds < 0 {
 		p.fatal("tools.mcp.gateway.shutdown_seconds", fmt.Sprintf("must not be negative, got %v; the default is 10", g.ShutdownSeconds))
 	}
+	for i, o := range g.AllowedOrigins {
+		if _, err := origin.Parse(o); err != nil {
+			p.fatal(indexPath("tools.mcp.gateway.allowed_origins", i), err.Error())
+		}
+	}
 	checkStore(p, g.Store)
 }
 
@@ -54,6 +60,9 @@ func checkStore(p *Problems, s SessionStore) {
 			p.fatal(path+".url", `is required when the store type is "redis"; set it to `+redisURLExample)
 		} else if err := CheckRedisURL(s.URL.Reveal()); err != nil {
 			p.fatal(path+".url", err.Error())
+		}
+		for _, msg := range maskedURL(s.URL.Reveal()) {
+			p.fatal(path+".url", msg)
 		}
 		if strings.TrimSpace(s.Prefix) == "" {
 			p.fatal(path+".prefix", `must not be empty with Redis: it keeps plughost's keys apart from other data; the default is "plughost:"`)

@@ -29,7 +29,7 @@ func TestLoadDefaults(t *testing.T) {
 		Plugins:            Plugins{Dirs: []string{}, SHA256: map[string]string{}},
 		Servers:            map[string]Server{},
 		Gateway: Gateway{Listen: "127.0.0.1:8765", Auth: true, TokenFile: filepath.Join(e.home, ".plughost", "gateway.token"),
-			SessionIdleMinutes: 30, MaxRequestMB: 8, ReadTimeoutSeconds: 30, IdleTimeoutSeconds: 120, ShutdownSeconds: 10,
+			SessionIdleMinutes: 30, MaxRequestMB: 8, ReadTimeoutSeconds: 30, IdleTimeoutSeconds: 120, ShutdownSeconds: 10, AllowedOrigins: []string{},
 			Store: SessionStore{Type: StoreMemory, Prefix: "plughost:"}},
 	}
 	if diff := cmp.Diff(want, ld.Config.MCP); diff != "" {
@@ -613,5 +613,26 @@ func TestSpecExamples(t *testing.T) {
 				t.Errorf("servers with problems mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// tools.mcp.gateway.allowed_origins is read from a file like any key, and
+// an entry that is not an origin is a problem naming its path and the form.
+func TestAllowedOriginsFromFile(t *testing.T) {
+	e := newTestEnv(t)
+	writeFile(t, e.user, `{"tools":{"mcp":{"gateway":{"allowed_origins":["http://localhost:6274","localhost:3000"]}}}}`)
+	ld := mustLoad(t, e.opts())
+	if diff := cmp.Diff([]string{"http://localhost:6274", "localhost:3000"}, ld.Config.MCP.Gateway.AllowedOrigins); diff != "" {
+		t.Errorf("allowed_origins (-want +got):\n%s", diff)
+	}
+	all := ld.Validate(ValidateOptions{}).All()
+	if len(all) != 1 || all[0].Path != "tools.mcp.gateway.allowed_origins[1]" ||
+		!strings.Contains(all[0].Msg, `"localhost:3000" is not an origin`) || !strings.Contains(all[0].Msg, "scheme://host[:port]") {
+		t.Errorf("problems: %v, want one at tools.mcp.gateway.allowed_origins[1] saying how to write an origin", all)
+	}
+	writeFile(t, e.user, `{"tools":{"mcp":{"gateway":{"allowed_origins":"http://localhost:6274"}}}}`)
+	all = mustLoad(t, e.opts()).Validate(ValidateOptions{}).All()
+	if len(all) != 1 || all[0].Path != "tools.mcp.gateway.allowed_origins" || !strings.Contains(all[0].Msg, "expected an array of strings") {
+		t.Errorf("a string for the list: %v", all)
 	}
 }

@@ -110,6 +110,10 @@ func quotedKey(s string) (string, int, error) {
 	return "", 0, bad
 }
 
+// JSONPath returns the JSON path of keys as messages write it, e.g.
+// tools.mcp.discovery.ttl or tools.mcp.servers["my.server"].
+func JSONPath(keys ...string) string { return pathOf(keys...) }
+
 // ServerPath returns the JSON path of a server entry or of a key below it,
 // e.g. tools.mcp.servers.github.command or tools.mcp.servers["my.server"].type,
 // for messages that point the user at the place to fix.

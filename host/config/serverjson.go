@@ -41,6 +41,8 @@ type fileServer struct {
 	Headers    map[string]string `json:"headers,omitempty"`
 	OAuth      *fileOAuth        `json:"oauth,omitempty"`
 	Timeouts   TimeoutOverrides  `json:"timeouts,omitzero"`
+	MaxMessage *int              `json:"max_message_mb,omitempty"`
+	MaxResult  *int              `json:"max_result_mb,omitempty"`
 }
 
 // fileOAuth is an OAuth block as the file holds it: the client secret in
@@ -71,6 +73,7 @@ func (s Server) FileJSON() (json.RawMessage, error) {
 		Enabled: s.Enabled, Deferred: s.DeferredOverride, Type: s.Type,
 		Command: s.Command, Args: s.Args, Env: reveal(s.Env), EnvFile: s.EnvFile, InheritEnv: s.InheritEnv,
 		URL: s.URL.Reveal(), Headers: reveal(s.Headers), OAuth: s.OAuth.file(), Timeouts: s.TimeoutOverrides,
+		MaxMessage: s.MaxMessageMBOverride, MaxResult: s.MaxResultMBOverride,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encode server entry: %w", err)

@@ -11,8 +11,9 @@ import (
 )
 
 func TestFileJSON(t *testing.T) {
-	no, call := false, 90.0
+	no, call, msg, res := false, 90.0, 16, 512
 	s := Server{
+		MaxMessageMBOverride: &msg, MaxResultMBOverride: &res,
 		Enabled: true, DeferredOverride: &no, Type: "custom", Command: "srv", Args: []string{"-x"},
 		Env: map[string]secret.String{"TOKEN": "s3cret"}, URL: "https://u:pw-1@e.example/mcp",
 		OAuth:            &OAuth{ClientID: "cid", ClientSecret: "cs-1", Scopes: []string{"a"}},
@@ -26,7 +27,7 @@ func TestFileJSON(t *testing.T) {
 	}
 	want := `{"enabled":true,"deferred":false,"type":"custom","command":"srv","args":["-x"],"env":{"TOKEN":"s3cret"},` +
 		`"url":"https://u:pw-1@e.example/mcp","headers":{"Authorization":"Bearer abc"},"oauth":{"client_id":"cid","client_secret":"cs-1","scopes":["a"]},` +
-		`"timeouts":{"call_seconds":90},"api_key":"k-1","zone":"eu"}`
+		`"timeouts":{"call_seconds":90},"max_message_mb":16,"max_result_mb":512,"api_key":"k-1","zone":"eu"}`
 	if string(b) != want {
 		t.Errorf("FileJSON =\n%s\nwant\n%s", b, want)
 	}

@@ -111,6 +111,12 @@ type Gateway struct {
 	// ShutdownSeconds is how long a stopping gateway waits for calls in
 	// flight to finish before it closes the servers.
 	ShutdownSeconds float64 `json:"shutdown_seconds"`
+	// AllowedOrigins lists the web pages, besides plughost's own, that may
+	// use the MCP endpoints from a browser: origins written
+	// scheme://host[:port] (e.g. "http://localhost:6274"). A request
+	// carrying any other Origin is refused with 403 (package
+	// host/origin has the rule).
+	AllowedOrigins []string `json:"allowed_origins"`
 	// Store says where the sessions' state is kept: in this process (the
 	// default) or in Redis, shared by every replica that uses it.
 	Store SessionStore `json:"store"`

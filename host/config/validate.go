@@ -64,22 +64,26 @@ func checkGlobal(p *Problems, m MCP) {
 // MaxSearchResultsLimit is the largest tools.mcp.discovery.max_search_results.
 const MaxSearchResultsLimit = 50
 
-// CheckDiscovery checks a tools.mcp.discovery section: the one check of its
-// limits, used by Validate and by the discovery package for settings built
-// in Go. The errors are *ValidationError values (use errors.As).
+// CheckDiscovery checks a tools.mcp.discovery section built in Go (the
+// discovery package's settings): the same rules as Validate, except that
+// with discovery off the other fields are not checked, since a Go caller
+// leaves what is unused at its zero value. The errors are *ValidationError
+// values (use errors.As).
 func CheckDiscovery(d Discovery) error {
 	var p Problems
-	checkDiscovery(&p, d)
+	if d.Enabled {
+		checkDiscovery(&p, d)
+	}
 	return p.Err()
 }
 
-// checkDiscovery: with discovery off the other fields are unused and not
-// checked (a reload that switches it on checks them then).
+// checkDiscovery checks the ranges whether discovery is on or off: in a
+// config every value is written (the defaults layer has them all), so one
+// out of range is a mistake either way, and one written while discovery is
+// off would otherwise surface only when someone turns it on. The engine
+// rule applies only while discovery is on.
 func checkDiscovery(p *Problems, d Discovery) {
-	if !d.Enabled {
-		return
-	}
-	if !d.UseBM25 && !d.UseRegex {
+	if d.Enabled && !d.UseBM25 && !d.UseRegex {
 		p.fatal("tools.mcp.discovery.use_bm25", "discovery is enabled but both search tools are off, so hidden tools could never be found; "+
 			"set tools.mcp.discovery.use_bm25 or tools.mcp.discovery.use_regex to true, or set tools.mcp.discovery.enabled to false")
 	}

@@ -27,6 +27,7 @@ func (v serverValidator) fail(key, msg string) {
 
 func (v serverValidator) check(reportExtra bool) {
 	v.checkName()
+	v.checkMasked()
 	v.checkTimeouts()
 	if mb := v.s.MaxMessageMBOverride; mb != nil {
 		if msg := messageMBProblem(*mb); msg != "" {
@@ -68,11 +69,8 @@ func (v serverValidator) unknownTypeMsg() string {
 }
 
 func (v serverValidator) checkName() {
-	if v.name == "" {
-		v.fail("", "the server name is empty; give the server a name")
-	}
-	if strings.IndexFunc(v.name, unicode.IsControl) >= 0 {
-		v.fail("", `the server name contains control characters; rename it using letters, digits, "-", "_" or "."`)
+	if msg := CheckServerName(v.name); msg != "" {
+		v.fail("", msg)
 	}
 }
 

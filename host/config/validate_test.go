@@ -51,6 +51,19 @@ func TestValidateServerTransport(t *testing.T) {
 		{name: "streamable-http alias ok", server: `{"enabled":true,"type":"streamable-http","url":"https://x/mcp"}`},
 		{name: "explicit stdio with command and no url", server: `{"enabled":true,"type":"stdio","command":"x"}`},
 		{
+			name: "masked env value", server: `{"enabled":true,"command":"x","env":{"K":"****","L":"*****"}}`,
+			want: []string{srv + `.env.K: is "****", the mask plughost shows in place of a secret, not a value; type the real value (a "****" sent back through the API keeps a stored value only where one is stored under the same key)`},
+		},
+		{
+			name: "masked header, client secret and url", server: `{"enabled":true,"type":"http","url":"https://u:****@x/mcp?token=****","headers":{"X-Key":"****"},"oauth":{"client_id":"c","client_secret":"****"}}`,
+			want: []string{
+				srv + `.headers.X-Key: is "****", the mask plughost shows in place of a secret, not a value; type the real value (a "****" sent back through the API keeps a stored value only where one is stored under the same key)`,
+				srv + `.oauth.client_secret: is "****", the mask plughost shows in place of a secret, not a value; type the real value (a "****" sent back through the API keeps a stored value only where one is stored under the same key)`,
+				srv + `.url: its password is "****", the mask plughost shows in place of a secret, not a value; type the real one`,
+				srv + `.url: its query parameter "token" is "****", the mask plughost shows in place of a secret, not a value; type the real one`,
+			},
+		},
+		{
 			name: "enabled missing", server: `{"command":"npx"}`,
 			want: []string{srv + `.enabled: required key is missing; add "enabled": true to use the server (or false to keep it configured but off)`},
 		},
@@ -252,7 +265,17 @@ func TestValidateGlobal(t *testing.T) {
 			},
 		},
 		{name: "artifact retention fractions ok", mcp: `{"artifacts":{"max_age_hours":0.5,"max_total_mb":0.25}}`},
-		{name: "limits unused with discovery off", mcp: `{"discovery":{"ttl":0,"max_search_results":51}}`},
+		{
+			name: "limits checked with discovery off", mcp: `{"discovery":{"ttl":-1,"max_search_results":51}}`,
+			want: []string{
+				"tools.mcp.discovery.ttl: must be at least 1, got -1; set the number of turns a found tool stays unlocked (default 5)",
+				"tools.mcp.discovery.max_search_results: must be between 1 and 50, got 51; set a value in that range (default 5)",
+			},
+		},
+		{
+			name: "masked store url", mcp: `{"gateway":{"store":{"type":"redis","url":"redis://:****@127.0.0.1:6379/0"}}}`,
+			want: []string{`tools.mcp.gateway.store.url: its password is "****", the mask plughost shows in place of a secret, not a value; type the real one`},
+		},
 		{name: "range edges ok", mcp: `{"discovery":{"ttl":1,"max_search_results":50},"max_inline_text_chars":256}`},
 		{name: "integral float accepted", mcp: `{"discovery":{"ttl":2.0}}`},
 		{
@@ -397,8 +420,8 @@ func TestValidateTyped(t *testing.T) {
 		got[name] = messages(list)
 	}
 	want := map[string][]string{
-		"":   {`tools.mcp.servers[""]: the server name is empty; give the server a name`},
-		"\n": {`tools.mcp.servers["\n"]: the server name contains control characters; rename it using letters, digits, "-", "_" or "."`},
+		"":   {`tools.mcp.servers[""]: the server name is empty; give the server a name: ` + ServerNameRule},
+		"\n": {`tools.mcp.servers["\n"]: the server name "\n" starts with "\n"; rename the server (e.g. "server"): ` + ServerNameRule},
 		"x":  {`tools.mcp.servers.x.comand: unknown key "comand" (did you mean "command"?)`},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -472,6 +495,11 @@ func TestValidateGateway(t *testing.T) {
 		{"bad port", Gateway{Listen: "127.0.0.1:http", Auth: true, TokenFile: "/t"}, []string{"tools.mcp.gateway.listen"}},
 		{"port too large", Gateway{Listen: "127.0.0.1:70000", Auth: true, TokenFile: "/t"}, []string{"tools.mcp.gateway.listen"}},
 		{"auth without token file", Gateway{Listen: "127.0.0.1:1", Auth: true}, []string{"tools.mcp.gateway.token_file"}},
+		{"allowed origins", Gateway{Listen: "127.0.0.1:1", Auth: true, TokenFile: "/t",
+			AllowedOrigins: []string{"http://localhost:6274", "https://app.example.com", "vscode-webview://abc"}}, nil},
+		{"an allowed origin that is not scheme://host[:port]", Gateway{Listen: "127.0.0.1:1", Auth: true, TokenFile: "/t",
+			AllowedOrigins: []string{"http://localhost:6274", "localhost:3000", "http://localhost:3000/app"}},
+			[]string{"tools.mcp.gateway.allowed_origins[1]", "tools.mcp.gateway.allowed_origins[2]"}},
 		{"limits must be positive", Gateway{Listen: "127.0.0.1:1", SessionIdleMinutes: -1, MaxRequestMB: -1, ReadTimeoutSeconds: -1, IdleTimeoutSeconds: -1, ShutdownSeconds: -1},
 			[]string{"tools.mcp.gateway.idle_timeout_seconds", "tools.mcp.gateway.max_request_mb", "tools.mcp.gateway.read_timeout_seconds",
 				"tools.mcp.gateway.session_idle_minutes", "tools.mcp.gateway.shutdown_seconds"}},

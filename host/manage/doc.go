@@ -7,9 +7,11 @@
 //   - Editing: a transaction over the user's file (Tx) — edits apply to a
 //     candidate, which is checked with the validator plughost runs with and
 //     written atomically (mode 0600, a .bak kept), never over a change made
-//     by someone else meanwhile. AddServer, RemoveServer and Import are the
-//     edits front ends offer; adding the first server also turns
-//     tools.mcp.enabled on.
+//     by someone else meanwhile: a write that was overtaken is made again
+//     on the new file, unless the other change touched the same server or
+//     setting (a conflict). AddServer, UpdateServer, SetEnabled,
+//     RemoveServer, Import and UpdateSettings are the edits front ends
+//     offer; adding the first server also turns tools.mcp.enabled on.
 //   - Applying: Reload loads the config again and applies it to a running
 //     host.Host (host.Apply); WatchFile reports when the file changes.
 //

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 
 	"github.com/plughost/plughost/host/config"
@@ -37,38 +36,43 @@ func (m *Manager) Version() (string, error) {
 // that shows a masked secret and sends it back unchanged does not overwrite
 // it. A key s does not have is removed.
 func (m *Manager) UpdateServer(name string, s config.Server, o WriteOptions) (WriteResult, error) {
-	tx, err := m.begin(o)
+	var res WriteResult
+	err := m.write(o, serverKeys(name), func(tx *Tx) error {
+		stored, err := tx.storedServer(name)
+		if err != nil {
+			return err
+		}
+		if err := tx.SetServer(name, KeepMasked(s, stored)); err != nil {
+			return err
+		}
+		res, err = tx.commitChecked(name)
+		return err
+	})
 	if err != nil {
 		return WriteResult{}, err
 	}
-	stored, err := tx.storedServer(name)
-	if err != nil {
-		return WriteResult{}, err
-	}
-	s, problems := KeepMasked(name, s, stored)
-	if len(problems) > 0 {
-		return WriteResult{}, &InvalidError{File: tx.File(), Problems: problems}
-	}
-	if err := tx.SetServer(name, s); err != nil {
-		return WriteResult{}, err
-	}
-	return tx.commitChecked(name)
+	return res, nil
 }
 
 // SetEnabled sets tools.mcp.servers[name].enabled, leaving the rest of the
 // entry as written.
 func (m *Manager) SetEnabled(name string, enabled bool, o WriteOptions) (WriteResult, error) {
-	tx, err := m.begin(o)
+	var res WriteResult
+	err := m.write(o, serverKeys(name), func(tx *Tx) error {
+		if _, err := tx.storedServer(name); err != nil {
+			return err
+		}
+		if err := tx.set(enabled, "tools", "mcp", "servers", name, "enabled"); err != nil {
+			return err
+		}
+		var err error
+		res, err = tx.commitChecked(name)
+		return err
+	})
 	if err != nil {
 		return WriteResult{}, err
 	}
-	if _, err := tx.storedServer(name); err != nil {
-		return WriteResult{}, err
-	}
-	if err := tx.set(enabled, "tools", "mcp", "servers", name, "enabled"); err != nil {
-		return WriteResult{}, err
-	}
-	return tx.commitChecked(name)
+	return res, nil
 }
 
 // storedServer returns the user file's entry of server name (secrets as
@@ -97,30 +101,23 @@ func (tx *Tx) storedServer(name string) (config.Server, error) {
 // oauth client secret and unknown-key value that is exactly secret.Masked,
 // and a url equal to the stored url's masked form, is replaced by the value
 // stored under the same key. A masked value with nothing stored under its
-// key is a problem (the mask is not a value anyone means to store); the
-// problems name the field's JSON path.
-func KeepMasked(name string, s, stored config.Server) (config.Server, []*config.ValidationError) {
-	var problems []*config.ValidationError
-	keep := func(m, old map[string]secret.String, keys ...string) map[string]secret.String {
+// key is left as it is, for the validator to refuse (the mask is not a
+// value anyone means to store) with the field's JSON path.
+func KeepMasked(s, stored config.Server) config.Server {
+	keep := func(m, old map[string]secret.String) map[string]secret.String {
 		if len(m) == 0 {
 			return m
 		}
 		out := maps.Clone(m)
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if m[k].Reveal() != secret.Masked {
-				continue
+		for k, v := range m {
+			if old, ok := old[k]; ok && v.Reveal() == secret.Masked {
+				out[k] = old
 			}
-			if v, ok := old[k]; ok {
-				out[k] = v
-				continue
-			}
-			problems = append(problems, &config.ValidationError{Path: config.ServerPath(name, append(keys, k)...),
-				Msg: fmt.Sprintf("is %q, the mask of a secret, but no value is stored under %q; type the value", secret.Masked, k)})
 		}
 		return out
 	}
-	s.Env = keep(s.Env, stored.Env, "env")
-	s.Headers = keep(s.Headers, stored.Headers, "headers")
+	s.Env = keep(s.Env, stored.Env)
+	s.Headers = keep(s.Headers, stored.Headers)
 	if len(s.Extra) > 0 {
 		masked := map[string]secret.String{}
 		for k, v := range s.Extra {
@@ -130,22 +127,21 @@ func KeepMasked(name string, s, stored config.Server) (config.Server, []*config.
 		}
 		kept := keep(masked, stored.Extra)
 		s.Extra = maps.Clone(s.Extra)
-		maps.Copy(s.Extra, kept)
+		for k, v := range kept {
+			if v != secret.Masked {
+				s.Extra[k] = v
+			}
+		}
 	}
 	if s.URL != "" && s.URL != stored.URL && s.URL.Reveal() == stored.URL.String() {
 		s.URL = stored.URL
 	}
-	if s.OAuth != nil && s.OAuth.ClientSecret.Reveal() == secret.Masked {
+	if s.OAuth != nil && s.OAuth.ClientSecret.Reveal() == secret.Masked && stored.OAuth != nil && stored.OAuth.ClientSecret != "" {
 		oauth := *s.OAuth
+		oauth.ClientSecret = stored.OAuth.ClientSecret
 		s.OAuth = &oauth
-		if stored.OAuth != nil && stored.OAuth.ClientSecret != "" {
-			oauth.ClientSecret = stored.OAuth.ClientSecret
-		} else {
-			problems = append(problems, &config.ValidationError{Path: config.ServerPath(name, "oauth", "client_secret"),
-				Msg: fmt.Sprintf("is %q, the mask of a secret, but no client secret is stored; type the value", secret.Masked)})
-		}
 	}
-	return s, problems
+	return s
 }
 
 // Install adds a server built from catalog preset p with the user's values

@@ -1,6 +1,7 @@
 package manage_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -69,26 +70,34 @@ func TestSetEnabled(t *testing.T) {
 }
 
 // The discovery rule (at least one search tool) is the validator's, and a
-// refused settings write leaves the file alone.
+// refused settings write leaves the file alone; null removes a key.
 func TestUpdateSettings(t *testing.T) {
-	m, path := newManager(t, `{"tools":{"mcp":{"enabled":true}}}`)
-	off, on, ttl := false, true, 7
-	if _, err := m.UpdateSettings(manage.Settings{Discovery: &manage.DiscoverySettings{Enabled: &on, TTL: &ttl}}, manage.WriteOptions{}); err != nil {
+	m, path := newManager(t, `{"tools":{"mcp":{"enabled":true,"max_inline_text_chars":5000}}}`)
+	if _, err := m.UpdateSettings(json.RawMessage(`{"discovery":{"enabled":true,"ttl":7},"max_inline_text_chars":null}`), manage.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	l, err := m.Load()
-	if err != nil || !l.Config.MCP.Discovery.Enabled || l.Config.MCP.Discovery.TTL != 7 {
-		t.Fatalf("settings after the write: %+v, %v", l.Config.MCP.Discovery, err)
+	if err != nil || !l.Config.MCP.Discovery.Enabled || l.Config.MCP.Discovery.TTL != 7 || l.Config.MCP.MaxInlineTextChars != 16384 {
+		t.Fatalf("settings after the write: %+v, %d, %v", l.Config.MCP.Discovery, l.Config.MCP.MaxInlineTextChars, err)
 	}
 	s := manage.SettingsOf(l.Config)
-	if !*s.Discovery.Enabled || *s.Discovery.TTL != 7 || !*s.Enabled {
+	if !*s.Discovery.Enabled || *s.Discovery.TTL != 7 || !*s.Enabled || *s.MaxMessageMB != 64 {
 		t.Errorf("SettingsOf: %+v", s.Discovery)
 	}
 	before := read(t, path)
-	_, err = m.UpdateSettings(manage.Settings{Discovery: &manage.DiscoverySettings{UseBM25: &off, UseRegex: &off}}, manage.WriteOptions{})
-	var inv *manage.InvalidError
-	if !errors.As(err, &inv) || inv.Problems[0].Path != "tools.mcp.discovery.use_bm25" {
-		t.Fatalf("both search tools off: %v", err)
+	for patch, wantPath := range map[string]string{
+		`{"discovery":{"use_bm25":false,"use_regex":false}}`: "tools.mcp.discovery.use_bm25",
+		`{"max_message_mb":-1}`:                              "tools.mcp.max_message_mb",
+		`{"discovery":{"enabled":false,"ttl":-1}}`:           "tools.mcp.discovery.ttl",
+		`{"unknown":1}`:                                      "tools.mcp.unknown",
+		`{"servers":{}}`:                                     "tools.mcp.servers",
+		`[1]`:                                                "tools.mcp",
+	} {
+		_, err = m.UpdateSettings(json.RawMessage(patch), manage.WriteOptions{})
+		var inv *manage.InvalidError
+		if !errors.As(err, &inv) || len(inv.Problems) != 1 || inv.Problems[0].Path != wantPath {
+			t.Errorf("%s: %v; want one problem at %s", patch, err, wantPath)
+		}
 	}
 	if read(t, path) != before {
 		t.Error("invalid settings were written")
@@ -152,17 +161,17 @@ func TestKeepMaskedURLAndOAuth(t *testing.T) {
 	if !strings.Contains(shown.URL.Reveal(), "****") {
 		t.Fatalf("the url is not masked: %s", shown.URL.Reveal())
 	}
-	got, problems := manage.KeepMasked("r", shown, stored)
-	if len(problems) != 0 || got.URL != stored.URL || got.OAuth.ClientSecret != "cs-s3cret" || got.OAuth.ClientID != "id2" ||
+	got := manage.KeepMasked(shown, stored)
+	if got.URL != stored.URL || got.OAuth.ClientSecret != "cs-s3cret" || got.OAuth.ClientID != "id2" ||
 		got.Extra["blob"] != `"x-s3cret"` {
-		t.Errorf("kept: url %s, oauth %+v, extra %v, problems %v", got.URL.Reveal(), got.OAuth, got.Extra, problems)
+		t.Errorf("kept: url %s, oauth %+v, extra %v", got.URL.Reveal(), got.OAuth, got.Extra)
 	}
 	if shown.OAuth.ClientSecret != secret.Masked {
 		t.Error("KeepMasked changed its argument's oauth block")
 	}
 	// A new url is taken as sent.
 	shown.URL = "https://other.example/mcp"
-	if got, _ := manage.KeepMasked("r", shown, stored); got.URL != "https://other.example/mcp" {
+	if got := manage.KeepMasked(shown, stored); got.URL != "https://other.example/mcp" {
 		t.Errorf("a changed url: %s", got.URL.Reveal())
 	}
 }

@@ -8,10 +8,28 @@ import (
 	"github.com/plughost/plughost/host/config/userfile"
 )
 
-// ConflictError reports that the user file changed after it was read (by
-// another command, an editor, the dashboard…): nothing was written, so
-// nobody's change is lost. Read again and retry.
-type ConflictError = userfile.ChangedError
+// ConflictError refuses a write that would overwrite someone else's change
+// (another command, an editor, the dashboard…): nothing was written, so
+// nobody's change is lost. It is returned when the write was based on a
+// version the file no longer has (WriteOptions.IfVersion, or a whole-file
+// edit), and when a write without a version finds that what it changes —
+// the same server entry, or the same setting — was changed since it read
+// the file. Read again and redo the change.
+type ConflictError struct {
+	// File is the user file.
+	File string
+	// Key is the JSON path of what the write changes that was changed
+	// meanwhile; "" when the whole file's version was checked.
+	Key string
+}
+
+// Error implements error.
+func (e *ConflictError) Error() string {
+	if e.Key != "" {
+		return fmt.Sprintf("%s: %s was changed by someone else since this command read the file; nothing was written — run the command again to apply it to the new version", e.File, e.Key)
+	}
+	return (&userfile.ChangedError{Path: e.File}).Error()
+}
 
 // InvalidError lists the problems that stopped a write: the config would
 // have been invalid, so nothing was written.

@@ -1,10 +1,13 @@
 package manage_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -284,5 +287,99 @@ func TestFileWatch(t *testing.T) {
 	case <-changed:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the removal was not reported")
+	}
+}
+
+// Writers without a version that change different things at once — servers
+// added, a server disabled, two settings — all succeed, and every change is
+// in the file at the end: a write overtaken by another is made again on
+// the new file.
+func TestConcurrentWritesWithoutVersion(t *testing.T) {
+	m, path := newManager(t, `{"tools":{"mcp":{"enabled":true,"servers":{"old":{"enabled":true,"command":"sh"}}}}}`)
+	const writers, each = 6, 5
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each+2)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				name := fmt.Sprintf("w%d-%d", w, i)
+				if _, err := m.AddServer(name, config.Server{Enabled: true, Command: "sh"}, manage.AddOptions{}); err != nil {
+					errs <- fmt.Errorf("add %s: %w", name, err)
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		if _, err := m.SetEnabled("old", false, manage.WriteOptions{}); err != nil {
+			errs <- fmt.Errorf("disable old: %w", err)
+		}
+	})
+	wg.Go(func() {
+		if _, err := m.UpdateSettings(json.RawMessage(`{"discovery":{"ttl":9}}`), manage.WriteOptions{}); err != nil {
+			errs <- fmt.Errorf("set ttl: %w", err)
+		}
+		if _, err := m.UpdateSettings(json.RawMessage(`{"max_inline_text_chars":4000}`), manage.WriteOptions{}); err != nil {
+			errs <- fmt.Errorf("set max_inline_text_chars: %w", err)
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	l, err := m.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcp := l.Config.MCP
+	for w := range writers {
+		for i := range each {
+			if _, ok := mcp.Servers[fmt.Sprintf("w%d-%d", w, i)]; !ok {
+				t.Errorf("w%d-%d is not in the file", w, i)
+			}
+		}
+	}
+	if mcp.Servers["old"].Enabled || mcp.Discovery.TTL != 9 || mcp.MaxInlineTextChars != 4000 {
+		t.Errorf("a change is missing: old %+v, ttl %d, inline %d\n%s", mcp.Servers["old"], mcp.Discovery.TTL, mcp.MaxInlineTextChars, read(t, path))
+	}
+}
+
+// A write without a version that was overtaken is made again on the new
+// file when the change in between touched something else; when it touched
+// the same server, that is a conflict: nothing is written, the other
+// change stays, and the error names the server's JSON path.
+func TestConflictIsTheSameKey(t *testing.T) {
+	const start = `{"tools":{"mcp":{"enabled":true,"servers":{"a":{"enabled":true,"command":"sh"},"b":{"enabled":true,"command":"sh"}}}}}`
+	// handEdit returns a confirmation that edits the file as an editor
+	// would (no lock) while the add waits for the answer, then says yes.
+	handEdit := func(path, from, to string, asked *int) func(string, string) bool {
+		return func(string, string) bool {
+			*asked++
+			if err := os.WriteFile(path, []byte(strings.Replace(read(t, path), from, to, 1)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return true
+		}
+	}
+	replacement := config.Server{Enabled: true, Command: "true"}
+
+	m, path := newManager(t, start)
+	asked := 0
+	if _, err := m.AddServer("a", replacement, manage.AddOptions{Confirm: handEdit(path, `"b":{"enabled":true`, `"b":{"enabled":false`, &asked)}); err != nil {
+		t.Fatalf("replace a while b is edited: %v", err)
+	}
+	if got := read(t, path); !strings.Contains(got, `"b":{"enabled":false`) || !strings.Contains(got, `"command":"true"`) || asked != 1 {
+		t.Errorf("after replacing a while b was edited (asked %d times):\n%s", asked, got)
+	}
+
+	m, path = newManager(t, start)
+	asked = 0
+	_, err := m.AddServer("a", replacement, manage.AddOptions{Confirm: handEdit(path, `"a":{"enabled":true`, `"a":{"enabled":false`, &asked)})
+	var ce *manage.ConflictError
+	if !errors.As(err, &ce) || ce.Key != "tools.mcp.servers.a" || !strings.Contains(err.Error(), "tools.mcp.servers.a was changed by someone else") {
+		t.Fatalf("replace a while a is edited: %v; want a conflict on tools.mcp.servers.a", err)
+	}
+	if got := read(t, path); !strings.Contains(got, `"a":{"enabled":false`) || strings.Contains(got, `"true"`) {
+		t.Errorf("after the conflict:\n%s", got)
 	}
 }

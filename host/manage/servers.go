@@ -13,6 +13,9 @@ type WriteOptions struct {
 	// IfVersion, when set, refuses the write with a *ConflictError unless
 	// the file is still at this version (Tx.Version, or the version an API
 	// client read): a change made from a stale view is never written.
+	// Without it, a write overtaken by another is made again on the new
+	// file, and refused only when the other changed the same server or
+	// setting (see ConflictError).
 	IfVersion string
 }
 
@@ -54,16 +57,25 @@ type AddResult struct {
 // with the runtime's validator first (see Tx.Check). The first server of a
 // file whose integration is off also turns tools.mcp.enabled on.
 func (m *Manager) AddServer(name string, s config.Server, o AddOptions) (AddResult, error) {
-	tx, err := m.begin(o.WriteOptions)
+	var res AddResult
+	confirm := askOnce(o.Confirm)
+	err := m.write(o.WriteOptions, serverKeys(name), func(tx *Tx) (err error) {
+		res, err = tx.addServer(name, s, o.Replace, confirm)
+		return err
+	})
 	if err != nil {
 		return AddResult{}, err
 	}
+	return res, nil
+}
+
+func (tx *Tx) addServer(name string, s config.Server, replace bool, confirm func(name, file string) bool) (AddResult, error) {
 	names, err := tx.Servers()
 	if err != nil {
 		return AddResult{}, err
 	}
 	exists := slices.Contains(names, name)
-	if exists && !o.Replace && (o.Confirm == nil || !o.Confirm(name, tx.File())) {
+	if exists && !replace && (confirm == nil || !confirm(name, tx.File())) {
 		return AddResult{}, &ExistsError{Name: name, File: tx.File()}
 	}
 	enabled, err := tx.EnableIfFirst()
@@ -81,13 +93,37 @@ func (m *Manager) AddServer(name string, s config.Server, o AddOptions) (AddResu
 	return AddResult{WriteResult: res, Replaced: exists}, nil
 }
 
+// askOnce returns confirm asking at most once (a write retried on a newer
+// file does not ask the user again); nil stays nil.
+func askOnce(confirm func(name, file string) bool) func(name, file string) bool {
+	if confirm == nil {
+		return nil
+	}
+	var answer *bool
+	return func(name, file string) bool {
+		if answer == nil {
+			a := confirm(name, file)
+			answer = &a
+		}
+		return *answer
+	}
+}
+
 // RemoveServer deletes tools.mcp.servers[name] from the user file; a name
 // the file does not have is a *NotFoundError.
 func (m *Manager) RemoveServer(name string, o WriteOptions) (WriteResult, error) {
-	tx, err := m.begin(o)
+	var res WriteResult
+	err := m.write(o, serverKeys(name), func(tx *Tx) (err error) {
+		res, err = tx.removeServer(name)
+		return err
+	})
 	if err != nil {
 		return WriteResult{}, err
 	}
+	return res, nil
+}
+
+func (tx *Tx) removeServer(name string) (WriteResult, error) {
 	names, err := tx.Servers()
 	if err != nil {
 		return WriteResult{}, err
@@ -138,10 +174,19 @@ func (m *Manager) Import(data []byte, format string, o ImportOptions) (ImportRes
 	if len(found.Servers) == 0 {
 		return ImportResult{}, fmt.Errorf("the %s file lists no servers", found.Format)
 	}
-	tx, err := m.begin(o.WriteOptions)
-	if err != nil {
-		return ImportResult{}, err
+	names := make([]string, len(found.Servers))
+	for i, s := range found.Servers {
+		names[i] = s.Name
 	}
+	var res ImportResult
+	err = m.write(o.WriteOptions, serverKeys(names...), func(tx *Tx) (err error) {
+		res, err = tx.importServers(found, o.Replace)
+		return err
+	})
+	return res, err
+}
+
+func (tx *Tx) importServers(found interop.Result, replace bool) (ImportResult, error) {
 	existing, err := tx.Servers()
 	if err != nil {
 		return ImportResult{}, err
@@ -153,7 +198,7 @@ func (m *Manager) Import(data []byte, format string, o ImportOptions) (ImportRes
 			res.Clashes = append(res.Clashes, s.Name)
 		}
 	}
-	if len(res.Clashes) > 0 && !o.Replace {
+	if len(res.Clashes) > 0 && !replace {
 		return res, &ExistsError{Name: res.Clashes[0], File: tx.File()}
 	}
 	if res.EnabledMCP, err = tx.EnableIfFirst(); err != nil {
@@ -170,18 +215,6 @@ func (m *Manager) Import(data []byte, format string, o ImportOptions) (ImportRes
 	}
 	res.EnabledMCP = enabled
 	return res, nil
-}
-
-// begin starts a Tx and applies o's version check.
-func (m *Manager) begin(o WriteOptions) (*Tx, error) {
-	tx, err := m.Begin()
-	if err != nil {
-		return nil, err
-	}
-	if o.IfVersion != "" && o.IfVersion != tx.Version() {
-		return nil, &ConflictError{Path: tx.File()}
-	}
-	return tx, nil
 }
 
 // commitChecked checks the candidate (changed names the servers the edit

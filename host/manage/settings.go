@@ -1,12 +1,19 @@
 package manage
 
 import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+
 	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/host/config/jsonedit"
 )
 
-// Settings are the global settings a front end edits (the dashboard's
-// Settings tab), under their keys in tools.mcp. In an update every field is
-// optional: a nil field is left as the file has it.
+// Settings are the global settings a front end shows (the dashboard's
+// Settings tab), under their keys in tools.mcp; SettingsOf sets every
+// field. A front end changes them, and any other tools.mcp key but the
+// servers, with UpdateSettings.
 type Settings struct {
 	// Enabled is tools.mcp.enabled.
 	Enabled *bool `json:"enabled,omitempty"`
@@ -14,6 +21,10 @@ type Settings struct {
 	Discovery *DiscoverySettings `json:"discovery,omitempty"`
 	// MaxInlineTextChars is tools.mcp.max_inline_text_chars.
 	MaxInlineTextChars *int `json:"max_inline_text_chars,omitempty"`
+	// MaxMessageMB is tools.mcp.max_message_mb.
+	MaxMessageMB *int `json:"max_message_mb,omitempty"`
+	// MaxResultMB is tools.mcp.max_result_mb.
+	MaxResultMB *int `json:"max_result_mb,omitempty"`
 	// Workspace is tools.mcp.workspace.
 	Workspace *string `json:"workspace,omitempty"`
 	// Artifacts is tools.mcp.artifacts (how long saved results are kept).
@@ -51,63 +62,99 @@ func SettingsOf(cfg *config.Config) Settings {
 		Discovery: &DiscoverySettings{Enabled: &d.Enabled, TTL: &d.TTL, MaxSearchResults: &d.MaxSearchResults,
 			UseBM25: &d.UseBM25, UseRegex: &d.UseRegex},
 		MaxInlineTextChars: &m.MaxInlineTextChars,
+		MaxMessageMB:       &m.MaxMessageMB,
+		MaxResultMB:        &m.MaxResultMB,
 		Workspace:          &m.Workspace,
 		Artifacts:          &ArtifactSettings{MaxAgeHours: &a.MaxAgeHours, MaxTotalMB: &a.MaxTotalMB},
 	}
 }
 
-// setting is one key of Settings: its path under tools.mcp and its value
-// (nil when not set).
-type setting struct {
-	keys  []string
-	value any
-}
-
-// fields lists the settings s sets, in a stable order.
-func (s Settings) fields() []setting {
-	var out []setting
-	add := func(v any, set bool, keys ...string) {
-		if set {
-			out = append(out, setting{keys: append([]string{"tools", "mcp"}, keys...), value: v})
+// UpdateSettings merges patch into tools.mcp of the user file, checked with
+// the runtime's validator first. patch is a JSON object of tools.mcp keys
+// applied as a JSON merge patch (RFC 7396): an object merges key by key,
+// null removes the key (the value of the lower layers, usually the default,
+// applies again) and any other value replaces the one written. Every key
+// is judged by the validator: an unknown key, a value of the wrong type or
+// out of range, or discovery on with both search tools off, is an
+// *InvalidError naming its JSON path, and nothing is written. Servers are
+// not settings: "servers" is refused (AddServer and the others change
+// them).
+func (m *Manager) UpdateSettings(patch json.RawMessage, o WriteOptions) (WriteResult, error) {
+	edits, problem := settingEdits(patch)
+	if problem != nil {
+		return WriteResult{}, &InvalidError{File: m.UserFile(), Problems: []*config.ValidationError{problem}}
+	}
+	keys := make([][]string, len(edits))
+	for i, e := range edits {
+		keys[i] = e.keys
+	}
+	var res WriteResult
+	err := m.write(o, keys, func(tx *Tx) error {
+		for _, e := range edits {
+			if err := tx.apply(e); err != nil {
+				return err
+			}
 		}
-	}
-	add(deref(s.Enabled), s.Enabled != nil, "enabled")
-	if d := s.Discovery; d != nil {
-		add(deref(d.Enabled), d.Enabled != nil, "discovery", "enabled")
-		add(deref(d.TTL), d.TTL != nil, "discovery", "ttl")
-		add(deref(d.MaxSearchResults), d.MaxSearchResults != nil, "discovery", "max_search_results")
-		add(deref(d.UseBM25), d.UseBM25 != nil, "discovery", "use_bm25")
-		add(deref(d.UseRegex), d.UseRegex != nil, "discovery", "use_regex")
-	}
-	add(deref(s.MaxInlineTextChars), s.MaxInlineTextChars != nil, "max_inline_text_chars")
-	add(deref(s.Workspace), s.Workspace != nil, "workspace")
-	if a := s.Artifacts; a != nil {
-		add(deref(a.MaxAgeHours), a.MaxAgeHours != nil, "artifacts", "max_age_hours")
-		add(deref(a.MaxTotalMB), a.MaxTotalMB != nil, "artifacts", "max_total_mb")
-	}
-	return out
-}
-
-func deref[T any](p *T) any {
-	if p == nil {
-		return nil
-	}
-	return *p
-}
-
-// UpdateSettings writes the settings s sets into the user file, checked
-// with the runtime's validator first: a value out of range, or discovery on
-// with both search tools off, is an *InvalidError naming the key, and
-// nothing is written.
-func (m *Manager) UpdateSettings(s Settings, o WriteOptions) (WriteResult, error) {
-	tx, err := m.begin(o)
+		var err error
+		res, err = tx.commitChecked()
+		return err
+	})
 	if err != nil {
 		return WriteResult{}, err
 	}
-	for _, f := range s.fields() {
-		if err := tx.set(f.value, f.keys...); err != nil {
-			return WriteResult{}, err
+	return res, nil
+}
+
+// settingEdit is one leaf of a settings patch: the value to write at keys,
+// or nil to remove the key.
+type settingEdit struct {
+	keys  []string
+	value json.RawMessage
+}
+
+// settingEdits flattens a settings patch into its leaves under tools.mcp, in
+// a stable order, or returns the problem that refuses it.
+func settingEdits(patch json.RawMessage) ([]settingEdit, *config.ValidationError) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(patch, &top); err != nil || top == nil {
+		return nil, &config.ValidationError{Path: "tools.mcp",
+			Msg: `the settings must be a JSON object of tools.mcp keys, e.g. {"discovery": {"ttl": 3}}`}
+	}
+	if _, ok := top["servers"]; ok {
+		return nil, &config.ValidationError{Path: "tools.mcp.servers",
+			Msg: "servers are not settings; add, change or remove them with /api/servers (or plughost mcp add, remove and edit)"}
+	}
+	var out []settingEdit
+	flatten([]string{"tools", "mcp"}, top, &out)
+	return out, nil
+}
+
+// flatten appends the leaves of obj, found at keys, to out.
+func flatten(keys []string, obj map[string]json.RawMessage, out *[]settingEdit) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		at := append(slices.Clip(keys), k)
+		raw := bytes.TrimSpace(obj[k])
+		var inner map[string]json.RawMessage
+		switch {
+		case string(raw) == "null":
+			*out = append(*out, settingEdit{keys: at})
+		case len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &inner) == nil:
+			flatten(at, inner, out)
+		default:
+			*out = append(*out, settingEdit{keys: at, value: raw})
 		}
 	}
-	return tx.commitChecked()
+}
+
+// apply makes one settings edit on the candidate.
+func (tx *Tx) apply(e settingEdit) error {
+	if e.value != nil {
+		return tx.set(e.value, e.keys...)
+	}
+	out, _, err := jsonedit.Delete(tx.data, e.keys...)
+	if err != nil {
+		return tx.notEditable(err)
+	}
+	tx.data = out
+	return nil
 }

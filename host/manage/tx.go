@@ -27,20 +27,26 @@ type Tx struct {
 }
 
 // Begin reads the user config file (which may be missing).
-func (m *Manager) Begin() (*Tx, error) {
+func (m *Manager) Begin() (*Tx, error) { return m.open(userfile.Read) }
+
+// beginLocked is Begin under the file's lock, kept until Tx.unlock: no
+// other plughost writer can change the file before this Tx commits.
+func (m *Manager) beginLocked() (*Tx, error) { return m.open(userfile.ReadLocked) }
+
+func (m *Manager) open(read func(string) (*userfile.File, error)) (*Tx, error) {
 	opts := m.loadOptions()
 	opts.Sets, opts.AllowMissing = nil, true
-	l, err := config.Load(opts)
-	if err != nil {
-		return nil, err
-	}
-	f, err := userfile.Read(l.UserFile)
+	path, _ := config.UserFilePath(opts)
+	f, err := read(path)
 	if err != nil {
 		return nil, err
 	}
 	opts.UserFile = f.Path
 	return &Tx{opts: opts, file: f, data: f.Data}, nil
 }
+
+// unlock releases the lock of a Tx from beginLocked.
+func (tx *Tx) unlock() { tx.file.Unlock() }
 
 // File returns the path of the user file (a symlink resolved).
 func (tx *Tx) File() string { return tx.file.Path }
@@ -201,7 +207,14 @@ func (tx *Tx) Check(strict bool, changed ...string) ([]string, error) {
 // Commit writes the candidate (atomically, mode 0600, the previous version
 // kept at BackupPath), unless the file changed since it was read: then it
 // returns a *ConflictError and writes nothing.
-func (tx *Tx) Commit() error { return tx.file.Write(tx.data) }
+func (tx *Tx) Commit() error {
+	err := tx.file.Write(tx.data)
+	var changed *userfile.ChangedError
+	if errors.As(err, &changed) {
+		return &ConflictError{File: changed.Path}
+	}
+	return err
+}
 
 // pluginWarning says when server name uses a third-party transport type
 // whose plugin executable is not installed yet: the write is fine, but the

@@ -157,3 +157,64 @@ func TestMaskerManyValuesCostLinearMemory(t *testing.T) {
 		t.Errorf("a value added after a Mask is not masked: %q", got)
 	}
 }
+
+// JSON masks inside every string of a JSON value, keys too, decoding
+// escapes first, and keeps everything else — order, numbers, spacing,
+// unchanged strings' escapes — byte for byte.
+func TestMaskerJSON(t *testing.T) {
+	m := NewMasker()
+	m.Add("API_TOKEN", "tok-1234567")
+	m.Add("QUOTE", `he said "x</y>"`)
+	for _, tc := range []struct{ in, want string }{
+		{`{"env":"API_TOKEN=tok-1234567","n":12345678901234567890, "list":[ "tok-1234567" ,1.50]}`,
+			`{"env":"API_TOKEN=****","n":12345678901234567890, "list":[ "****" ,1.50]}`},
+		{`{"tok-1234567":true}`, `{"****":true}`},
+		{`"escaped \u0074ok-1234567 and \"q\" kept"`, `"escaped **** and \"q\" kept"`},
+		{`{"a":"he said \"x<\/y>\"","b":"\u003c"}`, `{"a":"****","b":"\u003c"}`},
+		{`{"url":"https://h/p?api_key=abc&page=2"}`, `{"url":"https://h/p?api_key=****&page=2"}`},
+		{`{"b":"no secret \u00e9 \\ \/"}`, `{"b":"no secret \u00e9 \\ \/"}`},
+		{`null`, `null`},
+		{``, ``},
+		{`["unterminated tok-1234567`, `["unterminated ****`},
+	} {
+		got := string(m.JSON([]byte(tc.in)))
+		if got != tc.want {
+			t.Errorf("JSON(%s)\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+		if tc.in != "" && json.Valid([]byte(tc.in)) && !json.Valid([]byte(got)) {
+			t.Errorf("JSON(%s) = %s: no longer JSON", tc.in, got)
+		}
+	}
+	in := []byte(`{"x":"nothing to mask"}`)
+	if got := m.JSON(in); &got[0] != &in[0] {
+		t.Error("JSON copied a value it did not change")
+	}
+	var nilMasker *Masker
+	if got := string(nilMasker.JSON([]byte(`{"u":"http://u:pw@h/"}`))); got != `{"u":"http://u:****@h/"}` {
+		t.Errorf("a nil Masker masks URLs only: %s", got)
+	}
+}
+
+// Whatever the input, JSON keeps JSON valid and leaves no registered value
+// in any string of it.
+func FuzzMaskerJSON(f *testing.F) {
+	for _, seed := range []string{`{"env":"K=tok-1234567"}`, `["tok-1234567",1,null,{"tok-1234567":"\u0074ok-1234567"}]`, `"a\"b"`, `[""]`, `{}`} {
+		f.Add(seed)
+	}
+	m := NewMasker()
+	m.Add("API_TOKEN", "tok-1234567")
+	f.Fuzz(func(t *testing.T, in string) {
+		out := m.JSON([]byte(in))
+		if !json.Valid([]byte(in)) {
+			return
+		}
+		var v any
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatalf("JSON(%s) = %s: %v", in, out, err)
+		}
+		all, _ := json.Marshal(v)
+		if strings.Contains(string(all), "tok-1234567") {
+			t.Fatalf("JSON(%s) = %s still holds the secret", in, out)
+		}
+	})
+}

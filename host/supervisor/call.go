@@ -47,7 +47,7 @@ func (s *Server) CallTool(ctx context.Context, c ToolCall) (*mcp.CallToolResult,
 	defer cancel()
 	res, err := callTool(callCtx, conn, c)
 	if err != nil {
-		return nil, s.requestError(ctx, callCtx, fmt.Sprintf("tool %q", c.Tool), limit, err)
+		return nil, s.requestError(ctx, callCtx, fmt.Sprintf("tool %q", c.Tool), limit, maskAnswerError(s.spec.Masker, err))
 	}
 	return res, nil
 }

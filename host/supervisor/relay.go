@@ -18,7 +18,8 @@ import (
 type Relay interface {
 	// Notification gets every notification of the server in the order
 	// sent (tools/list_changed too, after the supervisor started its
-	// re-list). It must not block: requests' answers wait for the
+	// re-list), a log message's params with the configured secrets masked
+	// (Spec.Masker). It must not block: requests' answers wait for the
 	// notifications sent before them.
 	Notification(server, method string, params json.RawMessage)
 	// Request answers a server→client request. ctx ends when the server
@@ -73,7 +74,7 @@ func (s *Server) serveRaw(conn *connection) {
 				}
 			}
 			if s.spec.Relay != nil {
-				s.spec.Relay.Notification(s.spec.Name, method, params)
+				s.spec.Relay.Notification(s.spec.Name, method, maskNotification(s.spec.Masker, method, params))
 			}
 		},
 		Request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
@@ -91,7 +92,8 @@ func (s *Server) serveRaw(conn *connection) {
 // Request sends method with params (raw JSON, nil for none) to the server
 // and returns its raw result: the path for every request a client makes
 // beyond tools/call (resources, prompts, completion, logging, tasks). A
-// JSON-RPC error answer of the server is an *RPCError, as sent; an error
+// JSON-RPC error answer of the server is an *RPCError, as sent but for the
+// configured secrets, masked in its message and data (Spec.Masker); an error
 // otherwise means the request could not be made: the server is down, it
 // crashed, or no answer came within the call timeout (the server is then
 // told to cancel). Cancelling ctx cancels the request at the server too.
@@ -104,25 +106,25 @@ func (s *Server) Request(ctx context.Context, method string, params json.RawMess
 	defer cancel()
 	res, err := conn.transport.Request(callCtx, method, params)
 	if err != nil {
-		return nil, s.requestError(ctx, callCtx, method, limit, err)
+		return nil, s.requestError(ctx, callCtx, method, limit, maskAnswerError(s.spec.Masker, err))
 	}
 	return res, nil
 }
 
-// liveConnection returns the live connection and the call timeout, or an error
-// wrapping ErrNotConnected that says the server's state.
+// liveConnection returns the live connection and the call timeout, or a
+// *NotConnectedError with the server's state at that moment.
 func (s *Server) liveConnection() (*connection, time.Duration, error) {
 	s.mu.RLock()
-	conn, st, limit := s.live, s.status, s.spec.Timeouts.Call
+	conn, st, ending, limit := s.live, s.status, s.ending, s.spec.Timeouts.Call
 	s.mu.RUnlock()
 	if conn != nil {
 		return conn, limit, nil
 	}
-	reason := ""
-	if st.LastError != "" {
-		reason = "; last error: " + st.LastError
+	e := &NotConnectedError{Server: s.spec.Name, Status: st}
+	if st.State == StateConnected {
+		e.Ending = ending
 	}
-	return nil, 0, fmt.Errorf("server %q (%s%s): %w", s.spec.Name, st.State, reason, ErrNotConnected)
+	return nil, 0, e
 }
 
 // Notify sends a notification of the client's to the server (e.g.

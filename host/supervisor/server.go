@@ -34,6 +34,7 @@ type Server struct {
 	tools    []json.RawMessage // definitions as the server listed them
 	init     Initialized       // the last initialize answer, kept while down
 	live     *connection
+	ending   Ending // why live went away while status still says connected
 	lastDiag pluginapi.Diagnostics
 	listID   atomic.Int64 // numbers the tools/list requests
 }
@@ -194,6 +195,7 @@ func (s *Server) update(f func(*Status)) {
 	f(&s.status)
 	if s.status.State != before {
 		s.status.Since = time.Now()
+		s.ending = ""
 	}
 	s.mu.Unlock()
 	s.onChange()
@@ -260,6 +262,12 @@ func (s *Server) teardown(conn *connection, crashed bool) {
 	if s.live == conn {
 		s.live = nil
 		s.tools = nil
+		// The status says connected until Run records what comes next;
+		// a request meanwhile is told why the connection went away.
+		s.ending = EndingStop
+		if crashed {
+			s.ending = EndingLost
+		}
 	}
 	s.mu.Unlock()
 	_ = conn.client.Close()

@@ -80,10 +80,12 @@ func (c *Credentials) value(g *Grant, now time.Time) pluginapi.Authorization {
 // in use is answered with a refreshed token when there is a refresh token;
 // otherwise — no token, a refused refresh, or a 403 asking for more scope
 // (step-up) — the server is marked "needs login" (with the scopes to ask
-// for) and the answer is a KindUnauthorized error saying so.
+// for) and the answer is a KindUnauthorized error saying so. The store is
+// read first, so that a login made meanwhile by another process (`plughost
+// mcp login` beside a serve) answers the refusal with its token at once.
 func (c *Credentials) Rejected(ctx context.Context, r pluginapi.Rejection) (pluginapi.Authorization, error) {
 	ch := oauth.ParseChallenge(r.WWWAuthenticate)
-	g := c.current(ctx)
+	g := c.reload(ctx)
 	now := c.now()
 	if g.hasToken() && r.Sent != g.bearer() && g.fresh(now) && g.NeedsLogin == nil {
 		return c.value(g, now), nil // the refused value was replaced meanwhile

@@ -30,6 +30,11 @@ type LoginOptions struct {
 	// serves HTTP (serve's /oauth/callback, see oauth.Inbox) passes one,
 	// and the redirect URI is its.
 	Callback Callback
+	// Note, when set, is told what the user should know about how the
+	// login went beyond its result (a sentence, no secrets): e.g. that the
+	// authorization server supports client ID metadata documents but a
+	// client was registered because none is configured.
+	Note func(string)
 }
 
 // Callback receives one authorization response (oauth.Callback, the
@@ -89,7 +94,7 @@ func (c *Credentials) Login(ctx context.Context, opts LoginOptions) (Status, err
 		cb = loopback
 	}
 	defer cb.Close()
-	client, err := c.client(ctx, g, d, cb.RedirectURI())
+	client, err := c.client(ctx, g, d, cb.RedirectURI(), opts.Note)
 	if err != nil {
 		return fail(err)
 	}
@@ -154,26 +159,43 @@ func (c *Credentials) listen(g *Grant, d *oauth.Discovery) (*oauth.Callback, err
 	return oauth.ListenCallback(0)
 }
 
-// client picks who logs in: the configured client; the client ID metadata
-// document URL where the server supports those; the client registered
-// before for this issuer and redirect URI; or a newly registered one.
-func (c *Credentials) client(ctx context.Context, g *Grant, d *oauth.Discovery, redirect string) (Client, error) {
+// client picks who logs in, in the order the MCP specification gives: the
+// configured (pre-registered) client; the client ID metadata document URL
+// where the server supports those; the client registered before for this
+// issuer and redirect URI; or a newly registered one. A metadata document
+// must be published at an https URL the client controls, which plughost on
+// a user's machine cannot do by itself: without a configured URL, a server
+// that supports documents gets a registration, and note is told so.
+func (c *Credentials) client(ctx context.Context, g *Grant, d *oauth.Discovery, redirect string, note func(string)) (Client, error) {
 	s := c.settings
+	cimd := d.Metadata.ClientIDMetadataDocumentSupported
 	switch {
 	case s.ClientID != "":
 		return Client{ID: s.ClientID, Secret: s.ClientSecret, RedirectURI: redirect,
 			AuthMethod: oauth.AuthMethodFor(d.Metadata, s.ClientSecret != "")}, nil
-	case s.ClientMetadataURL != "" && d.Metadata.ClientIDMetadataDocumentSupported:
+	case s.ClientMetadataURL != "" && cimd:
 		return Client{ID: s.ClientMetadataURL, AuthMethod: oauth.AuthNone, RedirectURI: redirect}, nil
 	case g != nil && g.Client.Registered && g.Issuer == d.Issuer && g.Client.RedirectURI == redirect:
 		return g.Client, nil
+	case cimd && d.Metadata.RegistrationEndpoint == "":
+		return Client{}, &oauth.StepError{Step: "register a client (dynamic client registration)", Err: fmt.Errorf(
+			"the authorization server offers no registration endpoint but accepts client ID metadata documents: %s; "+
+				"or set oauth.client_id (and oauth.client_secret) to a client registered with it", cimdHint)}
 	}
 	info, err := c.m.client.Register(ctx, d.Metadata, oauth.RegisterRequest{ClientName: c.m.opts.ClientName, RedirectURI: redirect})
 	if err != nil {
 		return Client{}, err
 	}
+	if cimd && note != nil {
+		note(fmt.Sprintf("the authorization server %s supports client ID metadata documents; "+
+			"plughost registered a client instead, as no oauth.client_metadata_url is set (to use a document, %s)", d.Issuer, cimdHint))
+	}
 	return Client{ID: info.ID, Secret: secret.String(info.Secret), AuthMethod: info.AuthMethod, RedirectURI: redirect, Registered: true}, nil
 }
+
+// cimdHint says how to use a client ID metadata document.
+const cimdHint = "publish one describing plughost at an https URL and set oauth.client_metadata_url to it " +
+	"(`plughost mcp add <name> --url URL --oauth-client-metadata-url DOCUMENT-URL`)"
 
 // scopes chooses the scopes of a login.
 func (c *Credentials) scopes(need *Need, challenge oauth.Challenge, d *oauth.Discovery) []string {

@@ -242,6 +242,39 @@ func TestStepUp(t *testing.T) {
 	}
 }
 
+// A step-up login made by another process (`plughost mcp login` beside a
+// running serve) counts at the next refusal: the serve's refused token is
+// answered with the new one from the store, without waiting for a poll.
+func TestStepUpLoginElsewhere(t *testing.T) {
+	s := testoauth.Start(t, testoauth.Options{ScopesSupported: []string{"read"}})
+	serve := newFixture(t, nil)
+	serve.m = tokens.NewManager(tokens.Options{Store: serve.store, Now: serve.clock.Now, PollInterval: time.Hour})
+	c := serve.m.For("remote", settings(s))
+	if _, err := c.Login(context.Background(), browser(t)); err != nil {
+		t.Fatal(err)
+	}
+	stepUp := pluginapi.Rejection{Status: 403, Sent: "Bearer at-1",
+		WWWAuthenticate: []string{`Bearer error="insufficient_scope", scope="read write"`}}
+	if _, err := c.Rejected(context.Background(), stepUp); pluginapi.KindOf(err) != pluginapi.KindUnauthorized {
+		t.Fatalf("step-up refusal: %v", err)
+	}
+
+	cli := tokens.NewManager(tokens.Options{Store: serve.store}).For("remote", settings(s))
+	if _, err := cli.Login(context.Background(), browser(t)); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Authorizations()[1].Get("scope"); got != "read write" {
+		t.Errorf("the other process's login asked for %q, want the step-up's \"read write\"", got)
+	}
+	a, err := c.Rejected(context.Background(), stepUp)
+	if err != nil || a.Value != "Bearer at-2" {
+		t.Fatalf("refusal of the old token after a login elsewhere = %q, %v; want the new token", a.Value, err)
+	}
+	if st := c.Status(context.Background()); st.NeedsLogin || !slices.Equal(st.Scopes, []string{"read", "write"}) {
+		t.Errorf("status after the login elsewhere: %+v", st)
+	}
+}
+
 func TestChallengeScopeAndNoBrowser(t *testing.T) {
 	s := testoauth.Start(t, testoauth.Options{ChallengeScope: "mcp:basic", ScopesSupported: []string{"other"}})
 	f := newFixture(t, nil)
@@ -525,5 +558,38 @@ func TestRetainForgetsRemovedServers(t *testing.T) {
 	}
 	if m.For("gone", set) == gone {
 		t.Error("a server left out of Retain kept its credentials")
+	}
+}
+
+// Client ID metadata documents: a configured URL is the client id where the
+// authorization server supports documents; without one plughost registers
+// a client and says so, and an authorization server that accepts documents
+// but has no registration endpoint gets an error saying what to set.
+func TestClientIDMetadataDocument(t *testing.T) {
+	const doc = "https://tools.example.com/plughost.json"
+	s := testoauth.Start(t, testoauth.Options{ClientIDMetadataDocuments: true})
+	f := newFixture(t, nil)
+	var notes []string
+	opts := browser(t)
+	opts.Note = func(n string) { notes = append(notes, n) }
+	withDoc := f.m.For("doc", tokens.Settings{ServerURL: s.MCP, Transport: "http", ClientMetadataURL: doc})
+	if _, err := withDoc.Login(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Authorizations()[0].Get("client_id"); got != doc || len(notes) != 0 {
+		t.Errorf("client_id %q, notes %q; want the document URL and no note", got, notes)
+	}
+	if _, err := f.m.For("dcr", settings(s)).Login(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "supports client ID metadata documents; plughost registered a client instead") {
+		t.Errorf("notes %q; want one saying a client was registered instead of using a document", notes)
+	}
+
+	closed := testoauth.Start(t, testoauth.Options{ClientIDMetadataDocuments: true, NoRegistration: true})
+	_, err := f.m.For("closed", settings(closed)).Login(context.Background(), opts)
+	if err == nil || !strings.Contains(err.Error(), "no registration endpoint but accepts client ID metadata documents") ||
+		!strings.Contains(err.Error(), "set oauth.client_metadata_url") {
+		t.Errorf("login without registration or document: %v", err)
 	}
 }

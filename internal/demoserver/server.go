@@ -41,7 +41,6 @@ func WithExtraTools(n int) Option {
 func New(version string, opts ...Option) *server.MCPServer {
 	s := server.NewMCPServer(Name, version,
 		server.WithToolCapabilities(false),
-		server.WithInputSchemaValidation(),
 		server.WithStrictInputSchemaDefault(),
 		server.WithRecovery(),
 		server.WithInstructions("plughost-demo offers small self-contained utilities: "+
@@ -57,6 +56,7 @@ func New(version string, opts ...Option) *server.MCPServer {
 		sleepTool(),
 		hashTool(),
 	)
+	s.Use(newInputValidator(s).middleware)
 	for _, o := range opts {
 		o(s)
 	}

@@ -120,8 +120,12 @@ func TestCallTools(t *testing.T) {
 	}{
 		{name: "echo", tool: "echo", args: map[string]any{"text": "héllo\nworld"}, want: "héllo\nworld"},
 		{name: "echo empty", tool: "echo", args: map[string]any{"text": ""}, want: ""},
-		{name: "echo missing text", tool: "echo", args: map[string]any{}, wantErr: true},
-		{name: "echo unknown parameter", tool: "echo", args: map[string]any{"text": "x", "loud": true}, wantErr: true},
+		{name: "echo missing text", tool: "echo", args: map[string]any{}, wantErr: true,
+			want: `invalid arguments for echo: missing property 'text'`},
+		{name: "echo unknown parameter", tool: "echo", args: map[string]any{"text": "x", "loud": true}, wantErr: true,
+			want: `invalid arguments for echo: additional properties 'loud' not allowed`},
+		{name: "echo wrong type", tool: "echo", args: map[string]any{"text": 5}, wantErr: true,
+			want: `invalid arguments for echo: at /text: got number, want string`},
 		{name: "calculate", tool: "calculate", args: map[string]any{"expression": "(2 + 3) * 4 ^ 2 / sqrt(16)"}, want: "20"},
 		{name: "calculate fraction", tool: "calculate", args: map[string]any{"expression": "1 / 8"}, want: "0.125"},
 		{
@@ -180,7 +184,8 @@ func TestCallTools(t *testing.T) {
 		},
 		{name: "generate_text too large", tool: "generate_text", args: map[string]any{"chars": maxGeneratedChars + 1}, wantErr: true},
 		{name: "generate_text zero", tool: "generate_text", args: map[string]any{"chars": 0}, wantErr: true},
-		{name: "generate_text fractional", tool: "generate_text", args: map[string]any{"chars": 1.5}, wantErr: true},
+		{name: "generate_text fractional", tool: "generate_text", args: map[string]any{"chars": 1.5}, wantErr: true,
+			want: `invalid arguments for generate_text: at /chars: got number, want integer`},
 		{name: "sleep zero", tool: "sleep", args: map[string]any{"seconds": 0}, check: checkSlept(0)},
 		{name: "sleep short", tool: "sleep", args: map[string]any{"seconds": 0.01}, check: checkSlept(10 * time.Millisecond)},
 		{name: "sleep negative", tool: "sleep", args: map[string]any{"seconds": -1}, wantErr: true},
@@ -209,6 +214,9 @@ func TestCallTools(t *testing.T) {
 				}
 			case text == "":
 				t.Error("error result has no message")
+			}
+			if strings.Contains(text, "&{") {
+				t.Errorf("the message shows a Go value: %q", text)
 			}
 		})
 	}

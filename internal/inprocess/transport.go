@@ -24,11 +24,42 @@ type Transport struct {
 	servers map[string]*server.MCPServer
 	failing map[string]error
 	conns   map[string]map[*conn]struct{}
+	holds   map[string]*hold
+}
+
+// hold is a Close held back by HoldClose.
+type hold struct {
+	started chan struct{} // closed when a Close is held
+	release chan struct{} // closed to let it go on
 }
 
 // New returns a transport serving servers (by configured server name).
 func New(servers map[string]*server.MCPServer) *Transport {
-	return &Transport{servers: servers, failing: map[string]error{}, conns: map[string]map[*conn]struct{}{}}
+	return &Transport{servers: servers, failing: map[string]error{}, conns: map[string]map[*conn]struct{}{}, holds: map[string]*hold{}}
+}
+
+// HoldClose holds back the next Close of one of the server's connections
+// (the host tearing it down): started is closed once a Close waits, and
+// release lets it go on. It lets a test act in the middle of a teardown.
+func (t *Transport) HoldClose(name string) (started <-chan struct{}, release func()) {
+	h := &hold{started: make(chan struct{}), release: make(chan struct{})}
+	t.mu.Lock()
+	t.holds[name] = h
+	t.mu.Unlock()
+	var once sync.Once
+	return h.started, func() { once.Do(func() { close(h.release) }) }
+}
+
+// held waits for a hold of the server's, if there is one.
+func (t *Transport) held(name string) {
+	t.mu.Lock()
+	h := t.holds[name]
+	delete(t.holds, name)
+	t.mu.Unlock()
+	if h != nil {
+		close(h.started)
+		<-h.release
+	}
 }
 
 // Describe implements pluginapi.Transport.
@@ -152,6 +183,7 @@ func (c *conn) Recv(ctx context.Context) (json.RawMessage, error) {
 func (c *conn) SessionID() string { return "" }
 
 func (c *conn) Close() error {
+	c.t.held(c.name)
 	c.end(errors.New("connection closed"))
 	return nil
 }

@@ -19,7 +19,9 @@ import (
 // secretCanary configures every kind of secret — an env value, an env_file
 // value, a header, URL userinfo, a URL query parameter, and the env of a
 // server whose crash quotes its stderr (which echoes its environment) —
-// and a server printing one on its stdout, with unique canary values, runs the CLI (list, show, test, export), the
+// a server printing one on its stdout, and one quoting one in its JSON-RPC
+// errors and log messages, with unique canary values, runs the gateway's
+// doors (gatewayDoorCanary), the CLI (list, show, test, export), the
 // API, /readyz, /metrics and the gateway log over them, and then scans
 // everything the whole suite printed and wrote for the canaries. Only the
 // files that configure them (config.json, the env file) may hold them.
@@ -30,7 +32,7 @@ func (s *suite) secretCanary() error {
 	}
 	defer stopRemote()
 	canary := map[string]string{}
-	for _, kind := range []string{"env", "envfile", "header", "userinfo", "query", "crashenv", "junk"} {
+	for _, kind := range []string{"env", "envfile", "header", "userinfo", "query", "crashenv", "junk", "leak"} {
 		b := make([]byte, 8)
 		_, _ = rand.Read(b)
 		canary[kind] = "CANARY" + kind + hex.EncodeToString(b)
@@ -50,11 +52,14 @@ func (s *suite) secretCanary() error {
 	crashing["env"] = map[string]any{"DB_PASSWORD": canary["crashenv"]}
 	junk := s.stdio("-junk-tool")
 	junk["env"] = map[string]any{"JUNK_SECRET": canary["junk"]}
+	leak := s.stdio("-leak-env", "LEAK_SECRET")
+	leak["env"] = map[string]any{"LEAK_SECRET": canary["leak"]}
 	u := strings.Replace(url, "http://", "http://user:"+canary["userinfo"]+"@", 1) + "?api_key=" + canary["query"]
 	servers := map[string]any{
 		"envsrv":   envsrv,
 		"crashing": crashing,
 		"junk":     junk,
+		"leak":     leak,
 		"remote":   map[string]any{"enabled": true, "type": "http", "url": u, "headers": map[string]any{"X-Api-Key": canary["header"]}},
 	}
 	sv, err := s.startServe("secret-canary", serveOptions{servers: servers})
@@ -62,7 +67,8 @@ func (s *suite) secretCanary() error {
 		return err
 	}
 	if _, err := sv.waitServers(60*time.Second, "servers up, the crashing one failed", func(v map[string]serverView) bool {
-		return v["envsrv"].State == "connected" && v["remote"].State == "connected" && v["junk"].State == "connected" && v["crashing"].LastError != ""
+		return v["envsrv"].State == "connected" && v["remote"].State == "connected" && v["junk"].State == "connected" &&
+			v["leak"].State == "connected" && v["crashing"].LastError != ""
 	}); err != nil {
 		return err
 	}
@@ -78,6 +84,11 @@ func (s *suite) secretCanary() error {
 	o = c.call(context.Background(), "mcp_crashing_noop", map[string]any{})
 	_ = os.WriteFile(filepath.Join(dir, "call-crashing.txt"), []byte(o.text+o.failure()), 0o600)
 	c.close(context.Background())
+	// A server whose JSON-RPC errors and log messages quote the secret, on
+	// every door of the gateway.
+	if err := s.gatewayDoorCanary(sv, dir); err != nil {
+		return err
+	}
 	cli := [][]string{{"mcp", "list"}, {"mcp", "export", "--format", "claude"}, {"mcp", "export", "--format", "cursor"}, {"mcp", "export", "--format", "vscode"}}
 	for _, n := range []string{"envsrv", "crashing", "remote", "junk"} {
 		cli = append(cli, []string{"mcp", "show", n}, []string{"mcp", "test", n})
@@ -117,20 +128,28 @@ func (s *suite) secretCanary() error {
 // runCLI runs plughost with args against serve's config and HOME and keeps
 // its stdout and stderr under name.
 func (s *suite) runCLI(sv *serve, name string, args ...string) error {
+	_, err := s.cliOutput(sv, filepath.Join(s.work, "secret-canary", name+".out"), args...)
+	return err
+}
+
+// cliOutput runs plughost with args against serve's config and HOME, keeps
+// its stdout and stderr in the file path and returns them.
+func (s *suite) cliOutput(sv *serve, path string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, "plughost"), append([]string{"--config", sv.cfg}, args...)...)
 	cmd.Env = s.environ(sv.dir)
 	cmd.Dir = sv.dir
-	out, err := os.Create(filepath.Join(s.work, "secret-canary", name+".out"))
+	out, err := os.Create(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer out.Close()
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 5 * time.Second
 	_ = cmd.Run() // a failing check (mcp test crashing) exits non-zero: its output is what counts
-	return nil
+	b, err := os.ReadFile(path)
+	return string(b), err
 }
 
 // scan reads every file under the work dir, and the suite's own report so

@@ -118,17 +118,27 @@ func (s *suite) environ(dir string) []string {
 
 var (
 	gatewayURL = regexp.MustCompile(`MCP gateway at (http://[^\s]+)/mcp`)
-	bearerRE   = regexp.MustCompile(`Bearer ([A-Za-z0-9_\-\.~+/=]+)`)
+	tokenFile  = regexp.MustCompile(`it is in (\S+);`)
 )
 
-// awaitSnippet waits for the client snippet on stdout.
+// awaitSnippet waits for the client snippet on stdout (whole once its
+// stdio form, the last part, is there). Its stdout is a file, not a
+// terminal, so serve names the token file instead of printing the token:
+// the suite reads it from there, as a service's user would. With auth off
+// there is no token.
 func (sv *serve) awaitSnippet(path string) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		b, _ := os.ReadFile(path)
-		u, t := gatewayURL.FindSubmatch(b), bearerRE.FindSubmatch(b)
-		if u != nil && t != nil {
-			sv.base, sv.token = string(u[1]), string(t[1])
+		if u := gatewayURL.FindSubmatch(b); u != nil && bytes.Contains(b, []byte(`"stdio"`)) {
+			sv.base = string(u[1])
+			if t := tokenFile.FindSubmatch(b); t != nil {
+				tok, err := os.ReadFile(string(t[1]))
+				if err != nil {
+					return fmt.Errorf("serve %s: the token file its snippet names: %w", sv.name, err)
+				}
+				sv.token = strings.TrimSpace(string(tok))
+			}
 			return nil
 		}
 		select {
@@ -325,28 +335,35 @@ type rpc struct {
 }
 
 // client is one MCP session with the gateway over streamable HTTP (JSON
-// answers).
+// answers, unless made by newClientAt).
 type client struct {
 	sv      *serve
 	hc      *http.Client
+	path    string // of the endpoint
+	accept  string
 	session string
 	next    int
 }
 
-// newClient returns a client with an HTTP client of its own.
+// newClient returns a client of /mcp with an HTTP client of its own.
 func (sv *serve) newClient() *client {
-	return &client{sv: sv, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
+	return sv.newClientAt("/mcp", "application/json")
+}
+
+// newClientAt returns a client of the endpoint at path that sends accept.
+func (sv *serve) newClientAt(path, accept string) *client {
+	return &client{sv: sv, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}, path: path, accept: accept}
 }
 
 // post sends one JSON-RPC message and returns the HTTP status and body.
 func (c *client) post(ctx context.Context, body []byte) (int, []byte, http.Header, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.sv.base+"/mcp", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.sv.base+c.path, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+c.sv.token)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", c.accept)
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
 	}
@@ -413,7 +430,7 @@ func (c *client) initialize(ctx context.Context) error {
 // close ends the session (DELETE) and the client's connections.
 func (c *client) close(ctx context.Context) {
 	if c.session != "" {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, c.sv.base+"/mcp", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, c.sv.base+c.path, nil)
 		req.Header.Set("Authorization", "Bearer "+c.sv.token)
 		req.Header.Set("Mcp-Session-Id", c.session)
 		if resp, err := c.hc.Do(req); err == nil {

@@ -49,11 +49,13 @@ func cases() []testCase {
 		{"misbehaving", (*suite).misbehaving},
 		{"relayed-result", (*suite).relayedBigResult},
 		{"http-abuse", (*suite).httpAbuse},
+		{"browser-door", (*suite).browserDoor},
 		{"orphans", (*suite).orphans},
 		{"leaks", (*suite).leaks},
 		{"reload-typo", (*suite).reloadTypo},
 		{"notification-flood", (*suite).notificationFlood},
 		{"large-config", (*suite).largeConfig},
+		{"terminal-escapes", (*suite).terminalEscapes},
 		{"secret-canary", (*suite).secretCanary},
 	}
 }

@@ -6,7 +6,7 @@
 // streamable HTTP) accepts only valid access tokens and demands more scope
 // for its "write" tool (HTTP 403 insufficient_scope: step-up). Every knob a
 // test needs — where the metadata lives, dynamic registration on or off,
-// token lifetime, revocation, a hanging token endpoint, a broken metadata
+// client ID metadata documents, token lifetime, revocation, a hanging token endpoint, a broken metadata
 // document — is an Options field or a method.
 package testoauth
 
@@ -73,6 +73,10 @@ type Options struct {
 	// SSE serves the legacy HTTP+SSE transport at /sse (and /message)
 	// instead of streamable HTTP at /mcp.
 	SSE bool
+	// ClientIDMetadataDocuments advertises client_id_metadata_document_supported
+	// and accepts any https URL as the client_id of a public client (the
+	// document is not fetched: the tests check which client id is used).
+	ClientIDMetadataDocuments bool
 }
 
 // Server is a running authorization server and MCP server.
@@ -133,14 +137,19 @@ func Start(t testing.TB, opts Options) *Server {
 		}
 		s.clients[id] = client{secret: secret, method: method}
 	}
-	s.as = httptest.NewServer(s.logged(s.asMux()))
-	s.rs = httptest.NewServer(s.logged(s.rsMux()))
+	// The URLs are known from the listeners before the servers serve, so
+	// every handler sees them set (a client in another process gives the
+	// race detector no other ordering).
+	s.as = httptest.NewUnstartedServer(s.logged(s.asMux()))
+	s.rs = httptest.NewUnstartedServer(s.logged(s.rsMux()))
+	s.AS, s.MCP = "http://"+s.as.Listener.Addr().String(), "http://"+s.rs.Listener.Addr().String()+s.endpoint()
+	s.as.Start()
+	s.rs.Start()
 	t.Cleanup(func() {
 		s.ReleaseTokenEndpoint()
 		s.rs.Close()
 		s.as.Close()
 	})
-	s.AS, s.MCP = s.as.URL, s.rs.URL+s.endpoint()
 	return s
 }
 
@@ -298,6 +307,9 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	if !s.opts.NoRegistration {
 		md["registration_endpoint"] = issuer + "/register"
 	}
+	if s.opts.ClientIDMetadataDocuments {
+		md["client_id_metadata_document_supported"] = true
+	}
 	writeJSON(w, http.StatusOK, md)
 }
 
@@ -332,7 +344,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	s.mu.Lock()
 	s.authorizes = append(s.authorizes, q)
-	c, known := s.clients[q.Get("client_id")]
+	c, known := s.client(q.Get("client_id"))
 	s.mu.Unlock()
 	redirect, err := url.Parse(q.Get("redirect_uri"))
 	switch {
@@ -425,11 +437,11 @@ func (s *Server) authenticate(r *http.Request) (string, bool) {
 	if id, secret, ok := r.BasicAuth(); ok {
 		id, _ = url.QueryUnescape(id)
 		secret, _ = url.QueryUnescape(secret)
-		c, known := s.clients[id]
+		c, known := s.client(id)
 		return id, known && c.method == "client_secret_basic" && c.secret == secret
 	}
 	id := r.PostForm.Get("client_id")
-	c, known := s.clients[id]
+	c, known := s.client(id)
 	switch {
 	case !known:
 		return id, false
@@ -437,6 +449,19 @@ func (s *Server) authenticate(r *http.Request) (string, bool) {
 		return id, r.PostForm.Get("client_secret") == c.secret
 	}
 	return id, c.method == "none" && r.PostForm.Get("client_secret") == ""
+}
+
+// client looks a client up (s.mu held): a registered one, or, where client
+// ID metadata documents are supported, a public client named by an https URL.
+func (s *Server) client(id string) (client, bool) {
+	if c, ok := s.clients[id]; ok {
+		return c, true
+	}
+	u, err := url.Parse(id)
+	if s.opts.ClientIDMetadataDocuments && err == nil && u.Scheme == "https" && u.Host != "" {
+		return client{method: "none"}, true
+	}
+	return client{}, false
 }
 
 func pkce(verifier string) string {

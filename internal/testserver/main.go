@@ -14,6 +14,9 @@
 //	-echo-env            write the whole environment to stderr at startup, one
 //	                     KEY=value per line (secret masking tests)
 //	-fail-start          exit with status 3 on reading the first request (after -echo-env)
+//	-start-gate FILE     read nothing (so answer nothing, initialize included) until FILE
+//	                     exists: a server slow to start, for as long as the test wants
+//	                     (cold-start tests; with -fail-start it fails once FILE exists)
 //	-junk-tool           also offer the junk tool, which writes a raw line on stdout
 //	-garbage             answer every request line with a line that is not JSON
 //	-huge-line MB        after the first request, write MB MiB on stdout without a newline
@@ -21,6 +24,14 @@
 //	                     does not model, at every level (vendor.go)
 //	-faithful            also offer resources, prompts, completions, logging, progress,
 //	                     sampling, elicitation, roots and a task tool (faithful.go)
+//	-leak-env NAME       quote the environment variable NAME in JSON-RPC errors, a log
+//	                     message and a result (leak.go; secret masking tests)
+//	-escapes             write terminal escapes to stderr and into a tool's description,
+//	                     result and error (escapes.go; terminal output tests)
+//	-serve KIND          listen on -addr instead of stdio and print "listening <url>":
+//	                     sse (mcp-go's legacy SSE server), sse-bridge (legacy SSE through
+//	                     mcp-go's stdio server, which sends requests to the client;
+//	                     ssebridge.go) or http (streamable HTTP)
 //
 // Tools: noop, echo, env, pid, sleep, add_tool, remove_tool, stderr, crash, big
 // (see tools.go); junk with -junk-tool (misbehave.go). Diagnostics and markers go to stderr, one per line:
@@ -55,17 +66,20 @@ type options struct {
 	extraTools      int
 	hangInitialize  bool
 	spawnGrandchild bool
-	serve           string // "", "sse" or "http": listen on addr instead of stdio
+	serve           string // "", "sse", "sse-bridge" or "http": listen on addr instead of stdio
 	addr            string
 	flood           time.Duration
 	notifyFlood     bool
 	echoEnv         bool
 	failStart       bool
+	startGate       string // wait until this file exists before reading stdin
 	faithful        bool
 	garbage         bool
 	junkTool        bool
 	hugeLineMB      int
 	vendorResult    bool
+	leakEnv         string
+	escapes         bool
 }
 
 func main() {
@@ -90,22 +104,25 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.extraTools, "tools", 0, "number of extra no-op tools tool_0..tool_{N-1}")
 	fs.BoolVar(&o.hangInitialize, "hang-initialize", false, "read stdin but never answer")
 	fs.BoolVar(&o.spawnGrandchild, "spawn-grandchild", false, "start `sleep 1000` in the same process group")
-	fs.StringVar(&o.serve, "serve", "", "serve over HTTP instead of stdio: sse (legacy) or http (streamable)")
+	fs.StringVar(&o.serve, "serve", "", "serve over HTTP instead of stdio: sse (legacy), sse-bridge (legacy, asking the client) or http (streamable)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "listen address with -serve")
 	fs.DurationVar(&o.flood, "flood", 0, "send notifications/tools/list_changed this often once listed (0: never)")
 	fs.BoolVar(&o.notifyFlood, "notify-flood", false, "write notifications of four kinds on stdout in a tight loop once listed")
 	fs.BoolVar(&o.echoEnv, "echo-env", false, "write the environment to stderr at startup")
 	fs.BoolVar(&o.failStart, "fail-start", false, "exit with status 3 on reading the first request")
+	fs.StringVar(&o.startGate, "start-gate", "", "read nothing until this file exists (a server slow to start)")
 	fs.BoolVar(&o.junkTool, "junk-tool", false, "also offer the junk tool (a raw line on stdout)")
 	fs.BoolVar(&o.garbage, "garbage", false, "answer every request with a line that is not JSON")
 	fs.IntVar(&o.hugeLineMB, "huge-line", 0, "after the first request, write this many MiB on stdout without a newline")
 	fs.BoolVar(&o.vendorResult, "vendor-result", false, "also offer vendor_result (a result with members mcp-go does not model)")
 	fs.BoolVar(&o.faithful, "faithful", false, "also offer resources, prompts, completions, logging, progress, sampling, elicitation, roots and tasks")
+	fs.StringVar(&o.leakEnv, "leak-env", "", "quote this environment variable in JSON-RPC errors, a log message and a result")
+	fs.BoolVar(&o.escapes, "escapes", false, "write terminal escapes to stderr and into a tool's description, result and error")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	if o.serve != "" && o.serve != "sse" && o.serve != "http" {
-		return o, errors.New("-serve must be sse or http")
+	if o.serve != "" && o.serve != "sse" && o.serve != "sse-bridge" && o.serve != "http" {
+		return o, errors.New("-serve must be sse, sse-bridge or http")
 	}
 	if o.hugeLineMB < 0 {
 		return o, errors.New("-huge-line must not be negative")
@@ -129,6 +146,15 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 		for _, kv := range os.Environ() {
 			fmt.Fprintln(stderr, kv)
 		}
+	}
+	if o.escapes {
+		fmt.Fprintln(stderr, "stderr "+Escapes)
+	}
+	if o.startGate != "" {
+		if err := waitForFile(ctx, o.startGate); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "start gate open; serving")
 	}
 	if o.failStart {
 		// Wait for the first request, so the client sees the exit as the
@@ -172,8 +198,8 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 	if o.serve != "" {
 		return serveHTTP(o, s, out)
 	}
-	if o.vendorResult {
-		in = vendorStdio(in, out)
+	if answer := interceptions(o); answer != nil {
+		in = interceptStdio(in, out, answer)
 	}
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(log.New(stderr, "testserver: ", 0))
@@ -182,6 +208,25 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 	server.WithWorkerPoolSize(100)(stdio)
 	server.WithQueueSize(1000)(stdio)
 	return stdio.Listen(ctx, in, out)
+}
+
+// gatePoll is how often -start-gate looks for its file.
+const gatePoll = 10 * time.Millisecond
+
+// waitForFile returns once path exists, or when ctx ends.
+func waitForFile(ctx context.Context, path string) error {
+	tick := time.NewTicker(gatePoll)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // spawnGrandchild starts a long sleep that shares our process group (no

@@ -55,6 +55,9 @@ func newServer(o options, f *fixture) *server.MCPServer {
 	} else if o.vendorResult { // its task's tasks/result is answered by vendorCall
 		sopts = append(sopts, server.WithTaskCapabilities(true, true, true))
 	}
+	if o.leakEnv != "" && !o.faithful {
+		sopts = append(sopts, leakOptions()...)
+	}
 	s := server.NewMCPServer(o.name, "0.0.0-test", sopts...)
 	f.server = s
 	s.AddTools(f.tools()...)
@@ -67,6 +70,12 @@ func newServer(o options, f *fixture) *server.MCPServer {
 	}
 	if o.vendorResult {
 		s.AddTools(vendorTool())
+	}
+	if o.leakEnv != "" {
+		addLeak(s, leakQuote(o.leakEnv), f.stdout)
+	}
+	if o.escapes {
+		s.AddTools(escapesTools()...)
 	}
 	if fl != nil {
 		s.AddTools(fl.tool())

@@ -20,7 +20,7 @@ const vendorToolName = "vendor_result"
 // of a newer spec at the top, the result's _meta with a number float64 cannot
 // hold, items with members of their own, annotations with one, an embedded
 // resource with one. mcp-go's server can only send what its types hold, so
-// this answer is written by the test server itself (vendorStdio, vendorHTTP);
+// this answer is written by the test server itself (interceptStdio, vendorHTTP);
 // mcp-go still lists the tool.
 const VendorResult = `{"content":[` +
 	`{"type":"text","text":"vendor text","x-lang":"en","annotations":{"audience":["user"],"priority":0.5,"x-reviewed":true},` +
@@ -76,15 +76,39 @@ func vendorCall(msg []byte) []byte {
 	return []byte(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":` + result + `}`)
 }
 
-// vendorStdio returns the reader mcp-go's stdio server reads: in, but for
-// tools/call requests of vendor_result, answered on out directly.
-func vendorStdio(in io.Reader, out io.Writer) io.Reader {
+// interceptions returns what answers requests before mcp-go sees them
+// (vendorCall, leakCall), or nil when o needs none: the response to a
+// message, or nil to pass it on.
+func interceptions(o options) func(msg []byte) []byte {
+	var answers []func([]byte) []byte
+	if o.vendorResult {
+		answers = append(answers, vendorCall)
+	}
+	if o.leakEnv != "" {
+		answers = append(answers, leakCall(o.leakEnv))
+	}
+	if len(answers) == 0 {
+		return nil
+	}
+	return func(msg []byte) []byte {
+		for _, a := range answers {
+			if resp := a(msg); resp != nil {
+				return resp
+			}
+		}
+		return nil
+	}
+}
+
+// interceptStdio returns the reader mcp-go's stdio server reads: in, but
+// for requests answer answers, whose responses go to out directly.
+func interceptStdio(in io.Reader, out io.Writer, answer func(msg []byte) []byte) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
 		r := bufio.NewReader(in)
 		for {
 			line, err := r.ReadBytes('\n')
-			if resp := vendorCall(bytes.TrimSpace(line)); resp != nil {
+			if resp := answer(bytes.TrimSpace(line)); resp != nil {
 				if _, werr := out.Write(append(resp, '\n')); werr != nil {
 					err = werr
 				}

@@ -5,6 +5,7 @@ import * as api from './api.js';
 import { h, replace, uid, toast } from './dom.js';
 import { store, on, refreshServers } from './store.js';
 import { field, inputOf, showProblems, clearProblems, formErrorBox, showFormError } from './forms.js';
+import { nameHelp, nameProblem, constrainName } from './names.js';
 
 let grid;
 let presets = [];
@@ -73,7 +74,8 @@ function openInstall(p) {
   const taken = new Set(store.servers.map((s) => s.name));
   let name = p.id;
   for (let i = 2; taken.has(name); i += 1) name = `${p.id}-${i}`;
-  const nameField = field({ label: 'Server name', path: 'name', value: name, required: true, help: 'Its tools are named mcp_<name>_<tool>.' });
+  const nameField = field({ label: 'Server name', path: 'name', value: name, required: true, help: nameHelp });
+  constrainName(inputOf(nameField));
   const credFields = (p.credentials || []).map((c) => [c, field({
     label: c.label || c.key, path: `credentials.${c.key}`, secret: c.secret !== false, required: c.required,
     help: [c.help, `Stored as ${c.kind === 'header' ? 'the header' : 'the variable'} ${c.key}, masked afterwards.`].filter(Boolean).join(' '),
@@ -114,6 +116,11 @@ function openInstall(p) {
       args[a.key] = a.kind === 'list' ? v.split('\n').map((x) => x.trim()).filter(Boolean) : v;
     }
     const serverName = inputOf(nameField).value.trim();
+    const bad = nameProblem(serverName);
+    if (bad) {
+      showProblems(form, [{ path: 'name', message: bad }], (x) => [x]);
+      return;
+    }
     const submit = form.querySelector('button[type="submit"]');
     submit.disabled = true;
     try {

@@ -6,6 +6,7 @@ import * as api from './api.js';
 import { h, uid, toast } from './dom.js';
 import { store, refreshServers } from './store.js';
 import { field, inputOf, keyValueEditor, showProblems, showFormError, clearProblems, formErrorBox, numberOrNull } from './forms.js';
+import { nameHelp, nameProblem, constrainName } from './names.js';
 
 const TIMEOUTS = [
   ['start_seconds', 'Start (s)'],
@@ -24,7 +25,7 @@ export function openServerForm(o) {
   const titleId = uid('dlg');
   const f = {};
 
-  f.name = field({ label: 'Name', path: 'name', value: o.name || '', required: true, help: 'Tools are named mcp_<name>_<tool>. Letters, digits, _ and -.' });
+  f.name = field({ label: 'Name', path: 'name', value: o.name || '', required: true, help: nameHelp });
   f.type = field({
     label: 'Transport', path: 'type', type: 'select', value: s.type === 'streamable-http' ? 'http' : s.type || '',
     options: [['stdio', 'stdio — run a command'], ['http', 'Streamable HTTP — a URL'], ['sse', 'SSE (legacy) — a URL'], ['', 'Auto-detect from command or URL']],
@@ -85,6 +86,7 @@ export function openServerForm(o) {
   const dlg = h('dialog', { class: 'dialog', 'aria-labelledby': titleId }, form);
   dlg.addEventListener('close', () => dlg.remove());
 
+  if (o.mode === 'add') constrainName(inputOf(f.name));
   if (o.mode === 'edit') {
     inputOf(f.name).readOnly = true;
     f.name.querySelector('.help').textContent = 'To rename a server, add it under the new name and remove this one.';
@@ -103,6 +105,11 @@ export function openServerForm(o) {
     e.preventDefault();
     clearProblems(form);
     const name = inputOf(f.name).value.trim();
+    const bad = o.mode === 'add' && nameProblem(name);
+    if (bad) {
+      showProblems(form, [{ path: 'name', message: bad }], serverKeyOf);
+      return;
+    }
     const server = collect(s, f, deferredName, form);
     const submit = form.querySelector('button[type="submit"]');
     submit.disabled = true;

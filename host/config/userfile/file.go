@@ -23,7 +23,8 @@ type File struct {
 	// Exists reports whether the file existed when read.
 	Exists bool
 
-	sum [sha256.Size]byte
+	sum    [sha256.Size]byte
+	unlock func() // set by ReadLocked until Unlock
 }
 
 // ChangedError reports that the file changed on disk after it was read, so
@@ -37,14 +38,64 @@ func (e *ChangedError) Error() string {
 	return fmt.Sprintf("%s was changed by someone else since this command read it; nothing was written — run the command again to apply it to the new version", e.Path)
 }
 
+// lockWait is how long a writer waits for another one to release the lock.
+const lockWait = 10 * time.Second
+
 // Read reads the file at path; a missing file is an empty, not existing File.
 func Read(path string) (*File, error) {
+	path, err := resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	return read(path)
+}
+
+// ReadLocked is Read under the file's advisory lock, which it keeps until
+// Unlock: every plughost writer takes that lock to write, so none can
+// change the file between this read and the File's Write. Call Unlock
+// when done, written or not.
+func ReadLocked(path string) (*File, error) {
+	path, err := resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create config directory: %w", err)
+	}
+	unlock, err := lock(path+".lock", lockWait)
+	if err != nil {
+		return nil, err
+	}
+	f, err := read(path)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	f.unlock = unlock
+	return f, nil
+}
+
+// Unlock releases the lock ReadLocked took. It does nothing for a File
+// from Read, or when called again.
+func (f *File) Unlock() {
+	if f.unlock != nil {
+		f.unlock()
+		f.unlock = nil
+	}
+}
+
+// resolve checks path and resolves a symlink to its target.
+func resolve(path string) (string, error) {
 	if path == "" {
-		return nil, errors.New("no config file path (set HOME, --config or PLUGHOST_CONFIG)")
+		return "", errors.New("no config file path (set HOME, --config or PLUGHOST_CONFIG)")
 	}
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
+	return path, nil
+}
+
+func read(path string) (*File, error) {
 	data, exists, err := readFile(path)
 	if err != nil {
 		return nil, err
@@ -83,17 +134,20 @@ func (f *File) Unchanged() (bool, error) {
 // Write replaces the file with data, unless it changed since it was read
 // (then it returns a *ChangedError and leaves it alone). The previous
 // version, if any, is kept at BackupPath. On success f holds data as its new
-// version, so a later Write builds on this one.
+// version, so a later Write builds on this one. It takes the file's lock
+// for the check and the rename, unless f holds it already (ReadLocked).
 func (f *File) Write(data []byte) error {
 	dir := filepath.Dir(f.Path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create config directory: %w", err)
 	}
-	unlock, err := lock(f.Path+".lock", 10*time.Second)
-	if err != nil {
-		return err
+	if f.unlock == nil {
+		unlock, err := lock(f.Path+".lock", lockWait)
+		if err != nil {
+			return err
+		}
+		defer unlock()
 	}
-	defer unlock()
 	removeLeftovers(f.Path)
 	same, err := f.Unchanged()
 	if err != nil {

@@ -230,3 +230,35 @@ func TestWriteRemovesLeftovers(t *testing.T) {
 		}
 	}
 }
+
+// A File read under the lock writes without taking it again, and every
+// other plughost writer waits until it is released: a second locked
+// reader sees the first one's write, never the version before it.
+func TestReadLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, []byte("v1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadLocked(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan string, 1)
+	go func() {
+		g, err := ReadLocked(path)
+		if err != nil {
+			seen <- err.Error()
+			return
+		}
+		defer g.Unlock()
+		seen <- string(g.Data)
+	}()
+	if err := f.Write([]byte("v2")); err != nil {
+		t.Fatalf("write under the lock: %v", err)
+	}
+	f.Unlock()
+	f.Unlock() // a second Unlock does nothing
+	if got := <-seen; got != "v2" {
+		t.Errorf("the second locked reader read %q; want v2, written before the first released the lock", got)
+	}
+}

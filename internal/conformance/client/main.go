@@ -24,7 +24,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +35,7 @@ import (
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/host/tokens"
+	"github.com/plughost/plughost/internal/conformance/play"
 )
 
 // serverName is the scenario server's name in the config.
@@ -142,7 +142,7 @@ func (a *adapter) exercise(ctx context.Context) error {
 	s.SetHandlers(a.handlers())
 	for _, t := range tools {
 		for {
-			res, err := s.Call(ctx, t.Name, sampleArguments(t.InputSchema))
+			res, err := s.Call(ctx, t.Name, play.SampleArguments(t.InputSchema))
 			if err == nil {
 				fmt.Fprintf(a.out, "called %s: error=%v\n", t.ServerTool, res.IsError)
 				break
@@ -186,34 +186,6 @@ func (a *adapter) handlers() host.ClientHandlers {
 			return json.RawMessage(`{"roots":[]}`), nil
 		},
 	}
-}
-
-// sampleArguments are arguments a model could send: a sample value for
-// every required property of the schema (1 for numbers, "test" for strings,
-// true for booleans).
-func sampleArguments(schema json.RawMessage) json.RawMessage {
-	var s struct {
-		Properties map[string]struct {
-			Type string `json:"type"`
-		} `json:"properties"`
-		Required []string `json:"required"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
-		return json.RawMessage(`{}`)
-	}
-	args := map[string]any{}
-	for _, name := range s.Required {
-		switch s.Properties[name].Type {
-		case "number", "integer":
-			args[name] = 1
-		case "boolean":
-			args[name] = true
-		default:
-			args[name] = "test"
-		}
-	}
-	out, _ := json.Marshal(args) // plain values always encode
-	return out
 }
 
 // connect waits until the server is connected, logging in when it needs.
@@ -270,7 +242,7 @@ func (a *adapter) login(ctx context.Context) error {
 	}
 	a.logins++
 	a.lastScope = st.WantScopes
-	done, err := a.h.Login(ctx, serverName, tokens.LoginOptions{Prompt: browse})
+	done, err := a.h.Login(ctx, serverName, tokens.LoginOptions{Prompt: play.Browse})
 	if err != nil {
 		return err
 	}
@@ -278,20 +250,5 @@ func (a *adapter) login(ctx context.Context) error {
 		a.lastScope = done.Scopes
 	}
 	fmt.Fprintf(a.out, "logged in (login %d, scopes %v)\n", a.logins, done.Scopes)
-	return nil
-}
-
-// browse plays the user's browser: it opens the authorization URL and
-// follows the redirects back to plughost's loopback callback.
-func browse(authURL string) error {
-	resp, err := http.Get(authURL)
-	if err != nil {
-		return fmt.Errorf("browser: %w", err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("browser: the login ended on HTTP %d", resp.StatusCode)
-	}
 	return nil
 }

@@ -103,7 +103,7 @@ func (b *spoolBody) gather() error {
 // spoolRest spools what was gathered and the rest of the body, leaving the
 // message that stands in for it in out.
 func (b *spoolBody) spoolRest(buf []byte) error {
-	w, err := b.spool.Begin(b.limit, "response body")
+	w, err := b.spool.Begin(b.limit, "response body", b.out.Len())
 	if err != nil {
 		b.out.Release()
 		return err
@@ -230,7 +230,7 @@ func (e *eventSpoolBody) scan() error {
 		e.serving = end >= 0
 		return nil
 	}
-	w, err := e.spool.Begin(e.limit, "event")
+	w, err := e.spool.Begin(e.limit, "event", e.event.Len()+len(take))
 	if err != nil {
 		return err
 	}

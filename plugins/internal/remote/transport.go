@@ -1,6 +1,6 @@
 // Package remote is the transport shared by the sse and http plugins: it
-// connects to a remote MCP server with mcp-go's legacy SSE or streamable-HTTP
-// client transport, through an *http.Client that enforces httppolicy (headers
+// connects to a remote MCP server with plughost's legacy SSE client
+// transport (sseclient) or mcp-go's streamable-HTTP one, through an *http.Client that enforces httppolicy (headers
 // only to the server's origin, protocol headers first, only same-host
 // http→https redirects), and exposes it as a pluginapi.Conn via reqconn.
 package remote
@@ -20,6 +20,7 @@ import (
 	"github.com/plughost/plughost/pluginapi"
 	"github.com/plughost/plughost/plugins/internal/httppolicy"
 	"github.com/plughost/plughost/plugins/internal/reqconn"
+	"github.com/plughost/plughost/plugins/internal/sseclient"
 )
 
 // Transport kinds.
@@ -32,11 +33,6 @@ const (
 
 // Version is the version of the remote transports.
 const Version = "0.1.0"
-
-// longResponse is the SSE response timeout handed to mcp-go: calls are bounded
-// by the host's per-call deadline, which crosses the plugin boundary, so
-// mcp-go's own 60 s cap must not cut long tool calls short.
-const longResponse = 24 * time.Hour
 
 // Waits for the legacy SSE endpoint event. A legacy server announces its
 // endpoint at once; a streamable-HTTP server that accepts the GET never does.
@@ -93,7 +89,7 @@ func (t *Transport) Open(ctx context.Context, req pluginapi.OpenRequest) (plugin
 	if err != nil {
 		return nil, &pluginapi.Error{Op: "open", Kind: pluginapi.KindInvalidConfig, Err: err}
 	}
-	factory := t.factory(ctx, cfg, client)
+	factory := t.factory(ctx, cfg, client, req.MessageLimit(), log)
 	conn, err := reqconn.Open(ctx, factory, reqconn.Options{Logger: log})
 	if err != nil {
 		return nil, t.classify(err, probe, cfg)
@@ -105,7 +101,10 @@ func (t *Transport) Open(ctx context.Context, req pluginapi.OpenRequest) (plugin
 	return &diagConn{Conn: conn, warnings: warnings}, nil
 }
 
-func (t *Transport) factory(ctx context.Context, cfg Config, client *http.Client) reqconn.Factory {
+// factory makes the transport of t's kind: mcp-go's streamable-HTTP
+// client, or sseclient's legacy SSE client, which unlike mcp-go's hands the
+// server's requests (sampling, elicitation, roots) on.
+func (t *Transport) factory(ctx context.Context, cfg Config, client *http.Client, limit int, log hclog.Logger) reqconn.Factory {
 	if t.kind == KindHTTP {
 		return func() (transport.Interface, error) {
 			return transport.NewStreamableHTTP(cfg.URL, transport.WithHTTPBasicClient(client), transport.WithContinuousListening())
@@ -121,11 +120,7 @@ func (t *Transport) factory(ctx context.Context, cfg Config, client *http.Client
 		endpoint = max(min(endpoint, time.Until(d)-endpointMargin), minEndpointWait)
 	}
 	return func() (transport.Interface, error) {
-		opts := []transport.ClientOption{transport.WithHTTPClient(client), transport.WithResponseTimeout(longResponse)}
-		if endpoint > 0 {
-			opts = append(opts, transport.WithEndpointTimeout(endpoint))
-		}
-		return transport.NewSSE(cfg.URL, opts...)
+		return sseclient.New(cfg.URL, client, sseclient.Options{EndpointWait: endpoint, MaxEventBytes: limit, Logger: log})
 	}
 }
 

@@ -1,8 +1,9 @@
-// Package reqconn adapts mcp-go's request-level client transports
-// (transport.NewSSE, transport.NewStreamableHTTP) to the message-level
-// pluginapi.Conn that transport plugins serve.
+// Package reqconn adapts request-level client transports in mcp-go's shape
+// (transport.Interface: plughost's sseclient for legacy SSE, mcp-go's
+// transport.NewStreamableHTTP) to the message-level pluginapi.Conn that
+// transport plugins serve.
 //
-// The host runs the MCP session and sends whole JSON-RPC messages; mcp-go's
+// The host runs the MCP session and sends whole JSON-RPC messages; the
 // HTTP transports want one call per request. Open bridges the two:
 //
 //   - A request from the host runs tr.SendRequest in a goroutine of its own,
@@ -31,6 +32,6 @@
 // a failure that may mean the server is gone, a ping tells: if the server
 // cannot be reached at all, the connection ends and Recv returns a
 // *pluginapi.Error of KindServerExited, so the host's supervisor reconnects.
-// The same happens when the SSE stream breaks, since mcp-go's SSE transport
-// does not reconnect.
+// The same happens when the SSE stream breaks, since the legacy SSE
+// transport does not reconnect.
 package reqconn

@@ -15,7 +15,7 @@ import (
 // session is one started transport. The fields after tr are guarded by conn.mu.
 type session struct {
 	tr transport.Interface
-	// cancel ends the context Start was given: mcp-go's SSE transport reads
+	// cancel ends the context Start was given: the legacy SSE transport reads
 	// its stream, and a listening streamable HTTP transport its GET, under it.
 	cancel    context.CancelFunc
 	closeOnce sync.Once
@@ -35,7 +35,7 @@ func (s *session) close() error {
 }
 
 // connectionLoser is implemented by transports that report the end of a
-// long-lived connection (mcp-go's SSE transport: the GET stream).
+// long-lived connection (the legacy SSE transport: the GET stream).
 type connectionLoser interface {
 	SetConnectionLostHandler(func(error))
 }
@@ -80,7 +80,7 @@ func (c *conn) wire(s *session) {
 }
 
 // lost ends the connection when the current session's long-lived
-// connection breaks: mcp-go's SSE transport does not reconnect.
+// connection breaks: the legacy SSE transport does not reconnect.
 func (c *conn) lost(s *session, err error) {
 	c.mu.Lock()
 	current := c.cur == s

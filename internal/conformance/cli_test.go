@@ -1,0 +1,68 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/plughost/plughost/internal/testbin"
+)
+
+// TestClientScenariosCLI runs the suite's auth client scenarios with
+// plughost as the client through its command line alone (the adapter in
+// ./cliclient: `mcp add` with the oauth flags, `mcp login`, `tools`, and
+// `call` on a terminal, logging in again when call offers it). All 14 must
+// pass with a non-zero check count and no warning, as through the library.
+func TestClientScenariosCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the conformance suite (Node) and plughost processes")
+	}
+	cli, nodeBin, err := suite()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "\n*** SKIP %s: the MCP conformance suite is unavailable: %v ***\n\n", t.Name(), err)
+		t.Skipf("the MCP conformance suite is unavailable: %v", err)
+	}
+	if _, err := exec.LookPath("script"); err != nil {
+		fmt.Fprintf(os.Stderr, "\n*** SKIP %s: script(1) (util-linux), which gives plughost call a terminal, is missing ***\n\n", t.Name())
+		t.Skip("script(1) is missing")
+	}
+	set, err := testbin.Build(map[string]string{
+		"cliclient":                  "./internal/conformance/cliclient",
+		"plughost":                   "./cmd/host",
+		"plugins/mcp-transport-http": "./plugins/http",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(set.Dir)
+
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cli, "client", "--command", set.Path("cliclient"), "--suite", "auth", "--timeout", "90000", "-o", out)
+	cmd.Env = append(os.Environ(), "PATH="+nodeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	log, runErr := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the conformance suite did not finish: %v\n%s", ctx.Err(), tail(log))
+	}
+	results, err := readResults(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("auth client scenarios through the plughost command (conformance suite exit: %v):\n%s", runErr, table(results))
+	for _, name := range authScenarios {
+		c, ran := results[name]
+		switch {
+		case !ran:
+			t.Errorf("%s did not run", name)
+		case !c.passed():
+			t.Errorf("%s: %d checks passed, %d failed, %d warnings; want >0 passed, none failed, no warning", name, c.Success, c.Failure, c.Warning)
+		}
+	}
+	if t.Failed() {
+		t.Logf("suite output (end):\n%s", tail(log))
+	}
+}
