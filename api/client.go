@@ -50,10 +50,30 @@ func Dial(ctx context.Context, rt Runtime) (*Client, Status, error) {
 const pingTimeout = 3 * time.Second
 
 // Servers returns every configured server and the outcome of the last
-// reload.
+// reload, following the pages of GET /api/servers (MaxPageSize servers
+// each) to the last.
 func (c *Client) Servers(ctx context.Context) (ServerList, error) {
-	var out ServerList
-	return out, c.do(ctx, http.MethodGet, "/api/servers", nil, &out)
+	var all ServerList
+	p := pageRequest{limit: MaxPageSize}
+	for {
+		var page ServerList
+		if err := c.do(ctx, http.MethodGet, "/api/servers?"+p.query(), nil, &page); err != nil {
+			return ServerList{}, err
+		}
+		if p.cursor == "" {
+			all = page
+		} else {
+			all.Servers = append(all.Servers, page.Servers...)
+		}
+		if page.NextCursor == "" {
+			all.NextCursor = ""
+			return all, nil
+		}
+		if page.NextCursor <= p.cursor {
+			return ServerList{}, fmt.Errorf("GET /api/servers: next_cursor %q does not move past %q", page.NextCursor, p.cursor)
+		}
+		p.cursor = page.NextCursor
+	}
 }
 
 // Server returns one server's detail; an unknown name is an *Error with

@@ -23,12 +23,18 @@ const (
 )
 
 // events streams server and settings changes as server-sent events:
-// "servers" (the GET /api/servers body) when any server's state, tools or
+// "servers" (the GET /api/servers body, of the page ?limit= and ?cursor=
+// ask for) when any server's state, tools or
 // call statistics change or the config is applied, and "settings" (the GET
 // /api/settings body) when the config file changes. Both are sent once at
 // the start. Authenticate with the header (fetch streaming; EventSource
 // cannot send one).
 func (a *handler) events(w http.ResponseWriter, r *http.Request) {
+	page, err := parsePage(r.URL.Query())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
@@ -66,7 +72,7 @@ func (a *handler) events(w http.ResponseWriter, r *http.Request) {
 			if v := a.version(); v != version {
 				version, settingsDue = v, true
 			}
-			if serversDue && !a.send(ctx, w, rc, "servers", a.serverList(ctx)) {
+			if serversDue && !a.send(ctx, w, rc, "servers", a.serverList(ctx, page)) {
 				return
 			}
 			if settingsDue {

@@ -69,10 +69,16 @@ type Status struct {
 	ConfigVersion string `json:"config_version"`
 }
 
-// ServerList is the body of GET /api/servers.
+// ServerList is the body of GET /api/servers: one page of the servers.
 type ServerList struct {
-	// Servers are every configured server, sorted by name.
+	// Servers are the page's servers, sorted by name: every configured
+	// server when they fit in one page (DefaultPageSize, or ?limit=).
 	Servers []host.ServerRow `json:"servers"`
+	// NextCursor, when set, is the ?cursor= of the next page; absent on
+	// the last.
+	NextCursor string `json:"next_cursor,omitempty"`
+	// Totals count every configured server, not only the page's.
+	Totals host.ServerTotals `json:"totals"`
 	// Apply is the outcome of the last reload.
 	Apply host.ApplyStatus `json:"apply"`
 	// Version is the user config file's version.
@@ -139,12 +145,20 @@ func (a *handler) status(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *handler) servers(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, a.serverList(r.Context()))
+	p, err := parsePage(r.URL.Query())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, a.serverList(r.Context(), p))
 }
 
-// serverList is the body of GET /api/servers (and of the servers event).
-func (a *handler) serverList(ctx context.Context) ServerList {
-	return ServerList{Servers: a.o.Host.ServerRows(ctx), Apply: a.o.Host.LastApply(), Version: a.version()}
+// serverList is the body of GET /api/servers (and of the servers event):
+// the page p asks for.
+func (a *handler) serverList(ctx context.Context, p pageRequest) ServerList {
+	page := a.o.Host.ServerRowsPage(ctx, p.cursor, p.limit)
+	return ServerList{Servers: page.Rows, NextCursor: page.Next, Totals: page.Totals,
+		Apply: a.o.Host.LastApply(), Version: a.version()}
 }
 
 // ServerDetail is the body of GET /api/servers/{name}.

@@ -189,7 +189,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		if strings.Contains(r.body, canary) {
 			t.Errorf("the secret is in the response of %s", r.url)
 		}
-		sawEvents = sawEvents || (strings.HasSuffix(r.url, "/api/events") && strings.Contains(r.body, "event: servers"))
+		sawEvents = sawEvents || (strings.Contains(r.url, "/api/events") && strings.Contains(r.body, "event: servers"))
 		sawMasked = sawMasked || strings.Contains(r.body, `"ALPHA_KEY": "****"`)
 	}
 	// The capture must see what it checks: the stream, and the masked entry.

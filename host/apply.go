@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -27,14 +28,26 @@ type ApplyResult struct {
 	// Settings are the global sections that changed (JSON paths); they
 	// apply from the next call or turn on.
 	Settings []string `json:"settings,omitempty"`
+	// KeptPrevious are running servers whose new entry is invalid: they
+	// keep running their previous settings, and their status says why
+	// (KeptEntryMessage). They are in Unchanged or Restarted too.
+	KeptPrevious []string `json:"kept_previous,omitempty"`
+	// Omitted counts, by list ("added", "unchanged" …), the names a Capped
+	// result left out.
+	Omitted map[string]int `json:"omitted,omitempty"`
 }
 
 // Empty reports whether nothing changed.
 func (r ApplyResult) Empty() bool {
-	return len(r.Added)+len(r.Removed)+len(r.Restarted)+len(r.Settings) == 0
+	return len(r.Added)+len(r.Removed)+len(r.Restarted)+len(r.Settings)+len(r.KeptPrevious) == 0
 }
 
-// String summarises r for a log line or a message.
+// listedNames is how many names of each list String and Capped keep: a
+// reload of thousands of servers is summarised, not listed.
+const listedNames = 10
+
+// String summarises r for a log line or a message: each list's first
+// names, and how many there are in all when it is longer.
 func (r ApplyResult) String() string {
 	if r.Empty() {
 		return "no change"
@@ -43,12 +56,42 @@ func (r ApplyResult) String() string {
 	for _, p := range []struct {
 		verb  string
 		names []string
-	}{{"added", r.Added}, {"removed", r.Removed}, {"restarted", r.Restarted}, {"changed", r.Settings}} {
+	}{{"added", r.Added}, {"removed", r.Removed}, {"restarted", r.Restarted}, {"changed", r.Settings},
+		{"kept the previous settings (invalid entry) of", r.KeptPrevious}} {
 		if len(p.names) > 0 {
-			parts = append(parts, p.verb+" "+strings.Join(p.names, ", "))
+			parts = append(parts, p.verb+" "+listText(p.names))
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// listText joins names, the first listedNames of them and the count of
+// the rest.
+func listText(names []string) string {
+	if len(names) <= listedNames {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s … (%d in all)", strings.Join(names[:listedNames], ", "), len(names))
+}
+
+// Capped returns r with each list cut to its first names; Omitted counts
+// what each list lost. ApplyStatus keeps the capped result: every status
+// answer carries it, and a reload of thousands of servers would make each
+// of them as long as the config.
+func (r ApplyResult) Capped() ApplyResult {
+	out := r
+	out.Omitted = nil
+	for key, list := range map[string]*[]string{"added": &out.Added, "removed": &out.Removed, "restarted": &out.Restarted,
+		"unchanged": &out.Unchanged, "settings": &out.Settings, "kept_previous": &out.KeptPrevious} {
+		if n := len(*list); n > listedNames {
+			*list = (*list)[:listedNames:listedNames]
+			if out.Omitted == nil {
+				out.Omitted = map[string]int{}
+			}
+			out.Omitted[key] = n - listedNames
+		}
+	}
+	return out
 }
 
 // ApplyStatus is the outcome of the last Apply, for status displays: a
@@ -62,7 +105,8 @@ type ApplyStatus struct {
 	Error string `json:"error,omitempty"`
 	// Problems are the problems that rejected it, with their JSON paths.
 	Problems []*config.ValidationError `json:"problems,omitempty"`
-	// Result is what the last accepted config changed.
+	// Result is what the last accepted config changed, each list cut to
+	// its first names (ApplyResult.Capped).
 	Result ApplyResult `json:"result"`
 }
 
@@ -145,13 +189,16 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 		h.restartRetention(next)
 	}
 	h.mu.Lock()
-	h.applied = ApplyStatus{At: time.Now(), OK: true, Result: res}
+	h.applied = ApplyStatus{At: time.Now(), OK: true, Result: res.Capped()}
 	h.mu.Unlock()
 	h.logger.Debug("config applied", "result", res.String())
 	if prev.cfg.MCP.Gateway.Store != next.cfg.MCP.Gateway.Store {
 		h.logger.Warn("tools.mcp.gateway.store changed: the session store is chosen at start-up; restart plughost to use the new one")
 	}
 	h.notify()
+	if len(next.order) >= largeConfigServers {
+		h.afterLargeCall() // loading and building it left hundreds of MB of garbage
+	}
 	return res, nil
 }
 
@@ -282,6 +329,7 @@ func diffStates(prev, next *state) ApplyResult {
 		}
 	}
 	r.Settings = changedSettings(prev.cfg.MCP, next.cfg.MCP)
+	r.KeptPrevious = slices.Sorted(maps.Keys(next.kept))
 	return r
 }
 

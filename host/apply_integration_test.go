@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -254,5 +256,118 @@ func TestApplyMasksNewSecrets(t *testing.T) {
 	}
 	if got := h.Masker().Mask("first-secret-123 second-secret-456"); got != "**** ****" {
 		t.Errorf("Mask = %q; want both secrets masked", got)
+	}
+}
+
+// A running server whose entry a reload finds invalid keeps running its
+// previous settings — same process, its tools answer — and says so in its
+// status, with each problem's JSON path; fixing the entry clears it. A
+// new server with an invalid entry is invalid, as at start-up. Before, the
+// typo stopped the running server ("invalid config").
+func TestApplyKeepsRunningServerOnInvalidEntry(t *testing.T) {
+	integration(t)
+	cfg := map[string]any{"enabled": true, "servers": map[string]any{"a": server("-name", "first")}}
+	h, apply := reloadable(t, cfg)
+	was := pid(h, "a")
+
+	typo := server("-name", "second")
+	typo["enabled"] = "yes"
+	bad := map[string]any{"enabled": true, "servers": map[string]any{
+		"a": typo, "new": map[string]any{"enabled": "yes", "command": bins.Path("testserver")},
+	}}
+	res, err := apply(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.KeptPrevious, []string{"a"}) || slices.Contains(res.Removed, "a") {
+		t.Errorf("Apply result %+v; want a kept on its previous settings, not removed", res)
+	}
+	a := state(h, "a")
+	want := host.KeptEntryMessage + `tools.mcp.servers.a.enabled: `
+	if a.State != supervisor.StateConnected || a.ServerPID != was || !strings.HasPrefix(a.LastError, want) || !strings.HasPrefix(a.ConfigError, want) {
+		t.Fatalf("after the typo a is %+v; want connected, pid %d, last error starting %q", a, was, want)
+	}
+	if d := host.DescribeState(a); !strings.HasPrefix(d, "connected") || !strings.Contains(d, want) {
+		t.Errorf("description %q; want connected and the problem", d)
+	}
+	if got := text(t, call(t, h.NewSession(), "mcp_a_echo", map[string]any{"text": "still"})); got != "still" {
+		t.Errorf("a's tool answered %q", got)
+	}
+	if got := h.Config().MCP.Servers["a"].Args; !slices.Equal(got, []string{"-name", "first"}) {
+		t.Errorf("the config shows a's args %v; want the previous ones it runs", got)
+	}
+	if n, _ := h.Status("new"); n.State != supervisor.StateInvalid || !strings.Contains(n.LastError, "tools.mcp.servers.new.enabled") {
+		t.Errorf("a new server with an invalid entry is %+v; want invalid, naming the field", n)
+	}
+
+	// Another reload with the typo still in: still kept, still said.
+	if _, err := apply(bad); err != nil {
+		t.Fatal(err)
+	}
+	if a := state(h, "a"); a.ServerPID != was || !strings.HasPrefix(a.ConfigError, want) {
+		t.Errorf("after a second reload a is %+v; want still kept with the problem", a)
+	}
+
+	// Fixed: the new settings apply (a restarts with them), the problem goes.
+	fixed := map[string]any{"enabled": true, "servers": map[string]any{"a": server("-name", "second")}}
+	if res, err := apply(fixed); err != nil || !slices.Equal(res.Restarted, []string{"a"}) || len(res.KeptPrevious) != 0 {
+		t.Fatalf("Apply of the fixed entry = %+v, %v; want a restarted", res, err)
+	}
+	waitFor(t, h, "a back with its new settings", connected(h, "a"))
+	if a := state(h, "a"); a.ConfigError != "" || a.ServerName != "second" {
+		t.Errorf("after the fix a is %+v; want no config error, the new name", a)
+	}
+}
+
+// Applying a config of thousands of servers hands the memory its loading
+// left behind back to the operating system (with
+// ReturnMemoryAfterLargeResults, as the plughost binary sets): a reload of
+// 40,000 servers kept serve at ≈ 550 MB of RSS for ≈ 90 MB of live heap.
+func TestApplyLargeConfigReturnsMemory(t *testing.T) {
+	dir := t.TempDir()
+	small := map[string]any{"enabled": true, "servers": map[string]any{"a": map[string]any{"enabled": false, "command": "true"}}}
+	h, err := host.NewFromLoaded(loaded(t, dir, small), host.Options{ConfigDir: dir, ReturnMemoryAfterLargeResults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	freed := make(chan struct{}, 1)
+	host.SetFreeMemoryHook(h, func() { freed <- struct{}{} })
+	h.Start(t.Context())
+	t.Cleanup(func() { h.Close() })
+	if _, err := h.ApplyLoaded(loaded(t, dir, small)); err != nil {
+		t.Fatal(err)
+	}
+	if n := host.MemoryReturnsAsked(h); n != 0 {
+		t.Errorf("a config of one server asked for %d memory returns", n)
+	}
+	servers := map[string]any{}
+	for i := range 1000 {
+		servers[fmt.Sprintf("s%04d", i)] = map[string]any{"enabled": false, "command": "true"}
+	}
+	if _, err := h.ApplyLoaded(loaded(t, dir, map[string]any{"enabled": true, "servers": servers})); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-freed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("applying 1,000 servers returned no memory")
+	}
+}
+
+// A server kept on its previous entry keeps all of it, discovery included:
+// pinned visible before, it stays visible though the invalid new entry
+// says "deferred": true.
+func TestApplyKeptServerKeepsItsDiscoverySettings(t *testing.T) {
+	integration(t)
+	h, apply := reloadable(t, baseConfig()) // a pinned, b and c deferred
+	typo := server()
+	typo["enabled"], typo["deferred"] = "yes", true
+	next := baseConfig()
+	next["servers"].(map[string]any)["a"] = typo
+	if res, err := apply(next); err != nil || !slices.Equal(res.KeptPrevious, []string{"a"}) {
+		t.Fatalf("Apply = %+v, %v; want a kept", res, err)
+	}
+	if names := toolNames(t, h.NewSession()); !slices.Contains(names, "mcp_a_echo") || slices.Contains(names, "mcp_b_echo") {
+		t.Errorf("tools seen %v; want a's (pinned, as it runs) and not b's (deferred)", names)
 	}
 }

@@ -1,13 +1,16 @@
 package host_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/internal/syncbuf"
 )
 
@@ -47,4 +50,68 @@ func TestListChangedFlood(t *testing.T) {
 	if n := len(h.ServerTools("flood")); n == 0 {
 		t.Errorf("the flooding server lost its tools")
 	}
+}
+
+// A server writing notifications of four kinds (list_changed, progress,
+// log, resources/updated) in a tight loop is read at the flood limit's
+// rate: its status says it is throttled, what it manages to send is bounded
+// by the rate, and once it has been over the rate for the grace period it
+// is disconnected for flooding and restarted with backoff. The server
+// beside it answers throughout. Before, the host read every message as
+// fast as the server wrote it — most of a core — and the server's status
+// showed nothing.
+func TestNotificationFloodIsThrottledThenDisconnected(t *testing.T) {
+	integration(t)
+	h := startHost(t, map[string]any{"flood": server("-notify-flood"), "steady": server()})
+	s := h.NewSession()
+	waitFor(t, h, "the flooding server's status to say it is throttled", func() bool {
+		return strings.Contains(host.DescribeState(state(h, "flood")), "throttled since")
+	})
+
+	// What the server wrote over a window of at least 2 s: the rate's worth,
+	// plus what the pipe, the read buffer and the dispatch queue hold.
+	limit := supervisor.DefaultFloodLimit
+	began := time.Now()
+	first, ok := floodSent(t, s)
+	last, elapsed := first, time.Duration(0)
+	for ok && elapsed < 2*time.Second {
+		last, ok = floodSent(t, s)
+		elapsed = time.Since(began)
+	}
+	if ok {
+		const buffered = 5000
+		if most := int64(limit.Rate*elapsed.Seconds()) + buffered; last-first > most {
+			t.Errorf("the server wrote %d notifications in %s; the host should read at most %d (%g/s + buffers)", last-first, elapsed, most, limit.Rate)
+		}
+		t.Logf("%d notifications written in %s while throttled", last-first, elapsed.Round(time.Millisecond))
+	}
+
+	waitFor(t, h, "the flooding server to be disconnected", func() bool {
+		return strings.Contains(state(h, "flood").LastError, "disconnected for flooding")
+	})
+	st := state(h, "flood")
+	if want := "more than 1000 notifications and requests per second for 10s"; !strings.Contains(st.LastError, want) {
+		t.Errorf("last error %q; want it to name the limit (%q)", st.LastError, want)
+	}
+	if got := text(t, call(t, s, "mcp_steady_echo", map[string]any{"text": "still here"})); got != "still here" {
+		t.Errorf("the server beside the flood answered %q", got)
+	}
+}
+
+// floodSent calls flood_stats and returns how many notifications the
+// server wrote; false when the call failed (the server was disconnected
+// meanwhile).
+func floodSent(t *testing.T, s *host.Session) (int64, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := s.Call(ctx, "mcp_flood_flood_stats", json.RawMessage(`{}`))
+	if err != nil || res.IsError {
+		return 0, false
+	}
+	var stats struct{ Notifications int64 }
+	if err := json.Unmarshal([]byte(text(t, res)), &stats); err != nil {
+		t.Fatal(err)
+	}
+	return stats.Notifications, true
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -49,7 +50,8 @@ type Options struct {
 	// through the plugin process (for comparison and diagnosis).
 	RelayOnly bool
 	// ReturnMemoryAfterLargeResults makes the host, after a tool call whose
-	// result held 8 MiB or more, force two garbage collections and return
+	// result held 8 MiB or more (and after applying a config of 1,000
+	// servers or more), force two garbage collections and return
 	// the freed pages to the operating system (runtime.GC,
 	// debug.FreeOSMemory; one return for concurrent calls, 100 ms after
 	// the last). Without it a process that served one large result keeps
@@ -133,6 +135,10 @@ type state struct {
 	chain    *callChain
 	rules    *discovery.Rules               // the discovery rules of cfg
 	creds    map[string]*tokens.Credentials // servers with oauth, enabled or not
+	// kept are the running servers whose new entry was invalid, each with
+	// the message saying so (KeptEntryMessage): they run, and cfg holds,
+	// their previous entry.
+	kept map[string]string
 }
 
 // server is one enabled server: its supervisor and the spec and OAuth
@@ -232,6 +238,13 @@ func (h *Host) st() *state { return h.state.Load() }
 // those of the same server in prev is that server, kept as it runs (see
 // Apply); prev may be nil.
 func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *state) (*state, error) {
+	if prev != nil {
+		// A server kept on its previous entry changes the server map (which
+		// the discovery rules read too): the caller's config stays as given.
+		c := *cfg
+		c.MCP.Servers = maps.Clone(cfg.MCP.Servers)
+		cfg = &c
+	}
 	chain, err := h.newCallChain(cfg, prev)
 	if err != nil {
 		return nil, err
@@ -241,7 +254,7 @@ func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *st
 		return nil, err
 	}
 	st := &state{cfg: cfg, servers: map[string]*server{}, inactive: map[string]supervisor.Status{}, chain: chain,
-		rules: rules, creds: map[string]*tokens.Credentials{}}
+		rules: rules, creds: map[string]*tokens.Credentials{}, kept: map[string]string{}}
 	dirs := pluginDirs(cfg, h.opts)
 	for name, srv := range cfg.MCP.Servers {
 		st.order = append(st.order, name)
@@ -251,8 +264,15 @@ func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *st
 	return st, nil
 }
 
+// KeptEntryMessage begins the last error of a running server whose entry
+// a reload found invalid: the server keeps running its previous settings,
+// and the rest of the message gives each problem as "<path>: <problem>".
+const KeptEntryMessage = "config entry invalid, still running previous settings: "
+
 // addServer files one configured server into st: running, or inactive with
-// the reason.
+// the reason. A server that runs under prev and whose new entry is invalid
+// keeps running its previous entry (keepPrevious); a new server with an
+// invalid entry is inactive, invalid.
 func (h *Host) addServer(st, prev *state, name string, srv config.Server, problems []*config.ValidationError, dirs []string) {
 	inactive := func(state supervisor.State, reason string) {
 		st.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: h.masker.Mask(reason)}
@@ -264,16 +284,26 @@ func (h *Host) addServer(st, prev *state, name string, srv config.Server, proble
 		return
 	case len(problems) > 0 && (srv.Enabled || problemAt(problems, config.ServerPath(name, "enabled"))):
 		// A bad "enabled" ("yes") is a problem to show, not a quiet "off".
-		inactive(supervisor.StateInvalid, joinProblems(problems))
+		if !h.keepPrevious(st, prev, name, joinProblems(problems), dirs) {
+			inactive(supervisor.StateInvalid, joinProblems(problems))
+		}
 		return
 	case !srv.Enabled:
 		inactive(supervisor.StateDisabled, "")
 		return
 	}
+	if err := h.addRunnable(st, prev, name, srv, auth, creds, dirs); err != nil && !h.keepPrevious(st, prev, name, err.Error(), dirs) {
+		inactive(supervisor.StateInvalid, err.Error())
+	}
+}
+
+// addRunnable files an enabled, valid entry into st as a running server:
+// the one of prev when it connects the same way, else a new one. It fails
+// when the entry cannot be turned into a spec (no plugin for its type …).
+func (h *Host) addRunnable(st, prev *state, name string, srv config.Server, auth oauthKey, creds *tokens.Credentials, dirs []string) error {
 	spec, err := h.spec(st.cfg, name, srv, dirs)
 	if err != nil {
-		inactive(supervisor.StateInvalid, err.Error())
-		return
+		return err
 	}
 	if creds != nil {
 		spec.Auth = creds
@@ -281,10 +311,36 @@ func (h *Host) addServer(st, prev *state, name string, srv config.Server, proble
 	if prev != nil {
 		if old, ok := prev.servers[name]; ok && old.auth == auth && sameConnection(old.spec, spec) {
 			st.servers[name] = old
-			return
+			return nil
 		}
 	}
 	st.servers[name] = h.newServer(name, spec, auth)
+	return nil
+}
+
+// keepPrevious keeps a server that runs under prev on its previous entry
+// when its new one is invalid (problem says how): a typo in the file must
+// not stop a running server. st's config then holds the previous entry, and
+// the server's status the problem (KeptEntryMessage). It reports whether
+// it did; it does not when the server was not running, or when its
+// previous entry cannot run under the new global settings either.
+func (h *Host) keepPrevious(st, prev *state, name, problem string, dirs []string) bool {
+	if prev == nil {
+		return false
+	}
+	if _, running := prev.servers[name]; !running {
+		return false
+	}
+	old := prev.cfg.MCP.Servers[name]
+	delete(st.creds, name)
+	auth, creds := h.addCredentials(st, name, old, nil)
+	if err := h.addRunnable(st, prev, name, old, auth, creds, dirs); err != nil {
+		delete(st.creds, name)
+		return false
+	}
+	st.cfg.MCP.Servers[name] = old
+	st.kept[name] = h.masker.Mask(KeptEntryMessage + problem)
+	return true
 }
 
 func problemAt(problems []*config.ValidationError, path string) bool {
@@ -577,10 +633,26 @@ func (h *Host) Status(name string) (supervisor.Status, bool) { return h.st().sta
 // status is a server's status, with its OAuth login state if it has one.
 func (st *state) status(name string) (supervisor.Status, bool) {
 	if s, ok := st.servers[name]; ok {
-		return st.withAuth(s.sup.Status()), true
+		return st.withAuth(st.withKept(s.sup.Status())), true
 	}
 	s, ok := st.inactive[name]
 	return st.withAuth(s), ok
+}
+
+// withKept adds to the status of a server kept on its previous entry
+// why: ConfigError, and the first line of its last error.
+func (st *state) withKept(status supervisor.Status) supervisor.Status {
+	msg, ok := st.kept[status.Name]
+	if !ok {
+		return status
+	}
+	status.ConfigError = msg
+	if status.LastError == "" {
+		status.LastError = msg
+	} else {
+		status.LastError = msg + "\n" + status.LastError
+	}
+	return status
 }
 
 // Server returns the supervisor of a running server.

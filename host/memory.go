@@ -16,6 +16,12 @@ import (
 // results).
 const largeResultBytes = 8 << 20
 
+// largeConfigServers is the config size (servers) from which Apply hands
+// the memory of loading and applying it back to the operating system, as
+// a large call does: a reload of 40,000 servers allocates hundreds of MB
+// of garbage (the file's layers, maps and copies) for ≈ 90 MB it keeps.
+const largeConfigServers = 1000
+
 // returnMemoryDelay gathers the ends of concurrent large calls into one
 // return: a forced collection costs a pause, so one is enough.
 const returnMemoryDelay = 100 * time.Millisecond
@@ -31,9 +37,9 @@ func noteResultSize(ctx context.Context, n int) {
 	}
 }
 
-// afterLargeCall asks for the memory of a finished large call to be
-// returned, if the host was asked to (Options.ReturnMemoryAfterLargeResults);
-// it never blocks.
+// afterLargeCall asks for the memory of a finished large call (or of a
+// large config applied) to be returned, if the host was asked to
+// (Options.ReturnMemoryAfterLargeResults); it never blocks.
 func (h *Host) afterLargeCall() {
 	if !h.opts.ReturnMemoryAfterLargeResults {
 		return

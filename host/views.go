@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -81,6 +82,14 @@ func DescribeState(st supervisor.Status) string {
 // config problems) is joined with "; ", so that every status stays on one
 // line of a table or log.
 func StateText(st supervisor.Status) string {
+	s := stateText(st)
+	if st.ConfigError != "" && st.State != supervisor.StateError && st.State != supervisor.StateInvalid {
+		s += "; " + strings.ReplaceAll(st.ConfigError, "\n", "; ") // the error states show it in their last error
+	}
+	return s
+}
+
+func stateText(st supervisor.Status) string {
 	st.LastError = strings.ReplaceAll(st.LastError, "\n", "; ")
 	switch st.State {
 	case supervisor.StateNeedsLogin:
@@ -93,6 +102,9 @@ func StateText(st supervisor.Status) string {
 		s := fmt.Sprintf("connected, %s (started in %s)", count(st.Tools, "tool"), st.StartupDuration.Round(time.Millisecond))
 		for _, w := range st.Warnings {
 			s += "; warning: " + w
+		}
+		if st.Throttle != "" {
+			s += "; " + st.Throttle
 		}
 		return s
 	case supervisor.StateError:
@@ -309,11 +321,77 @@ func (r ServerRow) View() ServerView {
 // own (diagnosticsTimeout), so stuck plugins cost a listing one bound, not
 // one each.
 func (h *Host) ServerRows(ctx context.Context) []ServerRow {
-	views := h.ServerViews()
+	return h.rows(ctx, h.ServerViews())
+}
+
+// ServerPage is one page of the server rows, sorted by name.
+type ServerPage struct {
+	// Rows are the page's servers.
+	Rows []ServerRow
+	// Next is the after of the next page; "" on the last page.
+	Next string
+	// Totals count every configured server, not only the page's.
+	Totals ServerTotals
+}
+
+// ServerTotals counts the configured servers.
+type ServerTotals struct {
+	// Servers is how many servers are configured.
+	Servers int `json:"servers"`
+	// Connected is how many of them are connected.
+	Connected int `json:"connected"`
+	// Tools is how many tools the connected servers list.
+	Tools int `json:"tools"`
+}
+
+// ServerRowsPage returns the rows of at most limit servers (limit ≤ 0:
+// all) whose names sort after after ("": from the first), and the totals
+// of all: a front end pages through thousands of servers without building
+// (or asking each plugin for) the rows of all of them.
+func (h *Host) ServerRowsPage(ctx context.Context, after string, limit int) ServerPage {
+	st, started := h.st(), h.started()
+	page := ServerPage{Totals: st.totals()}
+	names := st.order[sortedAfter(st.order, after):]
+	if limit > 0 && len(names) > limit {
+		names = names[:limit]
+		page.Next = names[len(names)-1]
+	}
+	views := make([]ServerView, len(names))
+	for i, name := range names {
+		views[i] = st.view(name, started)
+	}
+	page.Rows = h.rows(ctx, views)
+	return page
+}
+
+// sortedAfter returns the index of the first name in sorted that sorts
+// after after.
+func sortedAfter(sorted []string, after string) int {
+	i, found := slices.BinarySearch(sorted, after)
+	if found {
+		i++
+	}
+	return i
+}
+
+// totals counts st's servers.
+func (st *state) totals() ServerTotals {
+	t := ServerTotals{Servers: len(st.order)}
+	for _, s := range st.servers {
+		if status := s.sup.Status(); status.State == supervisor.StateConnected {
+			t.Connected++
+			t.Tools += status.Tools
+		}
+	}
+	return t
+}
+
+// rows completes views into rows, asking every plugin at once.
+func (h *Host) rows(ctx context.Context, views []ServerView) []ServerRow {
 	out := make([]ServerRow, len(views))
 	var wg sync.WaitGroup
 	for i, v := range views {
-		wg.Go(func() { out[i] = h.row(ctx, v) }) // one goroutine per configured server: bounded by the config
+		wg.Go(func() { out[i] = h.row(ctx, v) }) // one goroutine per row: bounded by the page
 	}
 	wg.Wait()
 	return out

@@ -185,3 +185,38 @@ func TestServeReloadsOnSIGHUP(t *testing.T) {
 		t.Errorf("serve --no-watch reacted to the file:\n%s", g.stderr)
 	}
 }
+
+// A typo in a running server's entry ("enabled": "yes") does not stop it:
+// serve logs the problem, the server keeps its process, and `mcp list` and
+// `mcp show` say it still runs its previous settings, with the problem's
+// JSON path. A new server with the same typo is invalid. Before, the typo
+// stopped the server ("invalid config").
+func TestServeKeepsServerOnInvalidEntry(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	g := startServe(t, c, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"one": testserver()}}))
+	waitConnected(t, g, "one")
+	before, _ := serveList(t, c, g.config)
+
+	typo := testserver()
+	typo["enabled"] = "yes"
+	writeConfig(t, g.config, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"one": typo, "two": typo}}))
+	const kept = "config entry invalid, still running previous settings: tools.mcp.servers.one.enabled: "
+	g.stderr.waitFor(t, 30*time.Second, "the reload keeping one", func(s string) bool {
+		return strings.Contains(s, "kept the previous settings (invalid entry) of one") && strings.Contains(s, "  one: "+kept)
+	})
+	rows, r := serveList(t, c, g.config)
+	if rows["one"].State != "connected" || rows["one"].ServerPID != before["one"].ServerPID || !strings.HasPrefix(rows["one"].LastError, kept) {
+		t.Errorf("mcp list --json: one is %+v; want connected, pid %d, the problem first in last_error", rows["one"], before["one"].ServerPID)
+	}
+	if rows["two"].State != "invalid" || !strings.Contains(rows["two"].LastError, "tools.mcp.servers.two.enabled") {
+		t.Errorf("mcp list --json: two is %+v; want invalid, naming the field", rows["two"])
+	}
+	if r.code != 0 {
+		t.Errorf("mcp list: %s", r)
+	}
+	r = c.run(t, "--config", g.config, "mcp", "list")
+	wantContains(t, "mcp list", r.stdout, "connected, 11 tools", kept)
+	r = c.run(t, "--config", g.config, "mcp", "show", "one")
+	wantContains(t, "mcp show", r.stdout, "connected, 11 tools", kept)
+}

@@ -25,7 +25,6 @@ import (
 	"github.com/plughost/plughost/host/manage"
 	"github.com/plughost/plughost/host/oauth"
 	"github.com/plughost/plughost/host/secret"
-	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/host/termsafe"
 )
 
@@ -46,9 +45,12 @@ stdout gets a ready client config: with the token when stdout is a terminal, els
 service manager's log) with the token file's path in its place.
 
 The config file is watched: a change is validated and applied without a restart (only the
-servers whose settings changed restart; an invalid config is refused and the previous one
-keeps running, with the reason in the log). SIGHUP reloads too. Changes of
-tools.mcp.gateway take effect at the next start. State changes are logged on stderr until
+servers whose settings changed restart). A config with a global problem (or a file over
+16 MiB) is refused whole and the previous one keeps running; a running server whose entry
+became invalid keeps running its previous settings, while a new server with an invalid entry
+is not started — the reason is in the log, plughost mcp list|show, the API and the
+dashboard. SIGHUP reloads too. Changes of tools.mcp.gateway take effect at the next start.
+State changes are logged on stderr (summarised when many servers change at once) until
 SIGINT or SIGTERM; then calls in flight finish (up to tools.mcp.gateway.shutdown_seconds)
 and every plugin and server is stopped.`,
 		Args: exactArgs(0),
@@ -237,28 +239,47 @@ func (g *globals) reload(m *manage.Manager, h *host.Host, serving config.Gateway
 		fmt.Fprintln(g.stderr, "plughost: warning:", w)
 	}
 	fmt.Fprintf(g.stderr, "%s  config applied (%s): %s\n", stamp, why, res.ApplyResult)
+	for i, name := range res.KeptPrevious {
+		if i == keptListed {
+			fmt.Fprintf(g.stderr, "  … and %d more servers kept on their previous settings (plughost mcp list shows why)\n", len(res.KeptPrevious)-i)
+			break
+		}
+		st, _ := h.Status(name)
+		fmt.Fprintf(g.stderr, "  %s: %s\n", name, termsafe.Text(strings.ReplaceAll(st.ConfigError, "\n", "; ")))
+	}
 	if now := h.Config().MCP.Gateway; !reflect.DeepEqual(now, serving) {
 		fmt.Fprintf(g.stderr, "%s  tools.mcp.gateway changed; it takes effect when serve restarts\n", stamp)
 	}
 }
 
-// watchStates prints one line per server state change until ctx ends; the
-// state quotes the server (its last error), so it is made safe to print.
+// keptListed is how many servers kept on their previous settings a reload
+// line lists with their problems.
+const keptListed = 10
+
+// watchStates prints the servers' state changes (host.StateLog: one line
+// each, a summary when many change at once) until ctx ends, at most one
+// round per stateLogGap: each round reads every server's status. A line
+// quotes servers (their last errors), so it is made safe to print.
 func watchStates(ctx context.Context, h *host.Host, g *globals) {
-	last := map[string]supervisor.State{}
+	var log host.StateLog
 	for {
 		changed := h.Changed()
-		for _, st := range h.Statuses() {
-			if last[st.Name] == st.State {
-				continue
-			}
-			last[st.Name] = st.State
-			fmt.Fprintf(g.stderr, "%s  %-20s %s\n", time.Now().Format("15:04:05"), st.Name, termsafe.Text(host.DescribeState(st)))
+		stamp := time.Now().Format("15:04:05")
+		for _, line := range log.Lines(h.Statuses()) {
+			fmt.Fprintf(g.stderr, "%s  %s\n", stamp, termsafe.Text(line))
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
 			return
 		}
+		select {
+		case <-time.After(stateLogGap):
+		case <-ctx.Done():
+			return
+		}
 	}
 }
+
+// stateLogGap paces watchStates: changes within it are printed together.
+const stateLogGap = 200 * time.Millisecond

@@ -227,11 +227,13 @@ func (ld *loader) systemDir(dir string) error {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(path)
+		data, err := ld.readFile(path)
 		if err != nil {
 			return fmt.Errorf("read system config layer: %w", err)
 		}
-		ld.applyFile(path, data)
+		if data != nil {
+			ld.applyFile(path, data)
+		}
 	}
 	return nil
 }
@@ -272,7 +274,7 @@ func (ld *loader) userFile(opts LoadOptions, home string, out *Loaded) error {
 	data := opts.UserData
 	if data == nil && path != "" {
 		var err error
-		data, err = os.ReadFile(path)
+		data, err = ld.readFile(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && (!explicit || opts.AllowMissing):
 			return nil
@@ -280,12 +282,19 @@ func (ld *loader) userFile(opts LoadOptions, home string, out *Loaded) error {
 			return fmt.Errorf("config file %s does not exist; create it (plughost mcp add creates it) or point --config or %s at an existing file", path, EnvConfigFile)
 		case err != nil:
 			return fmt.Errorf("read config file: %w", err)
+		case data == nil: // over MaxFileBytes: reported, not read
+			out.UserFileExists = true
+			return nil
 		}
 	}
 	if data == nil {
 		return nil
 	}
 	out.UserFileExists, out.UserBytes = true, data
+	if len(data) > MaxFileBytes {
+		ld.tooLarge(orDefault(path, "the user config"), int64(len(data)))
+		return nil
+	}
 	if opts.UserData != nil {
 		_, err := os.Stat(path)
 		out.UserFileExists = path != "" && err == nil

@@ -64,6 +64,11 @@ type Transport struct {
 
 	queued        uint64 // sequence number of the last notification queued (read loop only)
 	notifications chan notification
+
+	flood      *floodMeter // nil: no flood limit; under mu
+	onThrottle func()
+	now        func() time.Time                                 // the flood meter's clock
+	sleep      func(ctx context.Context, d time.Duration) error // how the read loop waits out a throttle
 }
 
 // notification is a server notification waiting for dispatch.
@@ -126,6 +131,8 @@ func New(conn Conn, logger hclog.Logger) *Transport {
 		serving:       make(map[string]context.CancelFunc),
 		ended:         make(chan struct{}),
 		notifications: make(chan notification, notificationQueue),
+		now:           time.Now,
+		sleep:         sleepCtx,
 	}
 }
 
@@ -479,6 +486,9 @@ func parseEnvelope(msg json.RawMessage) (envelope, error) {
 func (t *Transport) readLoop() {
 	for {
 		msg, err := t.conn.Recv(t.ctx)
+		if err == nil {
+			err = t.route(msg)
+		}
 		if err != nil {
 			if t.finish(err) {
 				t.mu.Lock()
@@ -491,17 +501,25 @@ func (t *Transport) readLoop() {
 			close(t.notifications)
 			return
 		}
-		t.route(msg)
 	}
 }
 
-func (t *Transport) route(msg json.RawMessage) {
+// route passes one message on: a response to its caller, a notification
+// to the dispatcher, a request to a handler of its own. What the server
+// sends on its own goes through the flood limit first; an error ends the
+// connection.
+func (t *Transport) route(msg json.RawMessage) error {
 	env, err := parseEnvelope(msg)
 	if err != nil {
 		t.logger.Warn("dropping malformed message from server", "error", err, "bytes", len(msg))
-		return
+		return nil
 	}
 	hasID := len(env.ID) > 0 && !bytes.Equal(env.ID, []byte("null"))
+	if env.Method != "" {
+		if err := t.meter(); err != nil {
+			return err
+		}
+	}
 	switch {
 	case env.Method != "" && hasID:
 		t.startServing(env, msg)
@@ -516,6 +534,7 @@ func (t *Transport) route(msg json.RawMessage) {
 	default:
 		t.logger.Warn("dropping message that is neither request, response nor notification", "bytes", len(msg))
 	}
+	return nil
 }
 
 func (t *Transport) deliver(env envelope) {

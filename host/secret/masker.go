@@ -27,7 +27,8 @@ const (
 type Masker struct {
 	mu       sync.RWMutex
 	values   map[string]bool
-	replacer *strings.Replacer // nil while there are no values
+	replacer *strings.Replacer // nil while there are no values, or until Mask needs it after a change
+	stale    bool              // values changed since replacer was built
 }
 
 // NewMasker returns a Masker that knows no values yet.
@@ -108,9 +109,33 @@ func (m *Masker) addOne(named bool, value string) bool {
 	return true
 }
 
-// rebuild makes the replacer; longer values first, so that a value that
-// contains another is masked whole.
-func (m *Masker) rebuild() {
+// rebuild marks the replacer out of date: the next Mask builds it, once
+// for any number of values added meanwhile (a config of thousands of
+// servers adds thousands of values; a replacer per value would cost time
+// and memory quadratic in their number).
+func (m *Masker) rebuild() { m.stale = true }
+
+// current returns the replacer of the registered values, building it when
+// they changed since (nil when there are none).
+func (m *Masker) current() *strings.Replacer {
+	m.mu.RLock()
+	r, stale := m.replacer, m.stale
+	m.mu.RUnlock()
+	if !stale {
+		return r
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stale {
+		m.build()
+		m.stale = false
+	}
+	return m.replacer
+}
+
+// build makes the replacer; longer values first, so that a value that
+// contains another is masked whole. Callers hold mu.
+func (m *Masker) build() {
 	vals := make([]string, 0, len(m.values))
 	for v := range m.values {
 		vals = append(vals, v)
@@ -136,10 +161,7 @@ func isWord(s string) bool {
 // secret parts of every URL in it masked.
 func (m *Masker) Mask(text string) string {
 	if m != nil {
-		m.mu.RLock()
-		r := m.replacer
-		m.mu.RUnlock()
-		if r != nil {
+		if r := m.current(); r != nil {
 			text = r.Replace(text)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -128,6 +129,32 @@ func TestURLMasksItself(t *testing.T) {
 	var back URL
 	if err := json.Unmarshal([]byte(`"https://u:pw@h/"`), &back); err != nil || back.Reveal() != "https://u:pw@h/" {
 		t.Errorf("unmarshal: %q %v", back.Reveal(), err)
+	}
+}
+
+// A config of thousands of servers registers thousands of values: adding
+// them costs memory linear in their number, and the first Mask after
+// masks every one. Before, every Add rebuilt the replacer of all values so
+// far — 40,000 servers took minutes and hundreds of MB at a reload.
+func TestMaskerManyValuesCostLinearMemory(t *testing.T) {
+	const n = 10_000
+	m := NewMasker()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range n {
+		m.Add("API_KEY", fmt.Sprintf("secret-value-%06d-abcdef", i))
+	}
+	text := m.Mask("a secret-value-000042-abcdef and a secret-value-009999-abcdef")
+	runtime.ReadMemStats(&after)
+	if want := "a **** and a ****"; text != want {
+		t.Errorf("Mask = %q; want %q", text, want)
+	}
+	if mb := float64(after.TotalAlloc-before.TotalAlloc) / 1e6; mb > 64 {
+		t.Errorf("adding %d values and masking once allocated %.0f MB; want at most 64 (linear in the values)", n, mb)
+	}
+	m.Add("API_KEY", "secret-value-added-later-abcdef")
+	if got := m.Mask("x secret-value-added-later-abcdef"); got != "x ****" {
+		t.Errorf("a value added after a Mask is not masked: %q", got)
 	}
 }
 

@@ -103,6 +103,13 @@ func (s *Server) open(ctx context.Context) (*connection, error) {
 		return nil, phaseError("connect", t.Initialize, "initialize_seconds", err)
 	}
 	tr := msgtransport.New(stream, s.logger)
+	throttled := make(chan struct{}, 1)
+	tr.SetFloodLimit(s.spec.floodLimit(), func() {
+		select {
+		case throttled <- struct{}{}:
+		default: // the supervisor has yet to see the last one
+		}
+	})
 	path := "relay"
 	if pluginapi.UsesDirectPipes(stream) {
 		path = "direct-pipes"
@@ -113,6 +120,7 @@ func (s *Server) open(ctx context.Context) (*connection, error) {
 		transport: tr,
 		client:    client.NewClient(tr, client.WithProtocolVersion(protocolVersion)),
 		relist:    make(chan struct{}, 1),
+		throttled: throttled,
 	}
 	if err := conn.client.Start(ctx); err != nil {
 		s.teardown(conn, false)

@@ -47,6 +47,7 @@ type connection struct {
 	serverPID int
 	path      string // "direct-pipes" or "relay"
 	relist    chan struct{}
+	throttled chan struct{} // a throttle episode began (see FloodLimit)
 }
 
 // New returns a supervisor for spec. onChange (may be nil) is called, never
@@ -103,8 +104,9 @@ func (s *Server) Run(ctx context.Context) {
 		if err == nil {
 			upAt := time.Now()
 			err = s.serve(ctx, conn)
-			if time.Since(upAt) >= stableAfter {
-				delay = 0
+			var flood *FloodError
+			if time.Since(upAt) >= stableAfter && !errors.As(err, &flood) {
+				delay = 0 // a flood is no fresh failure: it backs off further each time
 			}
 		}
 		if ctx.Err() != nil {
@@ -205,12 +207,18 @@ func (s *Server) update(f func(*Status)) {
 func (s *Server) serve(ctx context.Context, conn *connection) error {
 	pacer := newRelistPacer(s.spec.Relist)
 	var due <-chan time.Time // a paced re-list is waiting; changes meanwhile join it
+	throttle := &throttleWatch{s: s, conn: conn}
+	defer throttle.stop()
 	for {
 		select {
 		case <-conn.transport.Done():
 			err := s.withLimitHint(conn.transport.Err())
 			s.teardown(conn, true)
 			return fmt.Errorf("connection lost: %w", err)
+		case <-conn.throttled:
+			throttle.check()
+		case <-throttle.poll():
+			throttle.check()
 		case <-conn.relist:
 			if due != nil {
 				continue
@@ -269,7 +277,7 @@ func (s *Server) teardown(conn *connection, crashed bool) {
 		// The plugin died without stopping its server: stop the group here.
 		_ = syscall.Kill(-conn.serverPID, syscall.SIGKILL)
 	}
-	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0 })
+	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0; st.Throttle = "" })
 }
 
 // withLimitHint adds to a message-too-large error which setting raises the

@@ -47,6 +47,9 @@ type Spec struct {
 	Limits Limits
 	// Relist paces re-lists after notifications/tools/list_changed.
 	Relist RelistPacing
+	// Flood bounds the notifications and requests the server sends on its
+	// own (zero: DefaultFloodLimit).
+	Flood FloodLimit
 	// Masker masks configured secrets in what the supervisor reports: last
 	// errors, stderr tails, warnings, ConnectOnce's error (nil: URLs only).
 	// The supervisor's logger is expected to mask its lines already.

@@ -59,6 +59,14 @@ type Status struct {
 	// Warnings are things to know about the connection (plain HTTP to a
 	// remote host …), reported by the transport.
 	Warnings []string `json:"warnings,omitempty"`
+	// ConfigError is set while the server's entry in the config is invalid
+	// and the server keeps running its previous settings: it says so and
+	// gives each problem with its JSON path (the host sets it).
+	ConfigError string `json:"config_error,omitempty"`
+	// Throttle is set while the server sends more notifications and
+	// requests than its FloodLimit allows: it says since when they are read
+	// at the limit's rate.
+	Throttle string `json:"throttle,omitempty"`
 	// Path says how messages travel: "direct-pipes" (the host talks to the
 	// server's stdio itself) or "relay" (through the plugin process).
 	Path string `json:"path,omitempty"`

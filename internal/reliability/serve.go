@@ -36,7 +36,8 @@ type serve struct {
 	token  string
 	log    string // path of its stderr
 	exited chan struct{}
-	err    error // how it exited, once exited is closed
+	err    error          // how it exited, once exited is closed
+	mcp    map[string]any // tools.mcp of the config it started with
 
 	stopOnce sync.Once
 }
@@ -77,7 +78,7 @@ func (s *suite) startServe(name string, o serveOptions) (*serve, error) {
 	if err != nil {
 		return nil, err
 	}
-	sv := &serve{s: s, name: name, dir: dir, cfg: filepath.Join(dir, "config.json"), log: filepath.Join(dir, "serve.log"), exited: make(chan struct{})}
+	sv := &serve{s: s, name: name, dir: dir, cfg: filepath.Join(dir, "config.json"), log: filepath.Join(dir, "serve.log"), exited: make(chan struct{}), mcp: mcp}
 	if err := os.WriteFile(sv.cfg, raw, 0o600); err != nil {
 		return nil, err
 	}
@@ -171,13 +172,16 @@ func (sv *serve) stop() {
 
 // serverView is what GET /api/servers says of one server.
 type serverView struct {
-	Name      string `json:"name"`
-	State     string `json:"state"`
-	Tools     int    `json:"tools"`
-	LastError string `json:"last_error"`
-	Restarts  int    `json:"restarts"`
-	PluginPID int    `json:"plugin_pid"`
-	ServerPID int    `json:"server_pid"`
+	Name        string `json:"name"`
+	State       string `json:"state"`
+	Tools       int    `json:"tools"`
+	LastError   string `json:"last_error"`
+	Restarts    int    `json:"restarts"`
+	PluginPID   int    `json:"plugin_pid"`
+	ServerPID   int    `json:"server_pid"`
+	Description string `json:"description"`
+	ConfigError string `json:"config_error"`
+	Throttle    string `json:"throttle"`
 }
 
 // servers returns the servers' views by name.

@@ -52,6 +52,9 @@ func cases() []testCase {
 		{"browser-door", (*suite).browserDoor},
 		{"orphans", (*suite).orphans},
 		{"leaks", (*suite).leaks},
+		{"reload-typo", (*suite).reloadTypo},
+		{"notification-flood", (*suite).notificationFlood},
+		{"large-config", (*suite).largeConfig},
 		{"terminal-escapes", (*suite).terminalEscapes},
 		{"secret-canary", (*suite).secretCanary},
 	}

@@ -8,6 +8,9 @@
 //	                     report its pid as "grandchild" from the pid tool (group-kill tests)
 //	-flood D             once the tools were listed, send notifications/tools/list_changed
 //	                     every D (e.g. 1ms), and offer the flood_stats tool (flood.go)
+//	-notify-flood        once the tools were listed, write list_changed, progress, log
+//	                     and resources/updated notifications on stdout in a tight loop,
+//	                     and offer the flood_stats tool (notifyflood.go)
 //	-echo-env            write the whole environment to stderr at startup, one
 //	                     KEY=value per line (secret masking tests)
 //	-fail-start          exit with status 3 on reading the first request (after -echo-env)
@@ -66,6 +69,7 @@ type options struct {
 	serve           string // "", "sse", "sse-bridge" or "http": listen on addr instead of stdio
 	addr            string
 	flood           time.Duration
+	notifyFlood     bool
 	echoEnv         bool
 	failStart       bool
 	startGate       string // wait until this file exists before reading stdin
@@ -103,6 +107,7 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.serve, "serve", "", "serve over HTTP instead of stdio: sse (legacy), sse-bridge (legacy, asking the client) or http (streamable)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "listen address with -serve")
 	fs.DurationVar(&o.flood, "flood", 0, "send notifications/tools/list_changed this often once listed (0: never)")
+	fs.BoolVar(&o.notifyFlood, "notify-flood", false, "write notifications of four kinds on stdout in a tight loop once listed")
 	fs.BoolVar(&o.echoEnv, "echo-env", false, "write the environment to stderr at startup")
 	fs.BoolVar(&o.failStart, "fail-start", false, "exit with status 3 on reading the first request")
 	fs.StringVar(&o.startGate, "start-gate", "", "read nothing until this file exists (a server slow to start)")
@@ -127,6 +132,9 @@ func parseFlags(args []string) (options, error) {
 	}
 	if o.flood < 0 {
 		return o, errors.New("-flood must not be negative")
+	}
+	if o.notifyFlood && (o.flood > 0 || o.serve != "") {
+		return o, errors.New("-notify-flood works on stdio alone and not with -flood")
 	}
 	return o, nil
 }
@@ -176,10 +184,14 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 	out = &syncWriter{w: out}
 	f := &fixture{stderr: stderr, stdout: out, grandchild: grandchild}
 	s := newServer(o, f)
-	if f.flood != nil {
+	if f.flood != nil || f.notifyFlood != nil {
 		ctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
-		wg.Go(func() { f.flood.run(ctx, s) })
+		if f.flood != nil {
+			wg.Go(func() { f.flood.run(ctx, s) })
+		} else {
+			wg.Go(func() { f.notifyFlood.run(ctx) })
+		}
 		defer wg.Wait()
 		defer cancel()
 	}

@@ -28,6 +28,8 @@ type fixture struct {
 	grandchild int       // pid of the -spawn-grandchild process, 0 if none
 	server     *server.MCPServer
 	flood      *flood // with -flood, else nil
+	// notifyFlood is the -notify-flood writer, else nil.
+	notifyFlood *notifyFlood
 }
 
 func newServer(o options, f *fixture) *server.MCPServer {
@@ -37,6 +39,10 @@ func newServer(o options, f *fixture) *server.MCPServer {
 	if o.flood > 0 {
 		fl = &flood{interval: o.flood}
 		fl.hook(hooks)
+	}
+	if o.notifyFlood {
+		f.notifyFlood = newNotifyFlood(f.stdout)
+		f.notifyFlood.hook(hooks)
 	}
 	sopts := []server.ServerOption{
 		// listChanged: true makes AddTool/DeleteTools send
@@ -74,6 +80,9 @@ func newServer(o options, f *fixture) *server.MCPServer {
 	if fl != nil {
 		s.AddTools(fl.tool())
 		f.flood = fl
+	}
+	if f.notifyFlood != nil {
+		s.AddTools(f.notifyFlood.tool())
 	}
 	return s
 }

@@ -91,9 +91,11 @@ export async function exchangeCode(code) {
  * fetch, which can send the Authorization header where EventSource cannot)
  * and calls onEvent(name, data). It reconnects with a capped, jittered
  * backoff and reports its state through onState('live'|'retry'|'auth', seconds).
- * The returned function stops it.
+ * query is the query string of the servers page the events carry
+ * ("limit=500"). The returned function stops it.
  */
-export function streamEvents(onEvent, onState) {
+export function streamEvents(onEvent, onState, query = '') {
+  const q = query ? `?${query}` : '';
   let stopped = false;
   let ctrl = null;
   let delay = 1;
@@ -101,7 +103,7 @@ export function streamEvents(onEvent, onState) {
     while (!stopped) {
       ctrl = new AbortController();
       try {
-        const resp = await fetch('/api/events', { headers: headers({ Accept: 'text/event-stream' }), cache: 'no-store', credentials: 'omit', signal: ctrl.signal });
+        const resp = await fetch(`/api/events${q}`, { headers: headers({ Accept: 'text/event-stream' }), cache: 'no-store', credentials: 'omit', signal: ctrl.signal });
         if (resp.status === 401) {
           onState('auth');
           window.dispatchEvent(new CustomEvent('plughost:unauthorized'));
@@ -112,7 +114,7 @@ export function streamEvents(onEvent, onState) {
           onState('poll');
           while (!stopped) {
             try {
-              onEvent('servers', await request('GET', '/api/servers'));
+              onEvent('servers', await request('GET', `/api/servers${q}`));
             } catch {
               // The next round retries.
             }

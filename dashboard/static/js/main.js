@@ -2,7 +2,7 @@
 // token), then show the tabs and follow the live event stream.
 
 import * as api from './api.js';
-import { emit, refreshServers, serversEvent } from './store.js';
+import { emit, on, pageQuery, refreshServers, serversEvent } from './store.js';
 import { toast } from './dom.js';
 import { mountServers } from './servers.js';
 import { mountCatalog } from './catalog.js';
@@ -77,6 +77,11 @@ async function showApp() {
   followEvents();
 }
 
+// "Show more" lists more servers: the stream follows the larger page.
+on('limit', () => {
+  if (stopEvents) followEvents();
+});
+
 function followEvents() {
   if (stopEvents) stopEvents();
   const live = document.getElementById('live');
@@ -97,7 +102,7 @@ function followEvents() {
     } else {
       text.textContent = 'Logged out';
     }
-  });
+  }, pageQuery());
 }
 
 /** selectTab shows one tab's panel; focus moves to the tab when asked. */

@@ -3,7 +3,7 @@
 
 import * as api from './api.js';
 import { h, replace, uid, toast, formatMs, formatBytes, untilText, confirmDialog } from './dom.js';
-import { store, on, refreshServers } from './store.js';
+import { store, on, emit, refreshServers, PAGE, MAX_LIMIT } from './store.js';
 import { chart } from './chart.js';
 import { openServerForm } from './serverform.js';
 
@@ -12,12 +12,14 @@ let listEl;
 let summaryEl;
 let bannerEl;
 let emptyEl;
+let moreEl;
 
 /** mountServers builds the tab into panel and keeps it in step with the store. */
 export function mountServers(panel) {
   summaryEl = h('p', { class: 'sub', id: 'servers-summary' });
   bannerEl = h('div', { class: 'banner warn', role: 'alert', hidden: true });
   listEl = h('div', { class: 'server-list', role: 'list', 'aria-labelledby': 'servers-title' });
+  moreEl = h('button', { type: 'button', class: 'btn', id: 'more-servers', hidden: true, onclick: showMore });
   emptyEl = h('div', { class: 'empty', hidden: true },
     h('h2', {}, 'No servers yet'),
     h('p', {}, 'Add one by hand, or install a preset from the Catalog tab.'));
@@ -25,7 +27,7 @@ export function mountServers(panel) {
     h('div', { class: 'panel-head' },
       h('div', {}, h('h1', { id: 'servers-title' }, 'Servers'), summaryEl),
       h('button', { type: 'button', class: 'btn primary', id: 'add-server', onclick: () => openServerForm({ mode: 'add' }) }, '+ Add server')),
-    bannerEl, emptyEl, listEl, searchBox());
+    bannerEl, emptyEl, listEl, moreEl, searchBox());
   on('servers', render);
   render(store.servers);
   setInterval(tick, 1000);
@@ -48,15 +50,31 @@ function render(servers) {
     if (listEl.children[i] !== c.el) listEl.insertBefore(c.el, listEl.children[i] || null);
     updateCard(c, s);
   });
-  const connected = servers.filter((s) => s.state === 'connected');
-  const tools = connected.reduce((n, s) => n + (s.tools || 0), 0);
-  summaryEl.textContent = servers.length
-    ? `${servers.length} configured · ${connected.length} connected · ${tools} tools`
+  const t = store.totals || {
+    servers: servers.length,
+    connected: servers.filter((s) => s.state === 'connected').length,
+    tools: servers.filter((s) => s.state === 'connected').reduce((n, s) => n + (s.tools || 0), 0),
+  };
+  summaryEl.textContent = t.servers
+    ? `${t.servers} configured · ${t.connected} connected · ${t.tools} tools`
     : 'Nothing configured yet';
+  if (store.more) {
+    summaryEl.textContent += ` · the first ${servers.length} listed`;
+    if (store.limit >= MAX_LIMIT) summaryEl.textContent += ' (`plughost mcp list` lists them all)';
+  }
+  moreEl.hidden = !store.more || store.limit >= MAX_LIMIT;
+  moreEl.textContent = `Show ${Math.min(PAGE, t.servers - servers.length)} more servers`;
   emptyEl.hidden = servers.length > 0;
   const a = store.apply;
   bannerEl.hidden = !a || a.ok !== false;
   if (a && a.ok === false) replace(bannerEl, h('strong', {}, 'The config file was not applied. '), `Still running the previous one: ${a.error || ''}`);
+}
+
+/** showMore lists PAGE more servers (the list and its event stream page further). */
+function showMore() {
+  store.limit = Math.min(store.limit + PAGE, MAX_LIMIT);
+  emit('limit', store.limit);
+  refreshServers(api.get).catch((err) => toast(err.message, 'error'));
 }
 
 function newCard(name) {
@@ -118,11 +136,14 @@ function updateCard(c, s) {
     stat('Calls', s.calls ?? 0), stat('Errors', s.errors ?? 0),
     stat('p50', s.calls ? formatMs(s.p50_ms) : '–'), stat('p99', s.calls ? formatMs(s.p99_ms) : '–'));
   let reason = s.last_error ? `Last error: ${s.last_error}` : '';
+  // Now, not past: an invalid entry the server runs despite, a flood it is throttled for.
+  const now = [s.config_error, s.throttle].filter(Boolean).join(' · ');
   if (s.state === 'error') reason = s.last_error || s.description;
   else if (s.state === 'invalid' || s.state === 'needs login' || (s.state === 'disabled' && s.last_error)) reason = s.description || s.last_error;
+  else if (now) reason = now;
   p.error.hidden = !reason;
   p.error.textContent = reason || '';
-  p.error.classList.toggle('past', s.state === 'connected');
+  p.error.classList.toggle('past', s.state === 'connected' && !now);
   if (c.detail) renderSpark(c);
   if ((s.calls ?? 0) !== c.lastCalls || c.expanded) refreshDetail(c);
   if (c.expanded && c.detail) renderDetail(c);

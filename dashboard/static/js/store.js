@@ -3,13 +3,26 @@
 
 const listeners = new Map();
 
+/** PAGE is how many more servers "Show more" lists (the API's default page). */
+export const PAGE = 500;
+/** MAX_LIMIT is the most servers one page holds (the API's MaxPageSize). */
+export const MAX_LIMIT = 5000;
+
 export const store = {
   servers: [],
+  totals: null, // {servers, connected, tools} of every configured server
+  more: false, // servers beyond the ones listed (the API's next_cursor)
+  limit: PAGE, // how many servers the page asks for
   version: null,
   apply: null,
   loaded: false,
   events: 0, // servers events received: a GET sent before the last one is stale
 };
+
+/** pageQuery is the query string of the servers page the dashboard shows. */
+export function pageQuery() {
+  return `limit=${store.limit}`;
+}
 
 /** on subscribes fn to a topic ("servers", "settings"); returns the unsubscribe function. */
 export function on(topic, fn) {
@@ -29,7 +42,7 @@ export function emit(topic, data) {
  */
 export async function refreshServers(get) {
   const seen = store.events;
-  const body = await get('/api/servers');
+  const body = await get(`/api/servers?${pageQuery()}`);
   if (store.events === seen) setServers(body);
 }
 
@@ -42,6 +55,8 @@ export function serversEvent(body) {
 /** setServers takes a GET /api/servers body (or the servers event's) and tells the subscribers. */
 export function setServers(body) {
   store.servers = (body && body.servers) || [];
+  store.totals = (body && body.totals) || null;
+  store.more = Boolean(body && body.next_cursor);
   if (body && body.version !== undefined) store.version = body.version;
   store.apply = (body && body.apply) || null;
   store.loaded = true;

@@ -1,0 +1,239 @@
+package msgtransport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/plughost/plughost/internal/fakeclock"
+)
+
+// floodConn is a server that sends notifications without end: every Recv
+// returns one at once, first moving the clock by gap (the server's pace).
+type floodConn struct {
+	clock  *fakeclock.Clock
+	gap    func(n int64) time.Duration
+	n      atomic.Int64
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (c *floodConn) Send(context.Context, json.RawMessage) error { return nil }
+
+func (c *floodConn) Recv(context.Context) (json.RawMessage, error) {
+	select {
+	case <-c.closed:
+		return nil, io.EOF
+	default:
+	}
+	n := c.n.Add(1)
+	c.clock.Advance(c.gap(n))
+	return json.RawMessage(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`), nil
+}
+
+func (c *floodConn) SessionID() string { return "" }
+
+func (c *floodConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+// floodStart is the fake clock's time when a floodTransport starts (the
+// read loop moves it at once: a test cannot read it first).
+var floodStart = time.Unix(1_000_000, 0)
+
+// floodTransport starts a transport over a floodConn whose waits move the
+// fake clock instead of sleeping; it counts the notifications handled and
+// the throttle episodes begun.
+func floodTransport(t *testing.T, l FloodLimit, gap func(int64) time.Duration) (*Transport, *fakeclock.Clock, *atomic.Int64, *atomic.Int64) {
+	t.Helper()
+	clock := fakeclock.New(floodStart)
+	conn := &floodConn{clock: clock, gap: gap, closed: make(chan struct{})}
+	tr := New(conn, nil)
+	tr.now = clock.Now
+	tr.sleep = func(ctx context.Context, d time.Duration) error {
+		clock.Advance(d)
+		return ctx.Err()
+	}
+	var handled, episodes atomic.Int64
+	tr.SetFloodLimit(l, func() { episodes.Add(1) })
+	tr.SetRawHandlers(RawHandlers{Notification: func(string, json.RawMessage) { handled.Add(1) }})
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	return tr, clock, &handled, &episodes
+}
+
+// A server writing notifications as fast as it can is read at the limit's
+// rate, and once it has been over the rate for the grace period the
+// connection ends with a FloodError. Before the limit existed every
+// message was read at once, without end.
+func TestFloodLimitThrottlesThenDisconnects(t *testing.T) {
+	l := FloodLimit{Rate: 100, Burst: 10, Grace: 5 * time.Second}
+	tr, clock, handled, episodes := floodTransport(t, l, func(int64) time.Duration { return 0 })
+	within(t, tr.Done(), "the flood to end the connection")
+	var fe *FloodError
+	if err := tr.Err(); !errors.As(err, &fe) || fe.Limit != l {
+		t.Fatalf("connection ended with %v; want a *FloodError with the limit", err)
+	}
+	if msg := tr.Err().Error(); !strings.Contains(msg, "more than 100 notifications and requests per second for 5s") {
+		t.Errorf("error %q does not name the rate and the grace period", msg)
+	}
+	// The burst at once, then the rate for the grace period: the read loop
+	// let through at most burst + rate × grace messages, over ≈ grace.
+	elapsed := clock.Now().Sub(floodStart)
+	if elapsed < l.Grace-minThrottleWait || elapsed > l.Grace {
+		t.Errorf("throttled for %s of the fake clock; want ≈ %s", elapsed, l.Grace)
+	}
+	want := int64(l.Burst) + int64(l.Rate*l.Grace.Seconds())
+	if n := handledAfterEnd(t, tr, handled); n < want-int64(l.Rate*minThrottleWait.Seconds()) || n > want {
+		t.Errorf("%d notifications handled; want ≈ %d (burst + rate × grace)", n, want)
+	}
+	if n := settledCount(episodes, 1); n != 1 {
+		t.Errorf("%d throttle episodes reported; want 1", n)
+	}
+}
+
+// settledCount returns n once it reached want (the episode callbacks run
+// in goroutines of their own), or what it is after 10 s.
+func settledCount(n *atomic.Int64, want int64) int64 {
+	deadline := time.Now().Add(10 * time.Second)
+	for n.Load() < want && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	return n.Load()
+}
+
+// handledAfterEnd returns how many notifications the handler got, once
+// the read loop has stopped and the dispatcher handled all it queued.
+func handledAfterEnd(t *testing.T, tr *Transport, handled *atomic.Int64) int64 {
+	t.Helper()
+	<-tr.ended // the read loop has stopped: queued no longer moves
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		tr.mu.Lock()
+		done := tr.dispatched >= tr.queued
+		tr.mu.Unlock()
+		if done {
+			return handled.Load()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the dispatcher never caught up")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A server within the rate is never throttled.
+func TestFloodLimitWithinTheRate(t *testing.T) {
+	l := FloodLimit{Rate: 100, Burst: 10, Grace: time.Second}
+	const n = 5000
+	tr, _, handled, episodes := floodTransport(t, l, func(i int64) time.Duration {
+		if i > n {
+			return time.Hour
+		}
+		return 11 * time.Millisecond // ≈ 91 per second
+	})
+	for handled.Load() < n {
+		select {
+		case <-tr.Done():
+			t.Fatalf("connection ended after %d notifications: %v", handled.Load(), tr.Err())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if _, on := tr.Throttled(); on || episodes.Load() != 0 {
+		t.Errorf("throttled %v, %d episodes; want none for a server within the rate", on, episodes.Load())
+	}
+}
+
+// Bursts over the rate separated by quiet periods are throttled episode by
+// episode; none lasts the grace period, so the connection stays.
+func TestFloodLimitEpisodesEndWhenQuiet(t *testing.T) {
+	l := FloodLimit{Rate: 100, Burst: 10, Grace: 2 * time.Second}
+	const perBurst, bursts = 50, 20
+	tr, _, handled, episodes := floodTransport(t, l, func(i int64) time.Duration {
+		switch {
+		case i > perBurst*bursts:
+			return time.Hour
+		case i%perBurst == 0:
+			return 3 * time.Second // quiet long enough to end the episode and refill
+		}
+		return 0
+	})
+	for handled.Load() < perBurst*bursts {
+		select {
+		case <-tr.Done():
+			t.Fatalf("connection ended after %d notifications: %v", handled.Load(), tr.Err())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if n := settledCount(episodes, bursts); n != bursts {
+		t.Errorf("%d throttle episodes; want %d, one per burst", n, bursts)
+	}
+}
+
+func TestFloodMeter(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	m := newFloodMeter(FloodLimit{Rate: 10, Burst: 2, Grace: time.Second})
+	steps := []struct {
+		at      time.Duration
+		wait    time.Duration
+		started bool
+		flood   bool
+	}{
+		{0, 0, false, false},
+		{0, 0, false, false},
+		{0, 100 * time.Millisecond, true, false}, // the burst is spent: one token's time
+		{0, 200 * time.Millisecond, false, false},
+		{300 * time.Millisecond, 0, false, false}, // waited out: the tokens came
+		{300 * time.Millisecond, 100 * time.Millisecond, false, false},
+		{1000 * time.Millisecond, 0, false, false},                     // 0.6 s later: 6 tokens, capped at 2
+		{1000 * time.Millisecond, 0, false, false},                     //
+		{1000 * time.Millisecond, 100 * time.Millisecond, false, true}, // still in the episode begun at 0: 1.1 s ≥ grace
+	}
+	for i, s := range steps {
+		wait, started, flood := m.take(t0.Add(s.at))
+		if wait != s.wait || started != s.started || flood != s.flood {
+			t.Errorf("step %d at %s: take = %s, %v, %v; want %s, %v, %v", i, s.at, wait, started, flood, s.wait, s.started, s.flood)
+		}
+	}
+	if _, on := m.throttledSince(t0.Add(1100 * time.Millisecond)); !on {
+		t.Errorf("not throttled right after a wait")
+	}
+	if _, on := m.throttledSince(t0.Add(1100*time.Millisecond + throttleQuiet)); on {
+		t.Errorf("still throttled after %s without a wait", throttleQuiet)
+	}
+}
+
+// A throttled read loop waits at least minThrottleWait and lets the
+// messages that rate covers through at once: a wakeup per batch, not per
+// message.
+func TestFloodMeterBatchesWaits(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	m := newFloodMeter(FloodLimit{Rate: 1000, Burst: 1})
+	if wait, _, _ := m.take(t0); wait != 0 {
+		t.Fatalf("first message waits %s; want 0 (the burst)", wait)
+	}
+	wait, _, _ := m.take(t0)
+	if wait != minThrottleWait {
+		t.Fatalf("second message waits %s; want %s", wait, minThrottleWait)
+	}
+	at := t0.Add(wait)
+	passed := 0
+	for {
+		if w, _, _ := m.take(at); w > 0 {
+			break
+		}
+		passed++
+	}
+	if want := int(1000*minThrottleWait.Seconds()) - 1; passed != want {
+		t.Errorf("%d messages passed after the wait; want %d (the wait's worth of the rate)", passed, want)
+	}
+}
