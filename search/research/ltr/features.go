@@ -111,9 +111,6 @@ type vectors struct {
 	e  search.Embedder
 }
 
-// on reports whether there are vectors at all.
-func (v vectors) on() bool { return v.wv != nil || v.e != nil }
-
 // embedBatch is how many texts one call to the endpoint embeds, and
 // embedTimeout bounds the call.
 const (
