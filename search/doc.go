@@ -68,18 +68,13 @@
 // max-score bound still holds), and tool vectors — word-vector averages or
 // an embedding endpoint's — re-rank the exact BM25 top k (see [Semantic]).
 //
-// # Learned re-rank
+// # Candidates
 //
-// [WithRerank] re-orders the exact BM25 top k by a linear score of a few
-// features of each (query, tool) pair ([Features]: the normalised BM25
-// score and rank, the word-vector cosine, how much of the tool's name and
-// text the query covers, server-name match, how much of the candidates'
-// score the tool's server holds). The BM25 stage is unchanged, so its
-// early stopping stays exact, and exact name matches still rank first.
-// [Index.Candidates] gives the features for training (package
-// search/eval, `plughost search eval --ltr`). No weights are shipped: on
-// the development benchmark no re-rank chosen by cross-validation was
-// better on both halves (docs/benchmarks.md).
+// [Index.Candidates] returns the lexical stage of a search — the exact
+// BM25 top k, the exact matches, the query's plain terms and their idf —
+// so another re-rank of the same candidates can be measured offline
+// without a copy of the index (search/research/ltr, which is not part of
+// plughost).
 //
 // # Concurrency
 //

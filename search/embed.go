@@ -70,9 +70,10 @@ type embedCache struct {
 	vecs map[[32]byte][]float32
 }
 
-// embedText is the text of d that is embedded: what a tool definition
-// says about what it does.
-func embedText(d Doc) string {
+// EmbedText is the text of d that [WithEmbedder] gives the embedder: what
+// the tool definition says about what it does — "server: name", the
+// description, and a "name: description" line per parameter.
+func EmbedText(d Doc) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n%s", d.Server, d.Name, d.Description)
 	for _, p := range d.Params {
@@ -91,7 +92,7 @@ func (c *embedCache) docVectors(docs []Doc, keep int) [][]float32 {
 	var todo []int
 	c.mu.Lock()
 	for i, d := range docs {
-		keys[i] = sha256.Sum256([]byte(embedText(d)))
+		keys[i] = sha256.Sum256([]byte(EmbedText(d)))
 		if v, ok := c.vecs[keys[i]]; ok {
 			out[i] = v
 		} else {
@@ -103,7 +104,7 @@ func (c *embedCache) docVectors(docs []Doc, keep int) [][]float32 {
 		batch := todo[start:min(start+c.opts.Batch, len(todo))]
 		texts := make([]string, len(batch))
 		for j, i := range batch {
-			texts[j] = embedText(docs[i])
+			texts[j] = EmbedText(docs[i])
 		}
 		vecs, err := c.embed(texts)
 		if err != nil {
@@ -178,5 +179,5 @@ func (ix *Index) queryVector(query string, plain []string) []float32 {
 	if ix.embedder != nil {
 		return ix.embedder.queryVector(query)
 	}
-	return ix.vectors.textVector(plain)
+	return ix.vectors.TextVector(plain)
 }

@@ -29,10 +29,6 @@ type Index struct {
 	semantic Semantic
 	vocab    vocabulary // index terms that have a word vector (for the expansion)
 
-	rerankModel Rerank // learned re-rank (off when !rerankModel.on())
-	features    bool   // entries keep featureData (WithRerank, WithFeatures)
-	terms       termDict
-
 	writeMu sync.Mutex // serialises ReplaceServer and Close
 
 	mu       sync.RWMutex // guards the fields below
@@ -46,9 +42,8 @@ type Index struct {
 // and exact matching work on it.
 type entry struct {
 	doc    Doc
-	params string       // parameter names and descriptions, one per line
-	vec    []float32    // the tool's unit vector (with word vectors), or nil
-	feat   *featureData // what the re-rank features need, or nil
+	params string    // parameter names and descriptions, one per line
+	vec    []float32 // the tool's unit vector (with word vectors), or nil
 }
 
 // New returns an empty in-memory index using the corrected BM25 Similarity.
@@ -283,7 +278,7 @@ func (ix *Index) swapMeta(server string, old []string, entries []*entry) {
 // index uses them; total bounds the documents the index will hold.
 func (ix *Index) newEntries(docs []Doc, total int) []*entry {
 	var embedded [][]float32
-	if ix.embedder != nil && (ix.denseOn() || ix.features) {
+	if ix.embedder != nil && ix.denseOn() {
 		embedded = ix.embedder.docVectors(docs, total)
 	}
 	out := make([]*entry, len(docs))
@@ -292,15 +287,12 @@ func (ix *Index) newEntries(docs []Doc, total int) []*entry {
 		for _, p := range d.Params {
 			lines = append(lines, p.Name, p.Description)
 		}
-		out[i] = &entry{doc: d, params: strings.Join(lines, "\n"), feat: ix.newFeatureData(d)}
+		out[i] = &entry{doc: d, params: strings.Join(lines, "\n")}
 		switch {
 		case embedded != nil:
 			out[i].vec = embedded[i]
-			if out[i].feat != nil {
-				out[i].feat.vec = embedded[i] // the embedder's vectors give FeatDense
-			}
 		case ix.vectors != nil && ix.denseOn():
-			out[i].vec = ix.vectors.textVector(docTerms(d))
+			out[i].vec = ix.vectors.TextVector(docTerms(d))
 		}
 	}
 	return out

@@ -28,21 +28,13 @@ func (ix *Index) Search(query string, k int) ([]Hit, error) {
 	var hits []Hit
 	if terms != nil {
 		n := k + len(exact)
-		dense, learned := ix.denseOn(), ix.rerankModel.on()
+		dense := ix.denseOn()
 		if dense {
 			n = max(n, ix.semantic.Depth)
-		}
-		if learned {
-			n = max(n, ix.rerankModel.Depth)
 		}
 		hits, err = ix.topN(reader, terms, n)
 		if err != nil {
 			return nil, fmt.Errorf("search: query %q: %w", query, err)
-		}
-		if learned {
-			if hits, err = ix.learnedRerank(reader, query, plain, hits); err != nil {
-				return nil, fmt.Errorf("search: query %q: re-rank: %w", query, err)
-			}
 		}
 		if dense {
 			hits = ix.rerank(hits, ix.queryVector(query, plain))

@@ -68,10 +68,12 @@ func wordWeight(r int) float32 {
 	return float32(sifA / (sifA + p))
 }
 
-// textVector returns the unit vector of terms (as the analyzer gives
-// them): the weighted sum of the vectors of the terms the table has, or
-// nil when it has none.
-func (wv *WordVectors) textVector(terms []string) []float32 {
+// TextVector returns the unit vector of terms (as [Analyze] gives them):
+// the sum of the vectors of the terms the table has, each weighted by how
+// rare its word is (SIF), or nil when it has none. It is the vector the
+// dense re-rank gives a query (its plain terms) and a tool (its name,
+// description and parameter names).
+func (wv *WordVectors) TextVector(terms []string) []float32 {
 	var sum []float32
 	for _, t := range terms {
 		r, ok := wv.lookup(t)

@@ -97,19 +97,15 @@ split into two halves A and B by a fixed hash of their ID: --split A evaluates o
 BM25 and the lexical ranking (give --queries twice: single-tool and multi-step), and --cv
 chooses a setting on each half from a grid and reports it on the other half.
 
---ltr evaluates a learned re-rank of the BM25 top k (features of each query and tool, a
-linear model): every trainer learns its weights on one half and is measured on the other,
-a two-fold cross-validation chooses among the trainers, and each feature is left out in
-turn (the word vectors give the dense feature when they are found; with --embeddings, the
-endpoint's vectors do).
-
 --embeddings URL measures an OpenAI-compatible embeddings endpoint (Ollama, llama.cpp,
 vLLM, OpenAI; the setting tools.mcp.discovery.semantic.endpoint) instead of the word
 vectors: alone it evaluates the host's re-rank (weight 0.5 over the BM25 top 50), with
---semantic dense=W,depth=N another one, --ablate / --cv its weights and depths, and --ltr the
-learned re-rank with the endpoint's cosine as its dense feature.`,
+--semantic dense=W,depth=N another one, and --ablate / --cv its weights and depths.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) (runErr error) {
+			if ltr {
+				return usagef("--ltr: the learned re-rank is research, not part of plughost; from a checkout, run `go run ./search/research/ltr` with the same --tools and --queries (docs/benchmarks.md#learned-re-rank)")
+			}
 			if toolsFile == "" || len(queryFiles) == 0 {
 				return usagef("search eval needs --tools FILE and --queries FILE")
 			}
@@ -123,7 +119,7 @@ learned re-rank with the endpoint's cosine as its dense feature.`,
 			if err != nil {
 				return usagef("%v", err)
 			}
-			d, err := loadEvalData(toolsFile, serversFile, queryFiles)
+			d, err := eval.LoadData(toolsFile, serversFile, queryFiles)
 			if err != nil {
 				return err
 			}
@@ -158,22 +154,6 @@ learned re-rank with the endpoint's cosine as its dense feature.`,
 				if wv, err = loadEvalVectors(vectorsFile); err != nil {
 					return err
 				}
-			}
-			if ltr {
-				if d.Embedder == nil {
-					if wv, err = loadEvalVectors(vectorsFile); err != nil {
-						fmt.Fprintf(g.stderr, "no word vectors (%v): the dense feature is 0\n", err)
-					}
-				}
-				rep, err := d.LearnToRank(wv)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return writeJSON(g.stdout, rep)
-				}
-				printLTR(g.stdout, rep)
-				return nil
 			}
 			switch {
 			case ablate:
@@ -251,50 +231,14 @@ learned re-rank with the endpoint's cosine as its dense feature.`,
 	cmd.Flags().StringVar(&vectorsFile, "vectors", "", "word-vector file (default: "+search.WordVectorsFile+" next to plughost, or $PLUGHOST_WORDVEC)")
 	cmd.Flags().StringVar(&split, "split", "", "evaluate only half A or B of the queries (a fixed hash of their ID)")
 	cmd.Flags().BoolVar(&ablate, "ablate", false, "measure each piece of the semantic signal on both halves")
-	cmd.Flags().BoolVar(&ltr, "ltr", false, "evaluate a learned re-rank of the BM25 top k: cross-fitted on the two halves, with its ablation")
+	cmd.Flags().BoolVar(&ltr, "ltr", false, "moved out of plughost: go run ./search/research/ltr")
+	cmd.Flags().MarkHidden("ltr")
 	cmd.Flags().BoolVar(&cv, "cv", false, "two-fold cross-validation: choose a setting on each half, report it on the other")
 	cmd.Flags().BoolVar(&misses, "misses", false, "sort the single-tool queries whose first result is wrong by what came first: a sibling tool of the right server, a namesake on another server, or another tool")
 	cmd.Flags().StringVar(&embedURL, "embeddings", "", "base URL of an OpenAI-compatible embeddings API to measure, e.g. http://127.0.0.1:11434/v1")
 	cmd.Flags().StringVar(&embedModel, "embeddings-model", "", "the embedding model's name, sent with every --embeddings request")
 	cmd.Flags().StringVar(&embedKeyEnv, "embeddings-key-env", "", "environment variable holding the --embeddings API key (sent as a bearer token)")
 	return cmd
-}
-
-// loadEvalData reads the benchmark files; each queries file is single-tool
-// or multi-step (told apart by its content).
-func loadEvalData(toolsFile, serversFile string, queryFiles []string) (eval.Data, error) {
-	var d eval.Data
-	var err error
-	if d.Tools, err = eval.LoadJSON[[]eval.Tool](toolsFile); err != nil {
-		return d, err
-	}
-	if serversFile != "" {
-		servers, err := eval.LoadJSON[[]eval.Server](serversFile)
-		if err != nil {
-			return d, err
-		}
-		d.Servers = eval.ServerDescriptions(servers)
-	}
-	for _, f := range queryFiles {
-		multi, err := eval.IsMultiStep(f)
-		if err != nil {
-			return d, err
-		}
-		if multi {
-			qs, err := eval.LoadJSON[[]eval.MultiQuery](f)
-			if err != nil {
-				return d, err
-			}
-			d.Multi = append(d.Multi, qs...)
-		} else {
-			qs, err := eval.LoadJSON[[]eval.Query](f)
-			if err != nil {
-				return d, err
-			}
-			d.Single = append(d.Single, qs...)
-		}
-	}
-	return d, nil
 }
 
 // loadEvalVectors loads the word vectors from path, or from where plughost
@@ -398,54 +342,6 @@ func printAblation(w io.Writer, rows []eval.Row) {
 			verdict = "better on both halves"
 		}
 		fmt.Fprintf(w, "%s: %s\n", r.Variant.Name, verdict)
-	}
-}
-
-func printLTR(w io.Writer, rep eval.LTRReport) {
-	fig := func(f eval.Figures) string {
-		return fmt.Sprintf("%.3f/%.3f/%.3f/%.3f", f.L2.R1, f.L2.R5, f.Multi.All10, f.Objective())
-	}
-	fmt.Fprintf(w, "cells: level-2 R@1 / level-2 R@5 / multi All@10 / objective, on the half the weights were NOT learned on\n")
-	fmt.Fprintf(w, "lexical (BM25 order): A %s, B %s\n", fig(rep.Lexical[0]), fig(rep.Lexical[1]))
-	for _, c := range rep.Ceilings {
-		fmt.Fprintf(w, "ceiling of a re-rank of the top %d (an acceptable tool among them): level 2 A %.3f, B %.3f; every step, multi-step A %.3f, B %.3f\n",
-			c.Depth, c.Level2[0], c.Level2[1], c.Multi[0], c.Multi[1])
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "trainer\tlearned on A, on B\tlearned on B, on A\tboth better\t")
-	row := func(tw io.Writer, name string, f [2]eval.FoldResult) {
-		both := f[0].Held.Objective() > f[0].Lexical.Objective() && f[1].Held.Objective() > f[1].Lexical.Objective()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t\n", name, fig(f[0].Held), fig(f[1].Held), both)
-	}
-	for _, f := range rep.Trainers {
-		row(tw, f[0].Trainer.String(), f)
-	}
-	tw.Flush()
-	fmt.Fprintln(w)
-	for _, f := range rep.Chosen {
-		fmt.Fprintf(w, "chosen on %s: %s; on %s %s (lexical %s)\n", f.Train, f.Trainer, f.Test, fig(f.Held), fig(f.Lexical))
-	}
-	for _, rows := range rep.Ablation {
-		fmt.Fprintf(w, "\nablation of %s\n", rows[0][0].Trainer)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "features\tlearned on A, on B\tlearned on B, on A\tboth better\t")
-		for i, f := range rows {
-			name := "all"
-			if i > 0 {
-				name = "without " + search.FeatureName(i-1)
-			}
-			row(tw, name, f)
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(w, "\nweights (raw features) learned on each half, chosen trainers:")
-	for _, f := range rep.Chosen {
-		fmt.Fprintf(w, "  on %s: depth %d", f.Train, f.Rerank.Depth)
-		for i, x := range f.Rerank.Weights {
-			fmt.Fprintf(w, " %s=%.3g", search.FeatureName(i), x)
-		}
-		fmt.Fprintln(w)
 	}
 }
 

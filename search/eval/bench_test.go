@@ -183,18 +183,7 @@ func semanticVariants(wv *search.WordVectors) []struct {
 		{"expansion-absent", []search.Option{search.WithSemantic(wv, def)}},
 		{"expansion-every", []search.Option{search.WithSemantic(wv, all)}},
 		{"dense", []search.Option{search.WithSemantic(wv, search.Semantic{Dense: 0.2, Depth: 30})}},
-		{"learned-rerank", []search.Option{search.WithRerank(benchRerank(), wv)}},
 	}
-}
-
-// benchRerank is a learned re-rank of the top 30 that uses every feature
-// (the cost does not depend on the weights' values).
-func benchRerank() search.Rerank {
-	r := search.Rerank{Depth: 30}
-	for f := range r.Weights {
-		r.Weights[f] = 1
-	}
-	return r
 }
 
 // BenchmarkQuerySemantic measures, side by side at 25,000 tools, the

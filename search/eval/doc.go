@@ -4,8 +4,7 @@
 // R@10 and MRR@10 (single-tool) and StepR@5 and All@10 (multi-step), overall
 // and per level. A plain Okapi BM25 baseline (Baseline) gives the reference
 // figures to compare with. Queries split into two halves by a fixed hash of
-// their ID (Half): the semantic settings (Ablate, CrossValidate) and the
-// learned re-rank (LearnToRank: trainers cross-fitted on the halves,
-// chosen by an inner split, ablated feature by feature) are judged on the
-// half they were not fit on.
+// their ID (Half): the semantic settings (Ablate, CrossValidate) are judged
+// on the half they were not chosen on. Tally and StepTally score rankings
+// computed elsewhere (search/research/ltr re-ranks candidates offline).
 package eval

@@ -143,3 +143,41 @@ func ServerDescriptions(servers []Server) map[string]string {
 	}
 	return m
 }
+
+// LoadData reads a benchmark: the tools file, the servers file (optional:
+// "" for none) and each queries file, single-tool or multi-step (told
+// apart by its content).
+func LoadData(toolsFile, serversFile string, queryFiles []string) (Data, error) {
+	var d Data
+	var err error
+	if d.Tools, err = LoadJSON[[]Tool](toolsFile); err != nil {
+		return d, err
+	}
+	if serversFile != "" {
+		servers, err := LoadJSON[[]Server](serversFile)
+		if err != nil {
+			return d, err
+		}
+		d.Servers = ServerDescriptions(servers)
+	}
+	for _, f := range queryFiles {
+		multi, err := IsMultiStep(f)
+		if err != nil {
+			return d, err
+		}
+		if multi {
+			qs, err := LoadJSON[[]MultiQuery](f)
+			if err != nil {
+				return d, err
+			}
+			d.Multi = append(d.Multi, qs...)
+		} else {
+			qs, err := LoadJSON[[]Query](f)
+			if err != nil {
+				return d, err
+			}
+			d.Single = append(d.Single, qs...)
+		}
+	}
+	return d, nil
+}

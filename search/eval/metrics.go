@@ -45,11 +45,11 @@ type MultiResult struct {
 	Levels map[string]MultiScores `json:"levels"`
 }
 
-// depth is how many hits each query asks for: the largest k measured.
-const depth = 10
+// Depth is how many hits each query asks for: the largest k measured.
+const Depth = 10
 
-// rank returns the 1-based rank of the first hit accepted, or 0.
-func rank(hits []search.Hit, ok map[string]bool) int {
+// Rank returns the 1-based rank of the first hit in ok, or 0.
+func Rank(hits []search.Hit, ok map[string]bool) int {
 	for i, h := range hits {
 		if ok[h.ID] {
 			return i + 1
@@ -58,7 +58,8 @@ func rank(hits []search.Hit, ok map[string]bool) int {
 	return 0
 }
 
-func idSet(refs []ToolRef) map[string]bool {
+// IDSet returns the document IDs (see [ToolID]) of refs as a set.
+func IDSet(refs []ToolRef) map[string]bool {
 	m := make(map[string]bool, len(refs))
 	for _, r := range refs {
 		m[ToolID(r[0], r[1])] = true
@@ -66,12 +67,16 @@ func idSet(refs []ToolRef) map[string]bool {
 	return m
 }
 
-type singleAcc struct {
+// Tally accumulates single-tool queries into [Scores]. The zero value is
+// empty.
+type Tally struct {
 	n, r1, r5, r10 int
 	rr             float64
 }
 
-func (a *singleAcc) add(r int) {
+// Add counts a query whose first acceptable tool ranked r (1-based; 0:
+// not among the hits).
+func (a *Tally) Add(r int) {
 	a.n++
 	if r == 0 {
 		return
@@ -88,7 +93,8 @@ func (a *singleAcc) add(r int) {
 	}
 }
 
-func (a singleAcc) scores() Scores {
+// Scores returns the metrics of the queries counted.
+func (a Tally) Scores() Scores {
 	if a.n == 0 {
 		return Scores{}
 	}
@@ -98,39 +104,43 @@ func (a singleAcc) scores() Scores {
 
 // EvalSingle searches every query once (top 10) and scores it.
 func EvalSingle(s Searcher, qs []Query) (SingleResult, error) {
-	var all singleAcc
-	levels := map[string]*singleAcc{}
+	var all Tally
+	levels := map[string]*Tally{}
 	for _, q := range qs {
-		hits, err := s.Search(q.Query, depth)
+		hits, err := s.Search(q.Query, Depth)
 		if err != nil {
 			return SingleResult{}, fmt.Errorf("eval: query %s: %w", q.ID, err)
 		}
-		r := rank(hits, idSet(q.Relevant))
-		all.add(r)
+		r := Rank(hits, IDSet(q.Relevant))
+		all.Add(r)
 		lv := strconv.Itoa(q.Level)
 		if levels[lv] == nil {
-			levels[lv] = &singleAcc{}
+			levels[lv] = &Tally{}
 		}
-		levels[lv].add(r)
+		levels[lv].Add(r)
 	}
-	res := SingleResult{Scores: all.scores(), Levels: map[string]Scores{}}
+	res := SingleResult{Scores: all.Scores(), Levels: map[string]Scores{}}
 	for lv, a := range levels {
-		res.Levels[lv] = a.scores()
+		res.Levels[lv] = a.Scores()
 	}
 	return res, nil
 }
 
-type multiAcc struct {
+// StepTally accumulates multi-step queries into [MultiScores]. The zero
+// value is empty.
+type StepTally struct {
 	n, all10 int
 	stepFrac float64 // sum over queries of the fraction of steps in the top 5
 }
 
-func (a *multiAcc) add(hits []search.Hit, steps [][]ToolRef) {
+// Add counts a multi-step query answered with hits, whose steps are the
+// sets of each step's acceptable tools.
+func (a *StepTally) Add(hits []search.Hit, steps []map[string]bool) {
 	a.n++
 	every := true
 	in5 := 0
 	for _, st := range steps {
-		r := rank(hits, idSet(st))
+		r := Rank(hits, st)
 		if r >= 1 && r <= 5 {
 			in5++
 		}
@@ -146,7 +156,8 @@ func (a *multiAcc) add(hits []search.Hit, steps [][]ToolRef) {
 	}
 }
 
-func (a multiAcc) scores() MultiScores {
+// Scores returns the metrics of the queries counted.
+func (a StepTally) Scores() MultiScores {
 	if a.n == 0 {
 		return MultiScores{}
 	}
@@ -154,26 +165,37 @@ func (a multiAcc) scores() MultiScores {
 	return MultiScores{N: a.n, StepR5: a.stepFrac / n, All10: float64(a.all10) / n}
 }
 
+// StepSets returns the acceptable tools of each of steps as sets, the form
+// [StepTally.Add] takes.
+func StepSets(steps [][]ToolRef) []map[string]bool {
+	out := make([]map[string]bool, len(steps))
+	for i, st := range steps {
+		out[i] = IDSet(st)
+	}
+	return out
+}
+
 // EvalMulti searches every multi-step query once (top 10) and scores its
 // steps.
 func EvalMulti(s Searcher, qs []MultiQuery) (MultiResult, error) {
-	var all multiAcc
-	levels := map[string]*multiAcc{}
+	var all StepTally
+	levels := map[string]*StepTally{}
 	for _, q := range qs {
-		hits, err := s.Search(q.Query, depth)
+		hits, err := s.Search(q.Query, Depth)
 		if err != nil {
 			return MultiResult{}, fmt.Errorf("eval: query %s: %w", q.ID, err)
 		}
-		all.add(hits, q.Steps)
+		steps := StepSets(q.Steps)
+		all.Add(hits, steps)
 		lv := strconv.Itoa(q.Level)
 		if levels[lv] == nil {
-			levels[lv] = &multiAcc{}
+			levels[lv] = &StepTally{}
 		}
-		levels[lv].add(hits, q.Steps)
+		levels[lv].Add(hits, steps)
 	}
-	res := MultiResult{MultiScores: all.scores(), Levels: map[string]MultiScores{}}
+	res := MultiResult{MultiScores: all.Scores(), Levels: map[string]MultiScores{}}
 	for lv, a := range levels {
-		res.Levels[lv] = a.scores()
+		res.Levels[lv] = a.Scores()
 	}
 	return res, nil
 }

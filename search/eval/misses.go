@@ -43,8 +43,8 @@ func CountMisses(s Searcher, qs []Query) (Misses, error) {
 			return m, fmt.Errorf("eval: query %s: %w", q.ID, err)
 		}
 		m.N++
-		ok := idSet(q.Relevant)
-		if r := rank(hits, ok); r == 0 || r > 5 {
+		ok := IDSet(q.Relevant)
+		if r := Rank(hits, ok); r == 0 || r > 5 {
 			m.NotInTop5++
 		}
 		if len(hits) > 0 && ok[hits[0].ID] {

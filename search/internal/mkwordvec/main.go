@@ -3,7 +3,7 @@
 // compact word-vector file (see search.ReadWordVectors): the most frequent
 // lower-case words, quantized to int8. `make wordvec` runs it. The input may
 // be any JSON file of that layout (dimensions, words in frequency order,
-// vectors by word): search/eval/useembed writes one from a sentence-embedding
+// vectors by word): search/research/useembed writes one from a sentence-embedding
 // model. With -list it prints the words of an existing word-vector file
 // instead, most frequent first, one per line.
 //

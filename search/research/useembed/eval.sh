@@ -8,7 +8,7 @@
 #     words of bin/plughost-wordvec.bin embedded alone, converted by mkwordvec), measured
 #     like the word vectors: `search eval --vectors … --ablate` and --cv. Skipped when
 #     bin/plughost-wordvec.bin (`make wordvec`) is missing.
-# Usage (from the checkout, after make build): search/eval/useembed/eval.sh
+# Usage (from the checkout, after make build): search/research/useembed/eval.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
