@@ -57,8 +57,11 @@ func (a *handler) events(w http.ResponseWriter, r *http.Request) {
 	version, calls := "", a.o.Host.CallCount()
 	serversDue, settingsDue := true, true
 	var last time.Time
+	// changed is replaced only when it fires, before the list is built: a
+	// change closes it, and it stays closed until this loop sees it, even
+	// when a ping or a poll wakes the loop first.
+	changed := a.o.Host.Changed()
 	for {
-		changed := a.o.Host.Changed()
 		if serversDue || settingsDue {
 			if wait := eventGap - time.Since(last); wait > 0 {
 				select {
@@ -81,9 +84,8 @@ func (a *handler) events(w http.ResponseWriter, r *http.Request) {
 					return
 				}
 			}
-			// No continue: a change made while the list was built or sent
-			// has closed this same changed channel, and the select below
-			// sees it (a fresh channel would miss it).
+			// A change made while the list was built or sent has closed
+			// changed, and the select below sees it.
 			serversDue, settingsDue, last = false, false, time.Now()
 		}
 		select {
@@ -92,6 +94,7 @@ func (a *handler) events(w http.ResponseWriter, r *http.Request) {
 		case <-a.o.Stop:
 			return
 		case <-changed:
+			changed = a.o.Host.Changed()
 			serversDue = true
 			if v := a.version(); v != version {
 				settingsDue = true

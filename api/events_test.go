@@ -33,16 +33,28 @@ func stream(t *testing.T, url string) <-chan sseEvent {
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(nil, 4<<20)
 		var ev sseEvent
+		emit := func(e sseEvent) bool {
+			select {
+			case out <- e:
+				return true
+			case <-t.Context().Done(): // the test is over: nobody reads
+				return false
+			}
+		}
 		for sc.Scan() {
 			switch line := sc.Text(); {
 			case line == ": ping":
-				out <- sseEvent{name: "ping"}
+				if !emit(sseEvent{name: "ping"}) {
+					return
+				}
 			case strings.HasPrefix(line, "event: "):
 				ev.name = strings.TrimPrefix(line, "event: ")
 			case strings.HasPrefix(line, "data: "):
 				ev.data = strings.TrimPrefix(line, "data: ")
 			case line == "" && ev.name != "":
-				out <- ev
+				if !emit(ev) {
+					return
+				}
 				ev = sseEvent{}
 			}
 		}
@@ -115,5 +127,35 @@ func TestEvents(t *testing.T) {
 	})
 	close(stop)
 	for range events { // the stream ends
+	}
+}
+
+// No change goes unsent, whatever else wakes the stream: with a ping due
+// at every turn of its loop, each reload still reaches the stream as a
+// servers event of the new config version. (A stream that took a fresh
+// change channel after a ping lost the change that had closed the old
+// one about half of the time, and the dashboard showed a stale state.)
+func TestEventsMissNoChangeBesidePings(t *testing.T) {
+	f := newFixture(t)
+	stop := make(chan struct{})
+	srv := httptest.NewServer(api.New(api.Options{Host: f.h, Manager: f.m, Stop: stop, EventPing: time.Nanosecond}))
+	defer srv.Close()
+	defer close(stop) // ends the stream, which srv.Close waits for
+	events := stream(t, srv.URL)
+	next(t, events, "servers", nil)
+	for i := range 20 {
+		f.write(t, map[string]any{"a": f.server()}, func(m map[string]any) { m["max_inline_text_chars"] = 1000 + i })
+		if _, err := f.m.Reload(f.h); err != nil {
+			t.Fatal(err)
+		}
+		version, err := f.m.Version()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("reload %d: waiting for a servers event of version %s", i+1, version)
+		next(t, events, "servers", func(d string) bool {
+			var l api.ServerList
+			return json.Unmarshal([]byte(d), &l) == nil && l.Version == version
+		})
 	}
 }
