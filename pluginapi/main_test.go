@@ -1,0 +1,11 @@
+package pluginapi_test
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	servePluginIfAsked()
+	os.Exit(m.Run())
+}
