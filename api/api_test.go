@@ -17,8 +17,8 @@ import (
 
 	"github.com/plughost/plughost/api"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/manage"
 	"github.com/plughost/plughost/internal/testbin"
+	"github.com/plughost/plughost/manage"
 )
 
 var bins testbin.Set

@@ -13,9 +13,9 @@ import (
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/callresult"
-	"github.com/plughost/plughost/host/manage"
 	"github.com/plughost/plughost/host/registry"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/secret"
+	"github.com/plughost/plughost/manage"
 )
 
 // Client calls the API of a running serve. It is safe for concurrent use.

@@ -2,7 +2,7 @@
 // /api/ on the front door (package frontdoor), behind its bearer token, and
 // its client, which the CLI uses to show a running serve's live state
 // instead of starting servers of its own. It is a thin front end: every rule is the core's (package host
-// and its application layer, host/manage).
+// and its application layer, package manage).
 //
 // Endpoints (all JSON; errors are {"error": {"code", "message",
 // "problems"?}}):

@@ -8,10 +8,10 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/plughost/plughost/config"
+	"github.com/plughost/plughost/config/catalog"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/manage"
-	"github.com/plughost/plughost/host/presets"
+	"github.com/plughost/plughost/manage"
 )
 
 // ServerWrite is the body of POST /api/servers and PUT /api/servers/{name}.
@@ -75,7 +75,7 @@ type InstallWrite struct {
 	Credentials map[string]string `json:"credentials,omitempty"`
 	// Arguments map an argument's key to its value (a string, or for a
 	// list an array of strings).
-	Arguments map[string]presets.Value `json:"arguments,omitempty"`
+	Arguments map[string]catalog.Value `json:"arguments,omitempty"`
 	// IfVersion is as in ServerWrite.
 	IfVersion string `json:"if_version,omitempty"`
 }
@@ -83,7 +83,7 @@ type InstallWrite struct {
 // CatalogBody is the body of GET /api/catalog.
 type CatalogBody struct {
 	// Presets are the catalog's presets, sorted by name.
-	Presets []presets.Preset `json:"presets"`
+	Presets []catalog.Preset `json:"presets"`
 }
 
 // decode reads a JSON body into v (an empty body leaves v as it is).
@@ -266,8 +266,8 @@ func (a *handler) updateSettings(w http.ResponseWriter, r *http.Request) {
 }
 
 // catalog loads the catalog (the embedded presets and the user's file).
-func (a *handler) catalog() (*presets.Catalog, error) {
-	c, err := presets.Load(a.o.Manager.CatalogFile())
+func (a *handler) catalog() (*catalog.List, error) {
+	c, err := catalog.Load(a.o.Manager.CatalogFile())
 	if err != nil {
 		return nil, &Error{Status: http.StatusInternalServerError, Code: CodeInvalidCatalog, Message: err.Error()}
 	}
@@ -304,7 +304,7 @@ func (a *handler) install(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = p.ID
 	}
-	res, err := a.o.Manager.Install(p, name, presets.Input{Credentials: body.Credentials, Arguments: body.Arguments},
+	res, err := a.o.Manager.Install(p, name, catalog.Input{Credentials: body.Credentials, Arguments: body.Arguments},
 		manage.AddOptions{WriteOptions: writeOptions(r, body.IfVersion)})
 	if err != nil {
 		writeError(w, err)

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/manage"
+	"github.com/plughost/plughost/manage"
 )
 
 // Error codes of API error responses.

@@ -15,11 +15,11 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/callstats"
-	"github.com/plughost/plughost/host/manage"
-	"github.com/plughost/plughost/host/oauth"
-	"github.com/plughost/plughost/host/origin"
 	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/lib/callstats"
+	"github.com/plughost/plughost/lib/origin"
+	"github.com/plughost/plughost/manage"
+	"github.com/plughost/plughost/oauth"
 )
 
 // maxBody caps a request body (a tool call's arguments).

@@ -11,10 +11,10 @@ import (
 
 	"github.com/plughost/plughost/api"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/oauth"
 	"github.com/plughost/plughost/host/supervisor"
-	"github.com/plughost/plughost/host/tokens"
 	"github.com/plughost/plughost/internal/testoauth"
+	"github.com/plughost/plughost/oauth"
+	"github.com/plughost/plughost/oauth/tokens"
 )
 
 // The dashboard's login button: the API returns the authorization URL, the

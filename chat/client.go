@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // Client talks to one OpenAI-compatible chat-completions endpoint. Safe

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/plughost/plughost/chat"
-	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/internal/fakeopenai"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 const testKey = "sk-test-9f8e7d6c5b4a"

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/chat"
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/internal/fakeopenai"
 	"github.com/plughost/plughost/internal/testbin"
 )

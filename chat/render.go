@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/plughost/plughost/host/secret"
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/secret"
+	"github.com/plughost/plughost/lib/termsafe"
 )
 
 // Terminal shows events to a person: streamed text as it comes, one line

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/plughost/plughost/chat"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // escapes is what a model or a server may send to take over a terminal:

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/plughost/plughost/host/secret"
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/secret"
+	"github.com/plughost/plughost/lib/termsafe"
 )
 
 // ErrInterrupt is what a LineReader returns for Ctrl-C at the prompt.

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plughost/plughost/host/secret"
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/secret"
+	"github.com/plughost/plughost/lib/termsafe"
 )
 
 // JSONLines writes events as JSON, one per line, every line passed

@@ -14,8 +14,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/plughost/plughost/host/origin"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/origin"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // Routes the dashboard serves.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 )
 
 // mux mounts the dashboard like the front door: Mount behind a fake token
@@ -169,7 +169,7 @@ func TestAssets(t *testing.T) {
 }
 
 // The page's name check is the validator's rule itself: rules.js carries
-// host/config's pattern, length and wording, and no form keeps a rule of
+// package config's pattern, length and wording, and no form keeps a rule of
 // its own.
 func TestRulesModule(t *testing.T) {
 	srv := newServer(t)

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 )
 
 // RulesPath is the JavaScript module that hands the page the validator's
 // rules the forms check before sending (the server-name rule), made from
-// host/config itself so that the page and the validator cannot disagree.
+// package config itself so that the page and the validator cannot disagree.
 const RulesPath = "/js/rules.js"
 
 // rulesModule is the module served at RulesPath.
@@ -17,7 +17,7 @@ func rulesModule() []byte {
 	rule, _ := json.Marshal(map[string]any{ // strings and an int always encode
 		"pattern": config.ServerNamePattern, "max_length": config.ServerNameMaxLen, "rule": config.ServerNameRule,
 	})
-	return []byte("// The validator's rules (host/config), served by plughost.\nexport const SERVER_NAME = " + string(rule) + ";\n")
+	return []byte("// The validator's rules (package config), served by plughost.\nexport const SERVER_NAME = " + string(rule) + ";\n")
 }
 
 // serveRules answers a request for RulesPath.

@@ -12,7 +12,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 )
 
 // loadCompose loads deploy/compose.yaml with env as the environment,

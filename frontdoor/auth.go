@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // queryTokenKeys are query parameters that carry a token in some clients;

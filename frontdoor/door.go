@@ -13,10 +13,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/origin"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/origin"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // Options configure a Door.

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 const token = secret.String("door-test-token-0123456789abcdef")

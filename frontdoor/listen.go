@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 )
 
 // Listen opens the front door's TCP listener on addr. Without auth it

@@ -5,8 +5,8 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/origin"
+	"github.com/plughost/plughost/config"
+	"github.com/plughost/plughost/lib/origin"
 )
 
 // Request headers a page of a listed origin may send, and response headers
@@ -21,7 +21,7 @@ const (
 // the request. On a loopback listener the Host must be loopback too (DNS
 // rebinding: a page whose domain resolves to 127.0.0.1). A request with an
 // Origin header comes from a web page, which must be plughost's own or one
-// of the listed origins (host/origin's rule): with auth off this is all
+// of the listed origins (lib/origin's rule): with auth off this is all
 // that keeps a page the user visits from calling the tools. A listed page
 // gets the CORS headers a browser needs to call across origins, and its
 // preflight — which carries no token — is answered here.

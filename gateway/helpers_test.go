@@ -15,12 +15,12 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/internal/testbin"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // bins are built once in TestMain: the transport plugins and the test server.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
 )
 
 // emptyHost is a started host with no servers.

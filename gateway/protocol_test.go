@@ -18,10 +18,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/internal/inprocess"
 	"github.com/plughost/plughost/pluginapi"
 )

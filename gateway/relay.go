@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/rawjson"
+	"github.com/plughost/plughost/lib/rawjson"
 )
 
 // Relaying to the client. The host ties what a server sends on its own to

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/supervisor"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/supervisor"
 )
 

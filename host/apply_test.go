@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 )
 
 // Every global section of tools.mcp is compared by a reload (so that a new

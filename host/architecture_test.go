@@ -8,10 +8,25 @@ import (
 	"testing"
 )
 
-// TestDependencyDirection enforces design.md's import rules: cmd/host → front ends
-// (gateway, chat, …) → host → {pluginapi, search}; plugins → pluginapi (+ plugins/internal); search imports
-// neither host nor pluginapi; pluginapi imports no project package; nothing
-// imports cmd or plugin code.
+// TestDependencyDirection enforces the import rules of docs/architecture.md,
+// layer by layer
+// from the bottom:
+//
+//   - lib/ (general libraries) imports nothing of ours but lib/;
+//   - pluginapi (the transport contract) imports no project package; search
+//     knows nothing of MCP, plugins or the host;
+//   - config/ (the config and the server catalog) imports only lib/ and the
+//     embedded config layers (koanf.d);
+//   - oauth/ (the OAuth client and its logins) imports only lib/ and
+//     pluginapi, whose Credentials contract the logins implement;
+//   - the core, host/..., imports only the layers above and pluginapi,
+//     search; inside it, the sub-packages never import the root package
+//     host (only host/storetest, the SessionStore contract suite, does);
+//   - manage/ (the application layer) imports the core and its layers, never
+//     a front end;
+//   - front ends (gateway, api, dashboard, frontdoor, chat) sit on top;
+//     chat uses no other front end; plugins depend only on pluginapi and
+//     plugins/internal; nothing imports cmd or plugin code.
 func TestDependencyDirection(t *testing.T) {
 	const mod = "github.com/plughost/plughost"
 	out, err := exec.Command("go", "list", "-json", mod+"/...").Output()
@@ -47,27 +62,44 @@ func TestDependencyDirection(t *testing.T) {
 
 // forbidden says why package pkg may not import dep ("" if it may).
 func forbidden(pkg, dep string) string {
-	under := func(p, root string) bool { return p == root || strings.HasPrefix(p, root+"/") }
+	under := func(p string, roots ...string) bool {
+		for _, root := range roots {
+			if p == root || strings.HasPrefix(p, root+"/") {
+				return true
+			}
+		}
+		return false
+	}
 	switch {
 	case under(dep, "cmd"):
 		return "nothing imports the command"
+	case under(pkg, "lib") && !under(dep, "lib"):
+		return "lib/ holds general libraries: they know nothing of plughost"
 	case under(pkg, "pluginapi") && !under(dep, "pluginapi"):
 		return "pluginapi imports no other project package"
 	case under(pkg, "search") && !under(dep, "search"):
 		return "search knows nothing of MCP, plugins or the host"
-	case under(pkg, "plugins") && !under(dep, "plugins") && !under(dep, "pluginapi"):
+	case under(pkg, "config") && !under(dep, "config", "lib", "koanf.d"):
+		return "config/ imports only lib/ and the embedded config layers: the core and the front ends read it, never the reverse"
+	case under(pkg, "oauth") && !under(dep, "oauth", "lib", "pluginapi"):
+		return "oauth/ is a self-contained OAuth client: it imports only lib/ and pluginapi"
+	case under(pkg, "plugins") && !under(dep, "plugins", "pluginapi"):
 		return "plugins depend only on pluginapi and plugins/internal"
 	case under(pkg, "examples"):
-		if !under(dep, "pluginapi") && !under(dep, "plugins") && !under(dep, "examples") {
+		if !under(dep, "pluginapi", "plugins", "examples") {
 			return "examples are third-party plugins: they use pluginapi and public plugin packages only"
 		}
 		return ""
 	case under(dep, "plugins") && !under(pkg, "plugins"):
 		return "the host talks to plugins only through pluginapi"
-	case under(pkg, "chat") && (under(dep, "gateway") || under(dep, "api") || under(dep, "frontdoor") || under(dep, "dashboard")):
+	case under(pkg, "host") && !under(dep, "host", "lib", "config", "oauth", "pluginapi", "search", "koanf.d"):
+		return "the core (host/...) depends only on lib/, config/, oauth/, pluginapi and search; it never imports the application layer or a front end"
+	case under(pkg, "host") && pkg != "host" && pkg != "host/storetest" && dep == "host":
+		return "the root package host builds on its sub-packages, never the reverse"
+	case under(pkg, "manage") && !under(dep, "manage", "host", "lib", "config", "oauth", "pluginapi", "search"):
+		return "manage/ is the application layer under every front end: it uses the core, never a front end"
+	case under(pkg, "chat") && under(dep, "gateway", "api", "frontdoor", "dashboard"):
 		return "chat is a front end of the host: it uses host.Session, never another front end"
-	case under(pkg, "host") && !under(dep, "host") && !under(dep, "pluginapi") && !under(dep, "search") && dep != "koanf.d":
-		return "host depends only on pluginapi, search and the embedded config layers; it never imports a front end"
 	}
 	return ""
 }
@@ -75,7 +107,7 @@ func forbidden(pkg, dep string) string {
 // isCore reports whether pkg is part of the core or the plugin side, which
 // never import a front end's dependencies (metrics, HTTP routers).
 func isCore(pkg string) bool {
-	for _, root := range []string{"host", "search", "pluginapi", "plugins"} {
+	for _, root := range []string{"lib", "config", "oauth", "host", "search", "pluginapi", "plugins"} {
 		if pkg == root || strings.HasPrefix(pkg, root+"/") {
 			return true
 		}
@@ -90,14 +122,14 @@ func TestForbiddenRules(t *testing.T) {
 	}{
 		{"cmd/host", "host", true},
 		{"host", "pluginapi", true},
-		{"host/config", "koanf.d", true},
+		{"config", "koanf.d", true},
 		{"plugins/stdio", "pluginapi", true},
 		{"plugins/sse", "plugins/internal/httppolicy", true},
 		{"host", "cmd/host", false},
 		{"pluginapi", "host/naming", false},
 		{"search", "pluginapi", false},
 		{"search", "host", false},
-		{"plugins/stdio", "host/config", false},
+		{"plugins/stdio", "config", false},
 		{"host", "plugins/stdio/childenv", false},
 		{"examples/logging-transport", "plugins/stdio/stdiotransport", true},
 		{"examples/logging-transport", "host", false},
@@ -107,16 +139,47 @@ func TestForbiddenRules(t *testing.T) {
 		{"host", "gateway", false},
 		{"host/supervisor", "gateway", false},
 		{"host", "internal/demoserver", false},
-		{"api", "host/manage", true},
+		{"api", "manage", true},
 		{"cmd/host", "api", true},
 		{"host", "api", false},
-		{"host/manage", "api", false},
-		{"host/manage", "gateway", false},
+		{"manage", "api", false},
+		{"manage", "gateway", false},
 		{"chat", "host", true},
 		{"cmd/host", "chat", true},
 		{"host", "chat", false},
 		{"chat", "gateway", false},
 		{"chat", "api", false},
+		{"lib/secret", "lib/rawjson", true},
+		{"lib/secret", "config", false},
+		{"lib/origin", "host", false},
+		{"config", "lib/secret", true},
+		{"config/catalog", "config", true},
+		{"config", "host/naming", false},
+		{"config", "oauth", false},
+		{"config/interop", "manage", false},
+		{"oauth/tokens", "oauth", true},
+		{"oauth/tokens", "lib/secret", true},
+		{"oauth/tokens", "pluginapi", true},
+		{"oauth", "config", false},
+		{"oauth/tokens", "host", false},
+		{"host", "lib/rawjson", true},
+		{"host/supervisor", "oauth/tokens", true},
+		{"host/discovery", "config", true},
+		{"host", "manage", false},
+		{"host/supervisor", "manage", false},
+		{"host", "dashboard", false},
+		{"host", "frontdoor", false},
+		{"host", "redisstore", false},
+		{"host/registry", "host", false},
+		{"host/storetest", "host", true},
+		{"host", "host/registry", true},
+		{"manage", "host", true},
+		{"manage", "config/catalog", true},
+		{"manage", "host/plugindir", true},
+		{"manage", "dashboard", false},
+		{"manage", "frontdoor", false},
+		{"manage", "chat", false},
+		{"redisstore", "host", true},
 	} {
 		if got := forbidden(c.pkg, c.dep) == ""; got != c.ok {
 			t.Errorf("%s → %s: allowed=%v, want %v", c.pkg, c.dep, got, c.ok)

@@ -12,9 +12,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/supervisor"
-	"github.com/plughost/plughost/host/tokens"
+	"github.com/plughost/plughost/oauth/tokens"
 )
 
 // DefaultTokenDir is where the OAuth logins of servers are kept, under the

@@ -8,9 +8,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/artifacts"
 	"github.com/plughost/plughost/host/callresult"
-	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/shaping"
 )

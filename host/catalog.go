@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/plughost/plughost/host/rawjson"
 	"github.com/plughost/plughost/host/resourceuri"
+	"github.com/plughost/plughost/lib/rawjson"
 )
 
 // serverCatalog is what plughost knows of one server's resources, resource

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/discovery"
 )
 

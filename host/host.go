@@ -15,17 +15,17 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/artifacts"
-	"github.com/plughost/plughost/host/callstats"
-	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/discovery"
-	"github.com/plughost/plughost/host/loglimit"
 	"github.com/plughost/plughost/host/plugindir"
 	"github.com/plughost/plughost/host/registry"
-	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/shaping"
 	"github.com/plughost/plughost/host/supervisor"
-	"github.com/plughost/plughost/host/tokens"
+	"github.com/plughost/plughost/lib/callstats"
+	"github.com/plughost/plughost/lib/loglimit"
+	"github.com/plughost/plughost/lib/secret"
+	"github.com/plughost/plughost/oauth/tokens"
 	"github.com/plughost/plughost/pluginapi"
 	"github.com/plughost/plughost/search"
 )

@@ -9,10 +9,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/registry"
-	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/lib/secret"
 	"github.com/plughost/plughost/pluginapi"
 )
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/internal/testbin"
 )

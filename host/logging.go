@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/plughost/plughost/host/rawjson"
+	"github.com/plughost/plughost/lib/rawjson"
 )
 
 // logLevels are MCP's log levels (RFC 5424), most verbose first.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/supervisor"
-	"github.com/plughost/plughost/host/tokens"
 	"github.com/plughost/plughost/internal/testoauth"
+	"github.com/plughost/plughost/oauth/tokens"
 )
 
 // OAuth through the real host and mcp-transport-http plugin against the

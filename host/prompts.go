@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/plughost/plughost/host/naming"
-	"github.com/plughost/plughost/host/rawjson"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/lib/rawjson"
 )
 
 // Prompts on the aggregate endpoint are named mcp_<server>_<prompt> by the

@@ -14,9 +14,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/plughost/plughost/host/rawjson"
 	"github.com/plughost/plughost/host/resourceuri"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/lib/rawjson"
 )
 
 // relay ties what servers send on their own to client sessions (see

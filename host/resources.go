@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/plughost/plughost/host/rawjson"
 	"github.com/plughost/plughost/host/resourceuri"
+	"github.com/plughost/plughost/lib/rawjson"
 )
 
 // Resource URIs on the aggregate endpoint (docs/gateway.md, "Resources"):

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/search"
 )
 

@@ -11,8 +11,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/callresult"
-	"github.com/plughost/plughost/host/rawjson"
 	"github.com/plughost/plughost/host/shaping"
+	"github.com/plughost/plughost/lib/rawjson"
 )
 
 // Tasks (MCP 2025-11-25). A session that calls a tool with a "task" member

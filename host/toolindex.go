@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/search"

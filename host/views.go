@@ -8,11 +8,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plughost/plughost/host/callstats"
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/supervisor"
-	"github.com/plughost/plughost/host/tokens"
+	"github.com/plughost/plughost/lib/callstats"
+	"github.com/plughost/plughost/oauth/tokens"
 )
 
 // StateNotProbed is the state of an enabled server of a host that was never

@@ -11,7 +11,7 @@ import (
 
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/supervisor"
-	"github.com/plughost/plughost/host/tokens"
+	"github.com/plughost/plughost/oauth/tokens"
 	"github.com/plughost/plughost/pluginapi"
 )
 

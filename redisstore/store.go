@@ -13,9 +13,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // Options configure Open.

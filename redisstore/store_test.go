@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/storetest"
 	"github.com/plughost/plughost/internal/testredis"
+	"github.com/plughost/plughost/lib/secret"
 	"github.com/plughost/plughost/redisstore"
 )
 

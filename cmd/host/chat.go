@@ -15,10 +15,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/plughost/plughost/chat"
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/secret"
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/secret"
+	"github.com/plughost/plughost/lib/termsafe"
 )
 
 // chatFlags are plughost chat's flags.

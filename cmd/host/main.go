@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/termsafe"
 )
 
 // version is stamped by the Makefile (-ldflags "-X main.version=…").

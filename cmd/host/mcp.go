@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/secret"
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/secret"
+	"github.com/plughost/plughost/lib/termsafe"
 )
 
 func newMCPCommand(g *globals) *cobra.Command {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/manage"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/config"
+	"github.com/plughost/plughost/lib/secret"
+	"github.com/plughost/plughost/manage"
 )
 
 // addFlags are the flags of `mcp add`.

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/config"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // oauthFlags are the flags of `mcp add` that write the server's oauth

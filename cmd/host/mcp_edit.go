@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/manage"
+	"github.com/plughost/plughost/manage"
 )
 
 // skeleton is what `mcp edit` opens when there is no config file yet.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/config/interop"
+	"github.com/plughost/plughost/config/interop"
 )
 
 func newMCPExportCommand(g *globals) *cobra.Command {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/manage"
+	"github.com/plughost/plughost/manage"
 )
 
 func newMCPImportCommand(g *globals) *cobra.Command {

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/tokens"
+	"github.com/plughost/plughost/oauth/tokens"
 )
 
 // defaultLoginTimeout bounds a login from the command line.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/manage"
+	"github.com/plughost/plughost/manage"
 )
 
 func newMCPRemoveCommand(g *globals) *cobra.Command {

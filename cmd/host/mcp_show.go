@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/supervisor"
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/termsafe"
 )
 
 func newMCPShowCommand(g *globals) *cobra.Command {

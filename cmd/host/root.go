@@ -7,7 +7,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/termsafe"
 )
 
 // globals are the flags every command shares.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/termsafe"
 	"github.com/plughost/plughost/search"
 	"github.com/plughost/plughost/search/eval"
 )

@@ -17,15 +17,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/api"
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/dashboard"
 	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/manage"
-	"github.com/plughost/plughost/host/oauth"
-	"github.com/plughost/plughost/host/secret"
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/secret"
+	"github.com/plughost/plughost/lib/termsafe"
+	"github.com/plughost/plughost/manage"
+	"github.com/plughost/plughost/oauth"
 )
 
 func newServeCommand(g *globals) *cobra.Command {

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/host/callresult"
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/termsafe"
 )
 
 func newToolsCommand(g *globals) *cobra.Command {

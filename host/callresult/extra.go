@@ -8,7 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/plughost/plughost/host/rawjson"
+	"github.com/plughost/plughost/lib/rawjson"
 )
 
 // Extra is what a tools/call result held at its top level beyond the

@@ -1,7 +1,7 @@
 package discovery
 
 import (
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 )
 
 // Settings are the effective tools.mcp.discovery options.

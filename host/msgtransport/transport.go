@@ -21,7 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/plughost/plughost/host/rawjson"
+	"github.com/plughost/plughost/lib/rawjson"
 	"github.com/plughost/plughost/pluginapi"
 )
 

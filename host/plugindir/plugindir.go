@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/plughost/plughost/host/config"
+	"github.com/plughost/plughost/config"
 )
 
 // Prefix is the executable name prefix of every transport plugin.

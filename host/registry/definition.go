@@ -8,7 +8,7 @@ import (
 	"hash/fnv"
 	"strings"
 
-	"github.com/plughost/plughost/host/rawjson"
+	"github.com/plughost/plughost/lib/rawjson"
 )
 
 // definition is one tool definition as a server listed it, read once: the

@@ -12,8 +12,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/artifacts"
-	"github.com/plughost/plughost/host/loglimit"
 	"github.com/plughost/plughost/host/msgtransport"
+	"github.com/plughost/plughost/lib/loglimit"
 	"github.com/plughost/plughost/pluginapi"
 )
 

@@ -3,7 +3,7 @@ package supervisor
 import (
 	"encoding/json"
 
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // What a server sends that plughost passes on to a client is masked where

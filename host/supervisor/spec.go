@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/plughost/plughost/host/secret"
-	"github.com/plughost/plughost/host/tokens"
+	"github.com/plughost/plughost/lib/secret"
+	"github.com/plughost/plughost/oauth/tokens"
 	"github.com/plughost/plughost/pluginapi"
 )
 

@@ -3,7 +3,7 @@ package supervisor
 import (
 	"time"
 
-	"github.com/plughost/plughost/host/tokens"
+	"github.com/plughost/plughost/oauth/tokens"
 )
 
 // State is where a server is in its lifecycle.

@@ -17,7 +17,7 @@ import (
 	"github.com/plughost/plughost/frontdoor"
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // GatewayOptions say what the gateway load test runs.

@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/gateway"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // RelayResult compares calls whose server talks back to the client during

@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
-	"github.com/plughost/plughost/host/manage"
-	"github.com/plughost/plughost/host/secret"
+	"github.com/plughost/plughost/lib/secret"
+	"github.com/plughost/plughost/manage"
 )
 
 // ReloadOptions say what Reload measures.

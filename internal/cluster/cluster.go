@@ -23,9 +23,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/internal/syncbuf"
 	"github.com/plughost/plughost/internal/testredis"
+	"github.com/plughost/plughost/lib/secret"
 )
 
 // Options say what to run.

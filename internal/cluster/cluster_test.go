@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/internal/cluster"
 	"github.com/plughost/plughost/internal/testbin"
 	"github.com/plughost/plughost/internal/testredis"
+	"github.com/plughost/plughost/lib/secret"
 	"github.com/plughost/plughost/redisstore"
 )
 

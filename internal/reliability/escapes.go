@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/plughost/plughost/host/termsafe"
+	"github.com/plughost/plughost/lib/termsafe"
 )
 
 // terminalEscapes runs the CLI against a serve of a server that writes

@@ -1,5 +1,5 @@
 // The server-name rule, exactly as the validator has it: rules.js is made
-// by plughost from host/config. A form checks a name with it before
+// by plughost from package config. A form checks a name with it before
 // sending; the API checks again, with the same rule.
 
 import { SERVER_NAME } from './rules.js';

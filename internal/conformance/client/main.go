@@ -31,11 +31,11 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/supervisor"
-	"github.com/plughost/plughost/host/tokens"
 	"github.com/plughost/plughost/internal/conformance/play"
+	"github.com/plughost/plughost/oauth/tokens"
 )
 
 // serverName is the scenario server's name in the config.
