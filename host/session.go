@@ -17,7 +17,6 @@ import (
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/shaping"
-	"github.com/plughost/plughost/host/supervisor"
 )
 
 // Session is one agent conversation's view of the host: the tools its model
@@ -286,18 +285,15 @@ func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessag
 	}
 	f, meta := s.h.relay.withMeta(s.id, scope, tool.Server, opts.Meta, opts.Handlers)
 	defer s.h.relay.end(f)
-	ctx = supervisor.WithMeta(s.h.relay.noteID(ctx, f), meta)
-	size := 0
-	var extra callresult.Extra
-	ctx = callresult.WithSink(context.WithValue(ctx, resultSizeKey{}, &size), &extra)
+	call.Meta, call.OnID = meta, s.h.relay.noteID(f)
 	res, err := s.h.call(ctx, call)
-	if size >= largeResultBytes {
+	if res.Size >= largeResultBytes {
 		s.h.afterLargeCall()
 	}
 	if err != nil {
 		return CallResult{}, s.h.explainCallError(ctx, tool.Name, tool.Server, err)
 	}
-	return CallResult{Result: res, Extra: extra}, nil
+	return CallResult{Result: res.MCP, Extra: res.Extra}, nil
 }
 
 // find looks a tool up by the name the session's client calls it: the
