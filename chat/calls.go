@@ -77,7 +77,7 @@ func (a *Agent) runCall(ctx context.Context, round int, c ToolCall) (Message, st
 	a.calls.Store(c.ID, c.Function.Name)
 	defer a.calls.Delete(c.ID)
 	meta, _ := json.Marshal(map[string]string{"progressToken": c.ID})
-	r, err := a.sess.CallWith(cctx, c.Function.Name, args, host.CallOptions{Meta: meta})
+	r, err := a.sess.CallWith(cctx, c.Function.Name, args, host.CallOptions{Meta: meta, OwnTurns: true})
 	switch {
 	case ctx.Err() != nil:
 		return reply("error: the user cancelled this call", true), ""
