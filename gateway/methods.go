@@ -155,7 +155,7 @@ func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, 
 	if errors.Is(err, host.ErrStoreUnavailable) { // the call did not run: no result to speak of
 		return nil, err
 	}
-	g.metrics.call([2]string{r.Server, r.Tool}, took, r.Result, err, r.Search)
+	g.metrics.call([2]string{r.Server, r.Tool}, took, r.Result.IsError, err, r.Search)
 	var serverErr *host.RPCError
 	switch {
 	case errors.As(err, &serverErr):

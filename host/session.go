@@ -208,7 +208,7 @@ func (s *Session) IsSearchTool(name string) bool { return s.h.st().rules.IsSearc
 // (*ServerUnavailableError), a crash or a timeout, or the server's JSON-RPC
 // error answer (an *RPCError, wrapped). The cost does not depend on the
 // catalog's size.
-func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (ToolResult, error) {
 	r, err := s.CallWith(ctx, name, args, CallOptions{})
 	return r.Result, err
 }
@@ -217,12 +217,11 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 // with CallOptions.Task, the task the server created (its
 // CreateTaskResult, raw; see tasks/get and tasks/result).
 type CallResult struct {
-	Result *mcp.CallToolResult
-	// Extra is what the server's result held beyond Result's fields (its
-	// own members, its _meta as sent); JSON writes it back. Empty for
-	// plughost's own tools.
-	Extra callresult.Extra
-	Task  json.RawMessage
+	// Result is the tool's result; empty for a task.
+	Result ToolResult
+	// Task is the server's CreateTaskResult as sent (its task id as the
+	// client knows it); nil for a result.
+	Task json.RawMessage
 	// Server and Tool name what answered, for a front end's metrics: the
 	// server and its own tool name, or "plughost" and the called name for
 	// what the host answers itself (a search tool, read_file,
@@ -236,15 +235,13 @@ type CallResult struct {
 // hostLabel is CallResult.Server for the tools the host answers itself.
 const hostLabel = "plughost"
 
-// JSON returns the answer as the client gets it: the task, or the result as
-// the server sent it but for what plughost rewrote (result shaping's text,
-// resource URIs, an oversized structuredContent) — every member and item
-// field mcp-go's types do not model included (callresult.Encode).
+// JSON returns the answer as the client gets it: the task, or the result
+// (ToolResult.JSON).
 func (r CallResult) JSON() (json.RawMessage, error) {
 	if r.Task != nil {
 		return r.Task, nil
 	}
-	return callresult.Encode(r.Result, r.Extra)
+	return r.Result.JSON()
 }
 
 // CallWith is Call with what a client's request carries besides name and
@@ -297,14 +294,15 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 		return r, err
 	}
 	if !ok && artifacts.IsTool(name) {
-		r.Server, r.Result = hostLabel, s.h.callPaging(ctx, name, args)
+		r.Server, r.Result = hostLabel, newToolResult(s.h.callPaging(ctx, name, args), callresult.Extra{})
 		return r, nil
 	}
 	switch {
 	case scope != "" && !ok:
 		return r, s.h.unknownScoped(scope, name)
 	case scope == "" && v.Rules().IsSearchTool(name):
-		r.Result, err = s.search(ctx, v, name, args)
+		res, err := s.search(ctx, v, name, args)
+		r.Result = newToolResult(res, callresult.Extra{})
 		return r, err
 	case !ok:
 		return r, s.h.unknownTool(v, name)
@@ -337,7 +335,7 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	if err != nil {
 		return r, s.h.explainCallError(ctx, tool.Name, tool.Server, err)
 	}
-	r.Result, r.Extra = res.MCP, res.Extra
+	r.Result = newToolResult(res.MCP, res.Extra)
 	return r, nil
 }
 

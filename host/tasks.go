@@ -225,7 +225,7 @@ func (s *Session) callTask(ctx context.Context, scope string, call shaping.Call,
 	id, isTask := rawjson.String(raw, "task", "taskId")
 	if !isTask {
 		res, extra, err := s.h.shapeFetched(ctx, call, raw)
-		return CallResult{Result: res, Extra: extra}, err
+		return CallResult{Result: newToolResult(res, extra)}, err
 	}
 	s.h.relay.recordTask(c, id, &taskCall{call: call})
 	if scope == "" {
