@@ -271,11 +271,11 @@ func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessag
 // callTool runs one call for CallWith; the result names what answered
 // (CallResult.Server, Tool) whenever that is known.
 func (s *Session) callTool(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (CallResult, error) {
+	r := CallResult{Server: hostLabel, Tool: name}
 	scope, err := s.scopeOf(ctx)
 	if err != nil {
-		return CallResult{}, err
+		return r, err
 	}
-	r := CallResult{Server: hostLabel, Tool: name}
 	if scope != "" {
 		r.Server = scope
 	}
