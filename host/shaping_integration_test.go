@@ -34,11 +34,11 @@ func rawCall(t *testing.T, h *host.Host, server, tool string, args map[string]an
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := srv.Call(ctx, tool, args)
+	res, err := srv.CallTool(ctx, supervisor.ToolCall{Tool: tool, Args: args})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return res.Result
 }
 
 // checkBounded checks the inline text of a shaped 5 MB-class result against

@@ -16,16 +16,6 @@ import (
 // ErrNotConnected is wrapped by Call's error when the server has no live connection.
 var ErrNotConnected = errors.New("server is not connected")
 
-// Call runs tool with args on the server. A tool's own failure is a result with
-// IsError set; an error means the call could not be made or completed: the
-// server is down, it crashed mid-call (then it is being restarted), or the call
-// timed out (then the server was told to cancel it). What the result holds
-// beyond mcp.CallToolResult's fields is dropped; see CallTool.
-func (s *Server) Call(ctx context.Context, tool string, args any) (*mcp.CallToolResult, error) {
-	r, err := s.CallTool(ctx, ToolCall{Tool: tool, Args: args})
-	return r.Result, err
-}
-
 // ToolCall is one tools/call request.
 type ToolCall struct {
 	// Tool is the server's own tool name.
@@ -51,8 +41,11 @@ type ToolResult struct {
 	Extra callresult.Extra
 }
 
-// CallTool is Call with the whole request (arguments, _meta, OnID) and the
-// whole answer (ToolResult).
+// CallTool runs a tool on the server. A tool's own failure is a result
+// with IsError set; an error means the call could not be made or
+// completed: the server is down, it crashed mid-call (then it is being
+// restarted), or the call timed out (then the server was told to cancel
+// it).
 func (s *Server) CallTool(ctx context.Context, c ToolCall) (ToolResult, error) {
 	conn, limit, err := s.liveConnection()
 	if err != nil {
