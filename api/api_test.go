@@ -296,10 +296,10 @@ func TestClient(t *testing.T) {
 		t.Errorf("Tools: %d, %v", len(tools), err)
 	}
 	res, err := c.Call(t.Context(), "mcp_a_echo", json.RawMessage(`{"text":"round trip"}`))
-	if err != nil || res.Result == nil || len(res.Result.Content) != 1 {
+	if err != nil || len(res.Result.Content) != 1 {
 		t.Fatalf("Call: %+v, %v", res, err)
 	}
-	if diff := cmp.Diff(`{"type":"text","text":"round trip"}`, mustJSON(t, res.Result.Content[0])); diff != "" {
+	if diff := cmp.Diff(`{"type":"text","text":"round trip"}`, mustJSON(t, res.Result.ToMCP().Content[0])); diff != "" {
 		t.Errorf("Call content (-want +got):\n%s", diff)
 	}
 	remove()

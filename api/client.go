@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/lib/secret"
 	"github.com/plughost/plughost/manage"
@@ -102,11 +101,11 @@ func (c *Client) Call(ctx context.Context, name string, args json.RawMessage) (h
 		}
 		return host.CallResult{}, err
 	}
-	res, extra, err := callresult.Decode(raw)
+	res, err := host.DecodeToolResult(raw)
 	if err != nil {
 		return host.CallResult{}, fmt.Errorf("decode the result of %s: %w", name, err)
 	}
-	return host.CallResult{Result: res, Extra: extra}, nil
+	return host.CallResult{Result: res}, nil
 }
 
 // Reload makes serve load its config file again and apply it.

@@ -10,10 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/callresult"
 )
 
 // MalformedError is returned when the model sent malformed tool calls in
@@ -77,7 +74,7 @@ func (a *Agent) runCall(ctx context.Context, round int, c ToolCall) (Message, st
 	a.calls.Store(c.ID, c.Function.Name)
 	defer a.calls.Delete(c.ID)
 	meta, _ := json.Marshal(map[string]string{"progressToken": c.ID})
-	r, err := a.sess.CallWith(cctx, c.Function.Name, args, host.CallOptions{Meta: meta})
+	r, err := a.sess.CallWith(cctx, c.Function.Name, args, host.CallOptions{Meta: meta, OwnTurns: true})
 	switch {
 	case ctx.Err() != nil:
 		return reply("error: the user cancelled this call", true), ""
@@ -149,26 +146,26 @@ func (a *Agent) visibleNames() map[string]bool {
 
 // resultText is a result as the model reads it: its text items as they
 // are (already bounded by result shaping), other items summarised.
-func resultText(res *mcp.CallToolResult) string {
+func resultText(res host.ToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
-		switch v := callresult.Unwrap(c).(type) {
-		case mcp.TextContent:
-			parts = append(parts, v.Text)
-		case mcp.ImageContent:
-			parts = append(parts, fmt.Sprintf("[image %s, %d base64 chars, not shown]", v.MIMEType, len(v.Data)))
-		case mcp.AudioContent:
-			parts = append(parts, fmt.Sprintf("[audio %s, %d base64 chars, not shown]", v.MIMEType, len(v.Data)))
-		case mcp.ResourceLink:
-			parts = append(parts, fmt.Sprintf("[resource link %s %s]", v.URI, v.Name))
-		case mcp.EmbeddedResource:
-			if t, ok := v.Resource.(mcp.TextResourceContents); ok {
-				parts = append(parts, t.Text)
+		switch c.Type {
+		case host.ContentText:
+			parts = append(parts, c.Text)
+		case host.ContentImage:
+			parts = append(parts, fmt.Sprintf("[image %s, %d base64 chars, not shown]", c.MIMEType, len(c.Data)))
+		case host.ContentAudio:
+			parts = append(parts, fmt.Sprintf("[audio %s, %d base64 chars, not shown]", c.MIMEType, len(c.Data)))
+		case host.ContentResourceLink:
+			parts = append(parts, fmt.Sprintf("[resource link %s %s]", c.URI, c.Name))
+		case host.ContentResource:
+			if c.Data == "" {
+				parts = append(parts, c.Text)
 			} else {
 				parts = append(parts, "[embedded binary resource, not shown]")
 			}
 		default:
-			parts = append(parts, fmt.Sprintf("[content of type %T, not shown]", c))
+			parts = append(parts, "[content of another type, not shown]")
 		}
 	}
 	if len(parts) == 0 && res.StructuredContent != nil {

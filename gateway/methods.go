@@ -12,7 +12,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/host/artifacts"
 )
 
 // protocolVersions are the MCP versions the gateway speaks, newest first.
@@ -120,8 +119,8 @@ func (g *Gateway) toolsList(ctx context.Context, x *exchange) (json.RawMessage, 
 	return out.Bytes(), nil
 }
 
-// toolsCall answers tools/call through the session: every call that is not
-// a search ends a turn. An unknown tool is a JSON-RPC error (-32602,
+// toolsCall answers tools/call through the session (every call that is
+// not a search ends a turn: host.Session.CallWith). An unknown tool is a JSON-RPC error (-32602,
 // invalid params, as the MCP spec says), and so is a JSON-RPC error the
 // server answered (passed on as the server sent it, secrets masked); a
 // call that could not be made — server down, crash, timeout, bad
@@ -156,13 +155,7 @@ func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, 
 	if errors.Is(err, host.ErrStoreUnavailable) { // the call did not run: no result to speak of
 		return nil, err
 	}
-	search := x.sess.IsSearchTool(p.Name)
-	if !search {
-		if err := x.sess.EndTurn(ctx); err != nil && !errors.Is(err, host.ErrSessionNotFound) {
-			g.logger.Warn("ending a turn", "session", x.sess.ID(), "error", err)
-		}
-	}
-	g.metrics.call(g.labels(ctx, x.sess, p.Name, search), took, r.Result, err, search)
+	g.metrics.call([2]string{r.Server, r.Tool}, took, r.Result.IsError, err, r.Search)
 	var serverErr *host.RPCError
 	switch {
 	case errors.As(err, &serverErr):
@@ -212,22 +205,4 @@ func callFailure(name string, err error) string {
 		return err.Error() // it names the tool, the server, its state and last error
 	}
 	return fmt.Sprintf("tool %q failed: %v", name, err)
-}
-
-// labels are the metric labels of a call: the server and its own tool
-// name, or "plughost" and the name for tools the host answers itself
-// (search, built-ins).
-func (g *Gateway) labels(ctx context.Context, sess *host.Session, name string, search bool) [2]string {
-	if scope, err := sess.Scope(ctx); err == nil && scope != "" {
-		if artifacts.IsTool(name) && !g.h.HasServerTool(scope, name) {
-			return [2]string{"plughost", name}
-		}
-		return [2]string{scope, name}
-	}
-	if !search {
-		if t, ok := g.h.Registry().Lookup(name); ok {
-			return [2]string{t.Server, t.ServerTool}
-		}
-	}
-	return [2]string{"plughost", name}
 }

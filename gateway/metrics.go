@@ -3,7 +3,6 @@ package gateway
 import (
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/plughost/plughost/host"
@@ -64,13 +63,13 @@ func newMetrics(h *host.Host) *metrics {
 func (g *Gateway) Collectors() []prometheus.Collector { return g.metrics.collectors }
 
 // call records one served call.
-func (m *metrics) call(l [2]string, took time.Duration, res *mcp.CallToolResult, err error, search bool) {
+func (m *metrics) call(l [2]string, took time.Duration, isError bool, err error, search bool) {
 	m.calls.WithLabelValues(l[0], l[1]).Inc()
 	m.latency.WithLabelValues(l[0], l[1]).Observe(took.Seconds())
 	switch {
 	case err != nil:
 		m.errors.WithLabelValues(l[0], l[1], "call").Inc()
-	case res != nil && res.IsError:
+	case isError:
 		m.errors.WithLabelValues(l[0], l[1], "tool").Inc()
 	}
 	if search {

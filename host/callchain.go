@@ -13,6 +13,7 @@ import (
 	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/shaping"
+	"github.com/plughost/plughost/host/supervisor"
 )
 
 // shapingGrace is added to a server's call timeout to bound a whole call,
@@ -33,7 +34,7 @@ const retentionGrace = 10 * time.Minute
 type callChain struct {
 	store    *artifacts.Store
 	handler  shaping.Handler
-	fetched  shaping.Handler // the same links around a result fetched outside a call (a task's)
+	links    []shaping.Middleware // handler's links, for a result fetched outside a call (a task's)
 	maxChars int
 	limits   artifacts.SearchLimits // of search_files over the store
 }
@@ -59,28 +60,29 @@ func (h *Host) newCallChain(cfg *config.Config, prev *state) (*callChain, error)
 		Metrics:        &h.metrics,
 		CallTimeout:    h.callTimeout,
 	}
-	return &callChain{store: store, handler: shaping.New(h.callServer, opts), fetched: shaping.New(fetchedResult, opts),
+	links := shaping.Standard(opts)
+	return &callChain{store: store, handler: shaping.Chain(h.callServer, links...), links: links,
 		maxChars: cfg.MCP.MaxInlineTextChars, limits: limits}, nil
 }
 
 // call runs an MCP tool call through the current config's chain.
-func (h *Host) call(ctx context.Context, c shaping.Call) (*mcp.CallToolResult, error) {
+func (h *Host) call(ctx context.Context, c shaping.Call) (shaping.Result, error) {
 	return h.st().chain.handler(ctx, c)
 }
 
 // callServer is the chain's last link: the call to the server's plugin.
-func (h *Host) callServer(ctx context.Context, c shaping.Call) (*mcp.CallToolResult, error) {
+func (h *Host) callServer(ctx context.Context, c shaping.Call) (shaping.Result, error) {
 	srv, ok := h.st().servers[c.Server]
 	if !ok {
-		return nil, fmt.Errorf("tool %q: server %q: %w", c.Name, c.Server, errServerNotRunning)
+		return shaping.Result{}, fmt.Errorf("tool %q: server %q: %w", c.Name, c.Server, errServerNotRunning)
 	}
 	began := time.Now()
-	res, err := srv.sup.Call(ctx, c.Tool, c.Args)
-	h.calls.Record(c.Server, time.Since(began), err != nil || res == nil || res.IsError)
-	if err == nil {
-		noteResultSize(ctx, resultSize(res))
+	res, err := srv.sup.CallTool(ctx, supervisor.ToolCall{Tool: c.Tool, Args: c.Args, Meta: c.Meta, OnID: c.OnID})
+	h.calls.Record(c.Server, time.Since(began), err != nil || res.Result == nil || res.Result.IsError)
+	if err != nil {
+		return shaping.Result{}, h.masker.Error(err) // a crashed server's error quotes its stderr
 	}
-	return res, h.masker.Error(err) // a crashed server's error quotes its stderr
+	return shaping.Result{MCP: res.Result, Extra: res.Extra, Size: resultSize(res.Result)}, nil
 }
 
 // resultSize is about how many bytes of memory a result holds: its text,

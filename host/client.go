@@ -82,6 +82,10 @@ type CallOptions struct {
 	// means the session's (SetHandlers). A front end passes handlers bound
 	// to the request's own channel (an HTTP response stream).
 	Handlers *ClientHandlers
+	// OwnTurns says the caller marks the ends of turns itself (EndTurn
+	// once per model round, as chat does): the call does not end one.
+	// Otherwise every call but a search ends a turn (see CallWith).
+	OwnTurns bool
 }
 
 // SetHandlers sets what the session's client does for the servers (see

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/pluginapi"
@@ -74,14 +72,11 @@ func coldRequests(t *testing.T, h *host.Host) <-chan answer {
 }
 
 // resultText is the text of a call's result ("" for none).
-func resultText(res *mcp.CallToolResult) string {
-	if res == nil {
-		return ""
-	}
+func resultText(res host.ToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
+		if c.Type == host.ContentText {
+			parts = append(parts, c.Text)
 		}
 	}
 	return strings.Join(parts, "")

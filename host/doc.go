@@ -21,11 +21,11 @@
 //	s.SetHandlers(host.ClientHandlers{Sampling: askTheModel, Notify: show})
 //
 // Tool results are shaped (large text bounded and saved, see
-// docs/result-shaping.md) and otherwise kept as the server sent them: an
-// item carrying more than its mcp-go type holds is a callresult.Item (read
-// items through callresult.Unwrap), and Session.CallWith's CallResult.JSON
-// writes the result with every member the server sent but what shaping
-// rewrote (docs/gateway.md, "Tool results").
+// docs/result-shaping.md) and otherwise kept as the server sent them. A
+// call answers with a ToolResult, whose items are plughost's own Content;
+// ToolResult.JSON writes the result with every member the server sent but
+// what shaping rewrote (docs/gateway.md, "Tool results"), and ToMCP
+// converts it to mcp-go's types for code built on mcp-go.
 //
 // A Host never forces process-wide garbage collections unless asked:
 // Options.ReturnMemoryAfterLargeResults makes it return a large result's

@@ -84,7 +84,7 @@ func (s *Session) forward(ctx context.Context, scope, server, method string, par
 	}
 	f, params := s.h.relay.begin(s.id, scope, server, params, opts.Handlers)
 	defer s.h.relay.end(f)
-	res, err := srv.Request(s.h.relay.noteID(ctx, f), method, params)
+	res, err := srv.Do(ctx, supervisor.Request{Method: method, Params: params, OnID: s.h.relay.noteID(f)})
 	if err != nil {
 		return nil, s.h.masker.Error(err)
 	}

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/supervisor"
@@ -111,7 +109,7 @@ func loaded(t testing.TB, dir string, mcpCfg map[string]any) *config.Loaded {
 	return l
 }
 
-func call(t *testing.T, s *host.Session, name string, args any) *mcp.CallToolResult {
+func call(t *testing.T, s *host.Session, name string, args any) host.ToolResult {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -123,12 +121,12 @@ func call(t *testing.T, s *host.Session, name string, args any) *mcp.CallToolRes
 	return res
 }
 
-func text(t *testing.T, res *mcp.CallToolResult) string {
+func text(t *testing.T, res host.ToolResult) string {
 	t.Helper()
 	var parts []string
 	for _, c := range res.Content {
-		if tc, ok := c.(mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
+		if c.Type == host.ContentText {
+			parts = append(parts, c.Text)
 		}
 	}
 	return strings.Join(parts, "")

@@ -26,17 +26,6 @@ const largeConfigServers = 1000
 // return: a forced collection costs a pause, so one is enough.
 const returnMemoryDelay = 100 * time.Millisecond
 
-// resultSizeKey carries a *int, set by the chain's last link to the size of
-// the result the server sent, so Session.Call knows the call was large.
-type resultSizeKey struct{}
-
-// noteResultSize records the size of a server's result for the call of ctx.
-func noteResultSize(ctx context.Context, n int) {
-	if p, ok := ctx.Value(resultSizeKey{}).(*int); ok {
-		*p = n
-	}
-}
-
 // afterLargeCall asks for the memory of a finished large call (or of a
 // large config applied) to be returned, if the host was asked to
 // (Options.ReturnMemoryAfterLargeResults); it never blocks.

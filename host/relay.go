@@ -87,13 +87,14 @@ type flight struct {
 	began                  time.Time
 }
 
-// noteID returns ctx set to record f's id at the server when it is sent.
-func (r *relay) noteID(ctx context.Context, f *flight) context.Context {
-	return supervisor.WithRequestIDNote(ctx, func(id string) {
+// noteID returns the function that records f's id at the server when the
+// request is sent (supervisor.Request.OnID).
+func (r *relay) noteID(f *flight) func(id string) {
+	return func(id string) {
 		r.mu.Lock()
 		f.upstreamID = id
 		r.mu.Unlock()
-	})
+	}
 }
 
 // taskKey names a server's task (or a server's elicitation).
@@ -319,9 +320,9 @@ func (r *relay) sessionTarget(id string) target {
 
 // Request answers a server→client request through the session that caused
 // it, or -32601 when none can.
-func (r *relay) Request(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error) {
-	related, _ := supervisor.RelatedRequest(ctx)
-	t, ok, why := r.cause(server, related, params)
+func (r *relay) Request(ctx context.Context, server string, req supervisor.ServerRequest) (json.RawMessage, error) {
+	method, params := req.Method, req.Params
+	t, ok, why := r.cause(server, req.Related, params)
 	if !ok {
 		return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("plughost cannot relay %s: %s", method, why)}
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/shaping"
-	"github.com/plughost/plughost/host/supervisor"
 )
 
 // Session is one agent conversation's view of the host: the tools its model
@@ -209,7 +208,7 @@ func (s *Session) IsSearchTool(name string) bool { return s.h.st().rules.IsSearc
 // (*ServerUnavailableError), a crash or a timeout, or the server's JSON-RPC
 // error answer (an *RPCError, wrapped). The cost does not depend on the
 // catalog's size.
-func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (ToolResult, error) {
 	r, err := s.CallWith(ctx, name, args, CallOptions{})
 	return r.Result, err
 }
@@ -218,23 +217,31 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 // with CallOptions.Task, the task the server created (its
 // CreateTaskResult, raw; see tasks/get and tasks/result).
 type CallResult struct {
-	Result *mcp.CallToolResult
-	// Extra is what the server's result held beyond Result's fields (its
-	// own members, its _meta as sent); JSON writes it back. Empty for
-	// plughost's own tools.
-	Extra callresult.Extra
-	Task  json.RawMessage
+	// Result is the tool's result; empty for a task.
+	Result ToolResult
+	// Task is the server's CreateTaskResult as sent (its task id as the
+	// client knows it); nil for a result.
+	Task json.RawMessage
+	// Server and Tool name what answered, for a front end's metrics: the
+	// server and its own tool name, or "plughost" and the called name for
+	// what the host answers itself (a search tool, read_file,
+	// search_files). Set on an error too, when the tool was known.
+	Server, Tool string
+	// Search is set for a call of a discovery search tool, which does not
+	// end a turn.
+	Search bool
 }
 
-// JSON returns the answer as the client gets it: the task, or the result as
-// the server sent it but for what plughost rewrote (result shaping's text,
-// resource URIs, an oversized structuredContent) — every member and item
-// field mcp-go's types do not model included (callresult.Encode).
+// hostLabel is CallResult.Server for the tools the host answers itself.
+const hostLabel = "plughost"
+
+// JSON returns the answer as the client gets it: the task, or the result
+// (ToolResult.JSON).
 func (r CallResult) JSON() (json.RawMessage, error) {
 	if r.Task != nil {
 		return r.Task, nil
 	}
-	return callresult.Encode(r.Result, r.Extra)
+	return r.Result.JSON()
 }
 
 // CallWith is Call with what a client's request carries besides name and
@@ -242,62 +249,94 @@ func (r CallResult) JSON() (json.RawMessage, error) {
 // handlers of what the server sends during the call. In a session scoped to
 // one server, name is the server's own tool name and discovery does not
 // apply.
+//
+// Every call that is not a search ends a turn (EndTurn), unless
+// CallOptions.OwnTurns: a front end that cannot see a model's rounds (an
+// MCP client's calls) counts each call as one. A call refused as an
+// unknown tool, or not made because the session store is unavailable, does
+// not.
 func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (CallResult, error) {
+	r, err := s.callTool(ctx, name, args, opts)
+	r.Search = s.IsSearchTool(name)
+	var unknown *UnknownToolError
+	if r.Search || opts.OwnTurns || errors.As(err, &unknown) || errors.Is(err, ErrStoreUnavailable) {
+		return r, err
+	}
+	if err := s.EndTurn(ctx); err != nil && !errors.Is(err, ErrSessionNotFound) {
+		s.h.logger.Warn("ending a turn", "session", s.id, "error", err)
+	}
+	return r, err
+}
+
+// callTool runs one call for CallWith; the result names what answered
+// (CallResult.Server, Tool) whenever that is known.
+func (s *Session) callTool(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (CallResult, error) {
+	r := CallResult{Server: hostLabel, Tool: name}
+	scope, err := s.scopeOf(ctx)
+	if err != nil {
+		return r, err
+	}
+	if scope != "" {
+		r.Server = scope
+	}
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = json.RawMessage("{}")
 	}
 	if args[0] != '{' || !json.Valid(args) {
-		return CallResult{}, fmt.Errorf("tool %q: arguments must be a JSON object, like {\"key\": \"value\"}", name)
-	}
-	scope, err := s.scopeOf(ctx)
-	if err != nil {
-		return CallResult{}, err
+		if tool, ok := lookup(s.h.view(), scope, name); ok {
+			r.Server, r.Tool = tool.Server, tool.ServerTool
+		}
+		return r, fmt.Errorf("tool %q: arguments must be a JSON object, like {\"key\": \"value\"}", name)
 	}
 	v, tool, ok, err := s.find(ctx, scope, name)
 	if err != nil {
-		return CallResult{}, err
+		return r, err
 	}
 	if !ok && artifacts.IsTool(name) {
-		return CallResult{Result: s.h.callPaging(ctx, name, args)}, nil
+		r.Server, r.Result = hostLabel, newToolResult(s.h.callPaging(ctx, name, args), callresult.Extra{})
+		return r, nil
 	}
 	switch {
 	case scope != "" && !ok:
-		return CallResult{}, s.h.unknownScoped(scope, name)
+		return r, s.h.unknownScoped(scope, name)
 	case scope == "" && v.Rules().IsSearchTool(name):
 		res, err := s.search(ctx, v, name, args)
-		return CallResult{Result: res}, err
+		r.Result = newToolResult(res, callresult.Extra{})
+		return r, err
 	case !ok:
-		return CallResult{}, s.h.unknownTool(v, name)
-	case scope == "":
+		return r, s.h.unknownTool(v, name)
+	}
+	r.Server, r.Tool = tool.Server, tool.ServerTool
+	if scope == "" {
 		if err := s.use(ctx, v, tool); err != nil {
-			return CallResult{}, err
+			return r, err
 		}
 	}
 	if _, err := s.h.awaitStart(ctx, tool.Server); err != nil { // restarting
-		return CallResult{}, s.h.unavailable(tool.Name, tool.Server, err)
+		return r, s.h.unavailable(tool.Name, tool.Server, err)
 	}
 	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: tool.Name, Args: args, OutputSchema: tool.OutputSchema}
 	if scope == "" {
 		call.MapURI = func(u string) string { return s.h.clientURI(tool.Server, u) }
 	}
 	if len(opts.Task) > 0 {
-		return s.callTask(ctx, scope, call, opts)
+		task, err := s.callTask(ctx, scope, call, opts)
+		task.Server, task.Tool = r.Server, r.Tool
+		return task, err
 	}
 	f, meta := s.h.relay.withMeta(s.id, scope, tool.Server, opts.Meta, opts.Handlers)
 	defer s.h.relay.end(f)
-	ctx = supervisor.WithMeta(s.h.relay.noteID(ctx, f), meta)
-	size := 0
-	var extra callresult.Extra
-	ctx = callresult.WithSink(context.WithValue(ctx, resultSizeKey{}, &size), &extra)
+	call.Meta, call.OnID = meta, s.h.relay.noteID(f)
 	res, err := s.h.call(ctx, call)
-	if size >= largeResultBytes {
+	if res.Size >= largeResultBytes {
 		s.h.afterLargeCall()
 	}
 	if err != nil {
-		return CallResult{}, s.h.explainCallError(ctx, tool.Name, tool.Server, err)
+		return r, s.h.explainCallError(ctx, tool.Name, tool.Server, err)
 	}
-	return CallResult{Result: res, Extra: extra}, nil
+	r.Result = newToolResult(res.MCP, res.Extra)
+	return r, nil
 }
 
 // find looks a tool up by the name the session's client calls it: the

@@ -285,3 +285,42 @@ func TestCallDuringTeardownSaysRestarting(t *testing.T) {
 		t.Errorf("call during the teardown: %q; want it restarting, not connected", msg)
 	}
 }
+
+// Every call but a search ends a turn, in the session itself, so every
+// front end counts turns alike; a caller that counts its own rounds
+// (CallOptions.OwnTurns) keeps the turn. The result names what answered.
+func TestNonSearchCallEndsATurn(t *testing.T) {
+	tr := inprocess.New(map[string]*mcpserver.MCPServer{"fs": fakeServer(0), "gh": fakeServer(1)})
+	h := startInProcess(t, tr, []string{"fs", "gh"}, func(m map[string]any) {
+		discoveryOn(1)(m)
+		m["servers"].(map[string]any)["fs"].(map[string]any)["deferred"] = false
+	})
+	ctx := context.Background()
+	s := h.NewSession()
+	unlock := func() {
+		t.Helper()
+		r, err := s.CallWith(ctx, "tool_search_tool_regex", json.RawMessage(`{"pattern": "^mcp_gh_tool_0$"}`), host.CallOptions{})
+		if err != nil || !r.Search || r.Server != "plughost" || r.Tool != "tool_search_tool_regex" {
+			t.Fatalf("search: %+v, %v; want a search answered by plughost", r, err)
+		}
+		if got := toolNames(t, s); !slices.Contains(got, "mcp_gh_tool_0") {
+			t.Fatalf("after the search: %v; want mcp_gh_tool_0 unlocked (a search does not end a turn)", got)
+		}
+	}
+	echo := func(opts host.CallOptions) {
+		t.Helper()
+		r, err := s.CallWith(ctx, "mcp_fs_echo", json.RawMessage(`{"text":"x"}`), opts)
+		if err != nil || r.Search || r.Server != "fs" || r.Tool != "echo" {
+			t.Fatalf("echo: %+v, %v; want a call answered by fs's echo", r, err)
+		}
+	}
+	unlock()
+	echo(host.CallOptions{OwnTurns: true})
+	if got := toolNames(t, s); !slices.Contains(got, "mcp_gh_tool_0") {
+		t.Errorf("after a call with OwnTurns: %v; want the unlock kept (the caller ends turns)", got)
+	}
+	echo(host.CallOptions{})
+	if got := toolNames(t, s); slices.Contains(got, "mcp_gh_tool_0") {
+		t.Errorf("after a non-search call with ttl 1: %v; want the unlock expired (the call ended a turn)", got)
+	}
+}

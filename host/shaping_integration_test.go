@@ -34,11 +34,11 @@ func rawCall(t *testing.T, h *host.Host, server, tool string, args map[string]an
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := srv.Call(ctx, tool, args)
+	res, err := srv.CallTool(ctx, supervisor.ToolCall{Tool: tool, Args: args})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return res.Result
 }
 
 // checkBounded checks the inline text of a shaped 5 MB-class result against
@@ -84,7 +84,7 @@ func TestLargeResultThroughPlugin(t *testing.T) {
 	}
 	s := h.NewSession()
 	args := map[string]any{"chars": fiveMB, "seed": 7}
-	full := text(t, rawCall(t, h, "demo", "generate_text", args))
+	full := text(t, host.FromMCP(rawCall(t, h, "demo", "generate_text", args)))
 	if len(full) != fiveMB {
 		t.Fatalf("server sent %d chars", len(full))
 	}
@@ -155,17 +155,17 @@ func TestLargeAndBinaryResultsFromServerEverything(t *testing.T) {
 	t.Run("image kept, not inlined as text", func(t *testing.T) {
 		res := call(t, s, "mcp_everything_get-tiny-image", map[string]any{})
 		raw := rawCall(t, h, "everything", "get-tiny-image", map[string]any{})
-		if diff := cmp.Diff(raw.Content, res.Content); diff != "" {
+		if diff := cmp.Diff(raw.Content, res.ToMCP().Content); diff != "" {
 			t.Errorf("content changed (-raw +shaped):\n%s", diff)
 		}
-		img, ok := res.Content[1].(mcp.ImageContent)
-		if !ok || len(img.Data) < 1000 || strings.Contains(text(t, res), img.Data[:100]) {
+		img := res.Content[1]
+		if img.Type != host.ContentImage || len(img.Data) < 1000 || strings.Contains(text(t, res), img.Data[:100]) {
 			t.Errorf("image not kept apart from the text: %+v", res.Content)
 		}
 	})
 	t.Run("structuredContent untouched", func(t *testing.T) {
 		args := map[string]any{"location": "Chicago"}
-		res := call(t, s, "mcp_everything_get-structured-content", args)
+		res := call(t, s, "mcp_everything_get-structured-content", args).ToMCP()
 		raw := rawCall(t, h, "everything", "get-structured-content", args)
 		if res.StructuredContent == nil || !cmp.Equal(raw.StructuredContent, res.StructuredContent) || !cmp.Equal(raw.Content, res.Content) {
 			t.Errorf("structured result changed: raw %+v shaped %+v", raw, res)
@@ -179,7 +179,7 @@ func TestLargeAndBinaryResultsFromServerEverything(t *testing.T) {
 		}
 		links := 0
 		for _, c := range res.Content {
-			if _, ok := c.(mcp.ResourceLink); ok {
+			if c.Type == host.ContentResourceLink {
 				links++
 			}
 		}

@@ -44,7 +44,7 @@ func TestFilesystemReadBoundsStructuredContent(t *testing.T) {
 	}, withWorkspace(ws))
 	s := h.NewSession()
 	res := call(t, s, "mcp_fs_read_text_file", map[string]any{"path": path})
-	wire, err := json.Marshal(res)
+	wire, err := res.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestFilesystemReadBoundsStructuredContent(t *testing.T) {
 	if res.IsError || len(wire) > 40_000 {
 		t.Fatalf("result of %d bytes (isError %v); want a success result within about twice the 16384-char budget", len(wire), res.IsError)
 	}
-	sc, _ := res.StructuredContent.(json.RawMessage)
+	sc := res.StructuredContent
 	var cut struct{ Content string }
 	if json.Unmarshal(sc, &cut) != nil || !strings.Contains(cut.Content, "[STRING CUT - ") || !strings.HasPrefix(content, cut.Content[:60]) {
 		t.Fatalf("structuredContent %.300s; want {\"content\": head … note … tail}", sc)

@@ -225,7 +225,7 @@ func (s *Session) callTask(ctx context.Context, scope string, call shaping.Call,
 	id, isTask := rawjson.String(raw, "task", "taskId")
 	if !isTask {
 		res, extra, err := s.h.shapeFetched(ctx, call, raw)
-		return CallResult{Result: res, Extra: extra}, err
+		return CallResult{Result: newToolResult(res, extra)}, err
 	}
 	s.h.relay.recordTask(c, id, &taskCall{call: call})
 	if scope == "" {
@@ -323,16 +323,6 @@ func (s *Session) listTasks(ctx context.Context, scope string) (json.RawMessage,
 	return json.RawMessage(b.String()), nil
 }
 
-// fetchedKey carries a result already fetched to the last link of the
-// chain's fetched handler.
-type fetchedKey struct{}
-
-// fetchedResult is the last link of the chain's fetched handler: the
-// result in ctx.
-func fetchedResult(ctx context.Context, _ shaping.Call) (*mcp.CallToolResult, error) {
-	return ctx.Value(fetchedKey{}).(*mcp.CallToolResult), nil
-}
-
 // shapeFetched runs a tools/call result fetched outside a call (a task's
 // result) through the same shaping chain as a call's; the Extra is what the
 // result holds beyond mcp.CallToolResult's fields (callresult.Encode).
@@ -341,6 +331,9 @@ func (h *Host) shapeFetched(ctx context.Context, call shaping.Call, raw json.Raw
 	if err != nil {
 		return nil, callresult.Extra{}, err
 	}
-	res, err = h.st().chain.fetched(context.WithValue(ctx, fetchedKey{}, res), call)
-	return res, extra, err
+	fetched := func(context.Context, shaping.Call) (shaping.Result, error) {
+		return shaping.Result{MCP: res, Extra: extra}, nil
+	}
+	r, err := shaping.Chain(fetched, h.st().chain.links...)(ctx, call)
+	return r.MCP, r.Extra, err
 }

@@ -6,10 +6,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/plughost/plughost/host/callresult"
+	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/lib/termsafe"
 )
 
@@ -109,21 +108,21 @@ scope that login asks for.`,
 
 // printResult prints text content and summarizes everything else, all of
 // it safe to print (termsafe.Text): it is the server's.
-func printResult(g *globals, res *mcp.CallToolResult) {
+func printResult(g *globals, res host.ToolResult) {
 	for _, c := range res.Content {
-		switch v := callresult.Unwrap(c).(type) {
-		case mcp.TextContent:
-			fmt.Fprintln(g.stdout, termsafe.Text(v.Text))
-		case mcp.ImageContent:
-			fmt.Fprintf(g.stdout, "[image %s, %d base64 chars]\n", termsafe.Text(v.MIMEType), len(v.Data))
-		case mcp.AudioContent:
-			fmt.Fprintf(g.stdout, "[audio %s, %d base64 chars]\n", termsafe.Text(v.MIMEType), len(v.Data))
-		case mcp.ResourceLink:
-			fmt.Fprintf(g.stdout, "[resource link %s]\n", termsafe.Text(v.URI))
-		case mcp.EmbeddedResource:
+		switch c.Type {
+		case host.ContentText:
+			fmt.Fprintln(g.stdout, termsafe.Text(c.Text))
+		case host.ContentImage:
+			fmt.Fprintf(g.stdout, "[image %s, %d base64 chars]\n", termsafe.Text(c.MIMEType), len(c.Data))
+		case host.ContentAudio:
+			fmt.Fprintf(g.stdout, "[audio %s, %d base64 chars]\n", termsafe.Text(c.MIMEType), len(c.Data))
+		case host.ContentResourceLink:
+			fmt.Fprintf(g.stdout, "[resource link %s]\n", termsafe.Text(c.URI))
+		case host.ContentResource:
 			fmt.Fprintln(g.stdout, "[embedded resource]")
 		default:
-			fmt.Fprintf(g.stdout, "[content of type %T]\n", c)
+			fmt.Fprintln(g.stdout, "[content of another type]")
 		}
 	}
 	if res.StructuredContent != nil && len(res.Content) == 0 {

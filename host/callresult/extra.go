@@ -2,7 +2,6 @@ package callresult
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -107,23 +106,4 @@ func merge(obj []byte, add []member, drop map[string]bool) json.RawMessage {
 	}
 	out.WriteByte('}')
 	return out.Bytes()
-}
-
-// sinkKey carries the *Extra a call's server result leaves its Extra in.
-type sinkKey struct{}
-
-// WithSink returns ctx carrying x: the code that decodes the server's
-// answer to a tools/call made under ctx stores that result's Extra there
-// (Deliver). It is how the Extra gets past the shaping chain, whose links
-// pass an *mcp.CallToolResult only; nothing in the chain rewrites what an
-// Extra holds.
-func WithSink(ctx context.Context, x *Extra) context.Context {
-	return context.WithValue(ctx, sinkKey{}, x)
-}
-
-// Deliver stores x in the sink of ctx, if it has one.
-func Deliver(ctx context.Context, x Extra) {
-	if p, ok := ctx.Value(sinkKey{}).(*Extra); ok {
-		*p = x
-	}
 }

@@ -18,7 +18,7 @@ func TestRequestSendsParamsAsIsAndReturnsTheRawResult(t *testing.T) {
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err := tr.Request(context.Background(), "resources/read", params)
+		res, err := tr.Request(context.Background(), Request{Method: "resources/read", Params: params})
 		done <- out{res, err}
 	}()
 	sent := <-conn.toServer
@@ -38,7 +38,7 @@ func TestRequestReturnsTheServerErrorWhole(t *testing.T) {
 	tr, conn := started(t)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := tr.Request(context.Background(), "resources/read", nil)
+		_, err := tr.Request(context.Background(), Request{Method: "resources/read"})
 		errc <- err
 	}()
 	serverAnswer(t, conn, `"error":{"code":-32002,"message":"Resource not found","data":{"uri":"x"}}`)
@@ -59,7 +59,7 @@ func TestRawNotificationsComeBeforeTheResponseTheyPreceded(t *testing.T) {
 	}})
 	done := make(chan []string, 1)
 	go func() {
-		_, err := tr.Request(context.Background(), "tools/call", nil)
+		_, err := tr.Request(context.Background(), Request{Method: "tools/call"})
 		if err != nil {
 			t.Error(err)
 		}
@@ -83,8 +83,8 @@ func TestRawServerRequestIsAnsweredAndCancellable(t *testing.T) {
 	started := make(chan struct{})
 	tr.SetRawHandlers(RawHandlers{
 		Notification: func(string, json.RawMessage) {},
-		Request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-			switch method {
+		Request: func(ctx context.Context, req ServerRequest) (json.RawMessage, error) {
+			switch req.Method {
 			case "roots/list":
 				return json.RawMessage(`{"roots":[{"uri":"file:///a<"}]}`), nil
 			case "elicitation/create":
@@ -120,9 +120,8 @@ func TestRelatedRequestMarkIsTakenOut(t *testing.T) {
 	got := make(chan string, 2)
 	tr.SetRawHandlers(RawHandlers{
 		Notification: func(string, json.RawMessage) {},
-		Request: func(ctx context.Context, _ string, params json.RawMessage) (json.RawMessage, error) {
-			related, _ := RelatedRequest(ctx)
-			got <- related + " " + string(params)
+		Request: func(ctx context.Context, req ServerRequest) (json.RawMessage, error) {
+			got <- req.Related + " " + string(req.Params)
 			return json.RawMessage(`{}`), nil
 		},
 	})
@@ -141,7 +140,7 @@ func TestRelatedRequestMarkIsTakenOut(t *testing.T) {
 func TestRequestNotesItsID(t *testing.T) {
 	tr, conn := started(t)
 	noted := make(chan string, 1)
-	go tr.Request(WithIDNote(context.Background(), func(id string) { noted <- id }), "ping", nil)
+	go tr.Request(context.Background(), Request{Method: "ping", OnID: func(id string) { noted <- id }})
 	var req struct{ ID json.RawMessage }
 	_ = json.Unmarshal(<-conn.toServer, &req)
 	if id := <-noted; id != string(req.ID) {

@@ -1,9 +1,12 @@
-// Package msgtransport runs mcp-go's client over a message connection: it
-// implements mcp-go's transport.BidirectionalInterface on top of anything that
-// can send and receive whole JSON-RPC messages (a plugin's Connect stream, or
-// a server's pipes handed over directly). It correlates responses with
-// requests by their JSON-RPC id and dispatches server notifications and
-// requests off the read loop.
+// Package msgtransport is the host's JSON-RPC end of one MCP server
+// connection, over anything that sends and receives whole JSON-RPC messages
+// (a plugin's Connect stream, or a server's pipes handed over directly). The
+// supervisor sends every request through it as raw JSON (initialize,
+// tools/list, tools/call and the requests it relays); no MCP client library
+// runs on top. It correlates responses with requests by their JSON-RPC id,
+// dispatches the server's notifications and requests, raw, off the read
+// loop (RawHandlers), and applies the flood limit to what the server sends
+// on its own.
 package msgtransport
 
 import (
@@ -48,19 +51,16 @@ type Transport struct {
 	startOnce sync.Once
 	ctx       context.Context
 	stop      context.CancelFunc
-	lastID    atomic.Uint64 // of the requests Call sends
+	lastID    atomic.Uint64 // of the requests Request sends
 
-	mu             sync.Mutex
-	pending        map[string]chan reply
-	onNotification func(mcp.JSONRPCNotification)
-	onRequest      transport.RequestHandler
-	onRaw          RawHandlers
-	onLost         func(error)
-	endErr         error                         // why the connection ended
-	ended          chan struct{}                 // closed when the read loop stops
-	serving        map[string]context.CancelFunc // server requests being answered, by id
-	dispatched     uint64                        // sequence number of the last notification handled
-	dispatchWake   chan struct{}                 // closed when dispatched moves, if someone waits
+	mu           sync.Mutex
+	pending      map[string]chan reply
+	onRaw        RawHandlers
+	endErr       error                         // why the connection ended
+	ended        chan struct{}                 // closed when the read loop stops
+	serving      map[string]context.CancelFunc // server requests being answered, by id
+	dispatched   uint64                        // sequence number of the last notification handled
+	dispatchWake chan struct{}                 // closed when dispatched moves, if someone waits
 
 	queued        uint64 // sequence number of the last notification queued (read loop only)
 	notifications chan notification
@@ -76,7 +76,6 @@ type notification struct {
 	seq    uint64
 	method string
 	params json.RawMessage
-	msg    json.RawMessage
 }
 
 // reply is a response for a caller, and the sequence number of the last
@@ -88,8 +87,8 @@ type reply struct {
 	after uint64
 }
 
-// RawHandlers receive what the server sends on its own as raw JSON, in place
-// of the handlers mcp-go's client installs (see SetRawHandlers).
+// RawHandlers receive what the server sends on its own as raw JSON (see
+// SetRawHandlers).
 type RawHandlers struct {
 	// Notification gets every notification, in the order sent, off the
 	// read loop. params is nil when the notification has none. It must
@@ -101,7 +100,30 @@ type RawHandlers struct {
 	// of its own, with a ctx that ends when the server cancels the request
 	// (notifications/cancelled) or the connection ends. An *RPCError picks
 	// the error answered; any other error is answered as -32603.
-	Request func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+	Request func(ctx context.Context, req ServerRequest) (json.RawMessage, error)
+}
+
+// ServerRequest is a request the server sent to the client.
+type ServerRequest struct {
+	// Method and Params are the request's; Params is nil when it has none,
+	// and has the transport's related-request mark taken out.
+	Method string
+	Params json.RawMessage
+	// Related is the id (as JSON, e.g. "plughost-7" quoted) of the host's
+	// request during which the server sent this one, when the transport
+	// said (pluginapi.RelatedRequestMetaKey); empty otherwise.
+	Related string
+}
+
+// Request is a request the host sends to the server.
+type Request struct {
+	// Method and Params (raw JSON, nil for none) are the request's.
+	Method string
+	Params json.RawMessage
+	// OnID, when set, is called with the request's JSON-RPC id (as JSON,
+	// e.g. "plughost-7" quoted) before it is sent, so the caller can
+	// recognise the server requests related to it (ServerRequest.Related).
+	OnID func(id string)
 }
 
 // RPCError is a JSON-RPC error: a server's error answer to a request
@@ -115,8 +137,7 @@ type RPCError struct {
 
 func (e *RPCError) Error() string { return fmt.Sprintf("%s (JSON-RPC error %d)", e.Message, e.Code) }
 
-// New returns a Transport over conn. Start must be called before use (mcp-go's
-// client.Start does it).
+// New returns a Transport over conn. Start must be called before use.
 func New(conn Conn, logger hclog.Logger) *Transport {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
@@ -193,8 +214,8 @@ func (t *Transport) exchange(ctx context.Context, key string, msg []byte) (*tran
 }
 
 // waitDispatched returns once notification seq was handled (or ctx
-// ended). It waits only for raw handlers, which must not block: mcp-go's
-// handlers may, and a slow one must not hold up responses.
+// ended), when a notification handler is set (RawHandlers.Notification,
+// which must not block).
 func (t *Transport) waitDispatched(ctx context.Context, seq uint64) {
 	for {
 		t.mu.Lock()
@@ -220,7 +241,8 @@ func (t *Transport) waitDispatched(ctx context.Context, seq uint64) {
 // response, which the caller owns. A JSON-RPC error answer is returned as an
 // *RPCError, code, message and data as the server sent them. When ctx ends
 // before the response, the server is sent notifications/cancelled.
-func (t *Transport) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (t *Transport) Request(ctx context.Context, r Request) (json.RawMessage, error) {
+	method, params := r.Method, r.Params
 	id := "plughost-" + strconv.FormatUint(t.lastID.Add(1), 10)
 	key := strconv.Quote(id)
 	m, _ := json.Marshal(method) // a string always encodes
@@ -234,8 +256,8 @@ func (t *Transport) Request(ctx context.Context, method string, params json.RawM
 		msg = append(msg, params...)
 	}
 	msg = append(msg, '}')
-	if note, ok := ctx.Value(idNoteKey{}).(func(string)); ok {
-		note(key)
+	if r.OnID != nil {
+		r.OnID(key)
 	}
 	resp, err := t.exchange(ctx, key, msg)
 	if err != nil {
@@ -248,28 +270,6 @@ func (t *Transport) Request(ctx context.Context, method string, params json.RawM
 		return nil, rpcErrorOf(resp.Error)
 	}
 	return resp.Result, nil
-}
-
-// idNoteKey carries the function WithIDNote installs.
-type idNoteKey struct{}
-
-// WithIDNote returns ctx with note, which Request calls with the id of the
-// request it sends under ctx (as JSON, e.g. "plughost-7" quoted) before
-// sending it: a caller can then recognise server requests related to it
-// (RelatedRequest).
-func WithIDNote(ctx context.Context, note func(id string)) context.Context {
-	return context.WithValue(ctx, idNoteKey{}, note)
-}
-
-// relatedKey carries the related request id of a server request.
-type relatedKey struct{}
-
-// RelatedRequest returns the id (as JSON) of the request of the host's
-// during which the server sent the request being handled under ctx, when
-// the transport said (pluginapi.RelatedRequestMetaKey).
-func RelatedRequest(ctx context.Context) (string, bool) {
-	id, ok := ctx.Value(relatedKey{}).(string)
-	return id, ok
 }
 
 // takeRelated takes the transport's related-request mark out of a server
@@ -300,29 +300,6 @@ func rpcErrorOf(d *mcp.JSONRPCErrorDetails) *RPCError {
 		e.Data, _ = json.Marshal(d.Data) // decoded from JSON: it encodes
 	}
 	return e
-}
-
-// Call sends a request for method with params under an id of its own
-// ("plughost-<n>"; mcp-go's client numbers its requests, so the two never
-// clash) and returns the raw "result" of the response. The result shares the
-// response message's bytes, which nothing else reads: the caller owns it and
-// may decode it in place. A JSON-RPC error response is returned as the error
-// mcp-go's client would return for it. When ctx ends before the response,
-// the server is sent notifications/cancelled for the request, as mcp-go's
-// client does for its own.
-func (t *Transport) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	id := mcp.NewRequestId("plughost-" + strconv.FormatUint(t.lastID.Add(1), 10))
-	resp, err := t.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params})
-	if err != nil {
-		if ctx.Err() != nil {
-			t.cancel(id, ctx.Err())
-		}
-		return nil, err
-	}
-	if resp.Error != nil {
-		return nil, resp.Error.AsError()
-	}
-	return resp.Result, nil
 }
 
 // cancelGrace bounds the send of a notifications/cancelled.
@@ -387,35 +364,12 @@ func (t *Transport) SendNotification(ctx context.Context, n mcp.JSONRPCNotificat
 	return nil
 }
 
-// SetNotificationHandler sets the handler for server notifications.
-func (t *Transport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
-	t.mu.Lock()
-	t.onNotification = h
-	t.mu.Unlock()
-}
-
-// SetRequestHandler sets the handler for server→client requests.
-func (t *Transport) SetRequestHandler(h transport.RequestHandler) {
-	t.mu.Lock()
-	t.onRequest = h
-	t.mu.Unlock()
-}
-
 // SetRawHandlers sets handlers that receive the server's notifications and
-// requests as raw JSON. Once set they replace the handlers of
-// SetNotificationHandler and SetRequestHandler (which mcp-go's client.Start
-// installs), so nothing the server sends is decoded into mcp-go's types.
+// requests as raw JSON. Until they are set, notifications are dropped and
+// requests answered -32601 (method not found).
 func (t *Transport) SetRawHandlers(h RawHandlers) {
 	t.mu.Lock()
 	t.onRaw = h
-	t.mu.Unlock()
-}
-
-// SetConnectionLostHandler sets a callback run once when the connection ends
-// other than by Close.
-func (t *Transport) SetConnectionLostHandler(h func(error)) {
-	t.mu.Lock()
-	t.onLost = h
 	t.mu.Unlock()
 }
 
@@ -426,9 +380,6 @@ func (t *Transport) Close() error {
 	t.stop()
 	return err
 }
-
-// GetSessionId returns the transport session id.
-func (t *Transport) GetSessionId() string { return t.conn.SessionID() }
 
 // finish records why the connection ended (first reason wins) and wakes
 // everyone waiting. It reports whether this call was the first.
@@ -490,14 +441,7 @@ func (t *Transport) readLoop() {
 			err = t.route(msg)
 		}
 		if err != nil {
-			if t.finish(err) {
-				t.mu.Lock()
-				lost := t.onLost
-				t.mu.Unlock()
-				if lost != nil {
-					lost(err)
-				}
-			}
+			t.finish(err)
 			close(t.notifications)
 			return
 		}
@@ -522,13 +466,13 @@ func (t *Transport) route(msg json.RawMessage) error {
 	}
 	switch {
 	case env.Method != "" && hasID:
-		t.startServing(env, msg)
+		t.startServing(env)
 	case env.Method != "":
 		if env.Method == string(mcp.MethodNotificationCancelled) {
 			t.stopServing(env.Params)
 		}
 		t.queued++
-		t.notifications <- notification{seq: t.queued, method: env.Method, params: env.Params, msg: msg}
+		t.notifications <- notification{seq: t.queued, method: env.Method, params: env.Params}
 	case hasID:
 		t.deliver(env)
 	default:
@@ -554,18 +498,10 @@ func (t *Transport) deliver(env envelope) {
 func (t *Transport) dispatchNotifications() {
 	for n := range t.notifications {
 		t.mu.Lock()
-		raw, typed := t.onRaw.Notification, t.onNotification
+		raw := t.onRaw.Notification
 		t.mu.Unlock()
-		switch {
-		case raw != nil:
+		if raw != nil {
 			raw(n.method, n.params)
-		case typed != nil:
-			var jn mcp.JSONRPCNotification
-			if err := json.Unmarshal(n.msg, &jn); err != nil {
-				t.logger.Warn("dropping malformed notification", "method", n.method, "error", err)
-				break
-			}
-			typed(jn)
 		}
 		t.mu.Lock()
 		t.dispatched = n.seq
@@ -577,21 +513,21 @@ func (t *Transport) dispatchNotifications() {
 	}
 }
 
-// startServing answers a server→client request in a goroutine of its own:
-// with the raw handler when one is set, else with mcp-go's.
-func (t *Transport) startServing(env envelope, msg json.RawMessage) {
+// startServing answers a server→client request in a goroutine of its own,
+// with the raw handler (-32601 when none is set).
+func (t *Transport) startServing(env envelope) {
 	t.mu.Lock()
 	raw := t.onRaw.Request
 	if raw == nil {
 		t.mu.Unlock()
-		go t.handleRequest(msg)
+		go t.answer(env.ID, env.Method, nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "client does not handle " + env.Method})
 		return
 	}
 	key := string(bytes.TrimSpace(env.ID))
 	ctx, cancel := context.WithCancel(t.ctx)
+	req := ServerRequest{Method: env.Method, Params: env.Params}
 	if related, params, ok := takeRelated(env.Params); ok {
-		ctx = context.WithValue(ctx, relatedKey{}, related)
-		env.Params = params
+		req.Related, req.Params = related, params
 	}
 	if prev := t.serving[key]; prev != nil {
 		prev() // the server reused an id: the older request is abandoned
@@ -607,7 +543,7 @@ func (t *Transport) startServing(env envelope, msg json.RawMessage) {
 			t.mu.Unlock()
 			cancel()
 		}()
-		result, err := raw(ctx, env.Method, env.Params)
+		result, err := raw(ctx, req)
 		t.answer(env.ID, env.Method, result, err)
 	}()
 }
@@ -659,39 +595,6 @@ func (t *Transport) answer(id json.RawMessage, method string, result json.RawMes
 	}
 	if err := t.conn.Send(t.ctx, out); err != nil {
 		t.logger.Debug("cannot answer server request", "method", method, "error", err)
-	}
-}
-
-func (t *Transport) handleRequest(msg json.RawMessage) {
-	var req transport.JSONRPCRequest
-	if err := json.Unmarshal(msg, &req); err != nil {
-		t.logger.Warn("dropping malformed request from server", "error", err)
-		return
-	}
-	t.mu.Lock()
-	h := t.onRequest
-	t.mu.Unlock()
-	var resp *transport.JSONRPCResponse
-	if h == nil {
-		resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "client does not handle "+req.Method, nil)
-	} else {
-		r, err := h(t.ctx, req)
-		switch {
-		case err != nil:
-			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
-		case r == nil:
-			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, "no response", nil)
-		default:
-			resp = r
-		}
-	}
-	out, err := json.Marshal(resp)
-	if err != nil {
-		t.logger.Warn("cannot encode response to server request", "method", req.Method, "error", err)
-		return
-	}
-	if err := t.conn.Send(t.ctx, out); err != nil {
-		t.logger.Debug("cannot answer server request", "method", req.Method, "error", err)
 	}
 }
 

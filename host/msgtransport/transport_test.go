@@ -125,28 +125,27 @@ func TestNotificationsInOrderAndOffTheReadLoop(t *testing.T) {
 	var mu sync.Mutex
 	var got []string
 	all := make(chan struct{})
-	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
-		<-release // a slow handler must not hold up responses
+	handler := func(method string, _ json.RawMessage) {
+		<-release // a slow handler must not hold up the read loop
 		mu.Lock()
-		got = append(got, n.Method)
+		got = append(got, method)
 		if len(got) == 3 {
 			close(all)
 		}
 		mu.Unlock()
-	})
+	}
+	tr.SetRawHandlers(RawHandlers{Notification: handler, Request: func(context.Context, ServerRequest) (json.RawMessage, error) {
+		return json.RawMessage(`{}`), nil
+	}})
 	for _, m := range []string{"a", "b", "c"} {
 		conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","method":"` + m + `"}`)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if _, err := tr.SendRequest(context.Background(), request(7, "ping")); err != nil {
-			t.Errorf("ping: %v", err)
-		}
-	}()
-	<-conn.toServer
-	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":7,"result":{}}`)
-	within(t, done, "response while a notification handler is blocked")
+	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":"srv-1","method":"ping"}`)
+	select { // the read loop goes on while a notification handler is blocked
+	case <-conn.toServer:
+	case <-time.After(10 * time.Second):
+		t.Fatal("timed out: no answer to a server request while a notification handler is blocked")
+	}
 	close(release)
 	within(t, all, "all notifications")
 	mu.Lock()
@@ -158,9 +157,9 @@ func TestNotificationsInOrderAndOffTheReadLoop(t *testing.T) {
 
 func TestServerRequestIsAnswered(t *testing.T) {
 	tr, conn := started(t)
-	tr.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"roots":[]}`)), nil
-	})
+	tr.SetRawHandlers(RawHandlers{Request: func(context.Context, ServerRequest) (json.RawMessage, error) {
+		return json.RawMessage(`{"roots":[]}`), nil
+	}})
 	conn.fromServer <- json.RawMessage(`{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}`)
 	var resp struct {
 		ID     string          `json:"id"`
@@ -256,7 +255,7 @@ func serverAnswer(t *testing.T, conn *fakeConn, body string) map[string]any {
 	return req
 }
 
-func TestCallReturnsTheRawResult(t *testing.T) {
+func TestRequestReturnsTheRawResult(t *testing.T) {
 	tr, conn := started(t)
 	type out struct {
 		res json.RawMessage
@@ -264,7 +263,7 @@ func TestCallReturnsTheRawResult(t *testing.T) {
 	}
 	done := make(chan out, 1)
 	go func() {
-		res, err := tr.Call(context.Background(), "tools/call", map[string]any{"name": "x"})
+		res, err := tr.Request(context.Background(), Request{Method: "tools/call", Params: json.RawMessage(`{"name":"x"}`)})
 		done <- out{res, err}
 	}()
 	req := serverAnswer(t, conn, `"result": {"content":[{"type":"text","text":"a\nb"}]} `)
@@ -273,29 +272,29 @@ func TestCallReturnsTheRawResult(t *testing.T) {
 	}
 	got := <-done
 	if got.err != nil || string(got.res) != `{"content":[{"type":"text","text":"a\nb"}]}` {
-		t.Errorf("Call = %s, %v; want the result exactly as sent", got.res, got.err)
+		t.Errorf("Request = %s, %v; want the result exactly as sent", got.res, got.err)
 	}
 }
 
-func TestCallReturnsTheServerError(t *testing.T) {
+func TestRequestReturnsTheServerError(t *testing.T) {
 	tr, conn := started(t)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := tr.Call(context.Background(), "tools/call", nil)
+		_, err := tr.Request(context.Background(), Request{Method: "tools/call"})
 		errc <- err
 	}()
 	serverAnswer(t, conn, `"error":{"code":-32602,"message":"unknown tool: x"}`)
 	if err := <-errc; err == nil || !strings.Contains(err.Error(), "unknown tool: x") {
-		t.Errorf("Call error = %v; want the server's error message", err)
+		t.Errorf("Request error = %v; want the server's error message", err)
 	}
 }
 
-func TestCancelledCallTellsTheServer(t *testing.T) {
+func TestCancelledRequestTellsTheServer(t *testing.T) {
 	tr, conn := started(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := tr.Call(ctx, "tools/call", nil)
+		_, err := tr.Request(ctx, Request{Method: "tools/call"})
 		errc <- err
 	}()
 	var req map[string]any

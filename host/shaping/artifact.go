@@ -33,7 +33,7 @@ func Artifact(budget int, saver Saver) Middleware {
 		return func(next Handler) Handler { return next }
 	}
 	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
-		rec := recordOf(ctx)
+		rec := call.record()
 		text, _ := textOf(res)
 		if !rec.needsSaving(utf8.RuneCountInString(text), budget) {
 			return res

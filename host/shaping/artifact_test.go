@@ -1,6 +1,7 @@
 package shaping
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,11 +31,11 @@ func TestArtifact(t *testing.T) {
 			}
 			rec := tt.rec
 			res := textResult(tt.text)
-			got, err := Artifact(10, saver)(returning(res, nil))(contextWith(&rec), testCall)
+			got, err := Artifact(10, saver)(returning(res, nil))(context.Background(), callWith(&rec))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != res {
+			if got.MCP != res {
 				t.Errorf("Artifact changed the result; it must only save")
 			}
 			if tt.wantSaved == "" {

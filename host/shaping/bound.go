@@ -28,8 +28,8 @@ func Bound(budget int) Middleware {
 	if budget <= 0 {
 		return func(next Handler) Handler { return next }
 	}
-	return onResult(func(ctx context.Context, _ Call, res *mcp.CallToolResult) *mcp.CallToolResult {
-		rec := recordOf(ctx)
+	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+		rec := call.record()
 		text, _ := textOf(res)
 		total := utf8.RuneCountInString(text)
 		if total <= budget && rec.path == "" && len(rec.saveErrs) == 0 {

@@ -109,8 +109,8 @@ func TestBoundMiddleware(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			orig := cloneResult(tt.res)
 			rec := tt.rec
-			ctx := context.WithValue(context.Background(), recordKey{}, &rec)
-			got, err := Bound(10)(returning(tt.res, nil))(ctx, testCall)
+			r, err := Bound(10)(returning(tt.res, nil))(context.Background(), callWith(&rec))
+			got := r.MCP
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/callresult"
 )
 
 // Call is one tool call as it travels through the chain.
@@ -25,11 +27,38 @@ type Call struct {
 	// MapURI, when set, maps the URIs of resource links and embedded
 	// resources in the result as the client must see them (Links).
 	MapURI func(uri string) string
+	// Meta is the request's _meta as the server gets it (a progress
+	// token, …); nil for none.
+	Meta json.RawMessage
+	// OnID, when set, is called with the JSON-RPC id of the tools/call
+	// sent to the server, before it is sent, so the caller can tie the
+	// server's requests during the call to it.
+	OnID func(id string)
+
+	// rec is what the chain's links of this call tell each other; nil
+	// outside a Chain.
+	rec *record
+}
+
+// Result is what a Handler answers a call with.
+type Result struct {
+	// MCP is the tool's result, which the links inspect and rewrite. A
+	// tool's own failure has IsError set.
+	MCP *mcp.CallToolResult
+	// Extra is what the server's result held beyond MCP's fields (its own
+	// members, its _meta as sent): callresult.Encode(MCP, Extra) writes
+	// the result as the server sent it but for what the links rewrote.
+	// Empty for a result not from a server.
+	Extra callresult.Extra
+	// Size is about how many bytes of memory the server's result held
+	// (text, binary data, structured content), as the last link measured
+	// it; 0 when it did not.
+	Size int
 }
 
 // Handler runs a tool call. A tool's own failure is a result with IsError;
 // an error means the call could not be made or completed.
-type Handler func(ctx context.Context, call Call) (*mcp.CallToolResult, error)
+type Handler func(ctx context.Context, call Call) (Result, error)
 
 // Middleware wraps a Handler. A disabled middleware returns next unchanged.
 type Middleware func(next Handler) Handler
@@ -41,8 +70,9 @@ func Chain(final Handler, mws ...Middleware) Handler {
 	for i := len(mws) - 1; i >= 0; i-- {
 		h = mws[i](h)
 	}
-	return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
-		return h(context.WithValue(ctx, recordKey{}, &record{}), call)
+	return func(ctx context.Context, call Call) (Result, error) {
+		call.rec = &record{}
+		return h(ctx, call)
 	}
 }
 
@@ -66,13 +96,11 @@ type record struct {
 	omitted   int
 }
 
-type recordKey struct{}
-
-// recordOf returns the call's record, or a private one when the link runs
+// record returns the call's record, or a private one when the link runs
 // outside a Chain (so every link works alone).
-func recordOf(ctx context.Context) *record {
-	if r, ok := ctx.Value(recordKey{}).(*record); ok {
-		return r
+func (c Call) record() *record {
+	if c.rec != nil {
+		return c.rec
 	}
 	return &record{}
 }
@@ -131,12 +159,13 @@ func Standard(o Options) []Middleware {
 // result it returns (not an error, not nil) through f.
 func onResult(f func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult) Middleware {
 	return func(next Handler) Handler {
-		return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
+		return func(ctx context.Context, call Call) (Result, error) {
 			res, err := next(ctx, call)
-			if err != nil || res == nil {
+			if err != nil || res.MCP == nil {
 				return res, err
 			}
-			return f(ctx, call, res), nil
+			res.MCP = f(ctx, call, res.MCP)
+			return res, nil
 		}
 	}
 }

@@ -17,7 +17,7 @@ func TestChainOrder(t *testing.T) {
 	var trace []string
 	mw := func(name string) Middleware {
 		return func(next Handler) Handler {
-			return func(ctx context.Context, c Call) (*mcp.CallToolResult, error) {
+			return func(ctx context.Context, c Call) (Result, error) {
 				trace = append(trace, "in "+name)
 				res, err := next(ctx, c)
 				trace = append(trace, "out "+name)
@@ -111,9 +111,9 @@ func TestStandardChainEndToEnd(t *testing.T) {
 }
 
 func TestStandardChainRecoversFromPanics(t *testing.T) {
-	boom := func(context.Context, Call) (*mcp.CallToolResult, error) { panic("boom") }
+	boom := func(context.Context, Call) (Result, error) { panic("boom") }
 	res, err := New(boom, Options{MaxInlineChars: 100})(context.Background(), testCall)
-	if res != nil || err == nil || !strings.Contains(err.Error(), "boom") {
+	if res.MCP != nil || err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("got %v, %v", res, err)
 	}
 }

@@ -31,7 +31,7 @@ func TestChainKeepsMembersItDoesNotRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := callresult.Encode(got, extra)
+	out, err := callresult.Encode(got.MCP, extra)
 	if err != nil {
 		t.Fatal(err)
 	}

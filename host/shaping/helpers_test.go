@@ -15,7 +15,7 @@ var testCall = Call{Server: "srv", Tool: "big", Name: "mcp_srv_big", Args: []byt
 
 // returning is a final handler that returns res (or err).
 func returning(res *mcp.CallToolResult, err error) Handler {
-	return func(context.Context, Call) (*mcp.CallToolResult, error) { return res, err }
+	return func(context.Context, Call) (Result, error) { return Result{MCP: res}, err }
 }
 
 // run calls a chain of mws around a handler returning res.
@@ -25,7 +25,7 @@ func run(t *testing.T, res *mcp.CallToolResult, mws ...Middleware) *mcp.CallTool
 	if err != nil {
 		t.Fatalf("chain: %v", err)
 	}
-	return got
+	return got.MCP
 }
 
 func textResult(texts ...string) *mcp.CallToolResult {
@@ -89,6 +89,8 @@ func (s *memSaver) only(t *testing.T) (string, string) {
 
 func repeat(s string, n int) string { return strings.Repeat(s, n) }
 
-func contextWith(rec *record) context.Context {
-	return context.WithValue(context.Background(), recordKey{}, rec)
+func callWith(rec *record) Call {
+	c := testCall
+	c.rec = rec
+	return c
 }

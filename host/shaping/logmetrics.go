@@ -54,10 +54,10 @@ func LogMetrics(logger hclog.Logger, m *Metrics) Middleware {
 		m = &Metrics{}
 	}
 	return func(next Handler) Handler {
-		return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
+		return func(ctx context.Context, call Call) (Result, error) {
 			start := time.Now()
-			res, err := next(ctx, call)
-			rec := recordOf(ctx)
+			r, err := next(ctx, call)
+			res, rec := r.MCP, call.record()
 			m.observe(res, err, rec)
 			fields := []any{"tool", call.Name, "server", call.Server, "duration", time.Since(start)}
 			switch {
@@ -69,7 +69,7 @@ func LogMetrics(logger hclog.Logger, m *Metrics) Middleware {
 				logger.Debug("tool call", append(fields, "is_error", res != nil && res.IsError,
 					"truncated", rec.truncated, "omitted_chars", rec.omitted, "artifact", rec.path)...)
 			}
-			return res, err
+			return r, err
 		}
 	}
 }

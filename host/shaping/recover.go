@@ -6,7 +6,6 @@ import (
 	"runtime/debug"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Recover turns a panic in the links inside it into an error for this call
@@ -17,12 +16,12 @@ func Recover(logger hclog.Logger) Middleware {
 		logger = hclog.NewNullLogger()
 	}
 	return func(next Handler) Handler {
-		return func(ctx context.Context, call Call) (res *mcp.CallToolResult, err error) {
+		return func(ctx context.Context, call Call) (res Result, err error) {
 			defer func() {
 				if v := recover(); v != nil {
 					logger.Error("panic while handling a tool call", "tool", call.Name, "server", call.Server,
 						"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-					res, err = nil, fmt.Errorf("tool %q: internal error in plughost while handling the call "+
+					res, err = Result{}, fmt.Errorf("tool %q: internal error in plughost while handling the call "+
 						"(a bug, logged with its stack; the server is unaffected): %v", call.Name, v)
 				}
 			}()

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 func TestRecover(t *testing.T) {
@@ -20,7 +18,7 @@ func TestRecover(t *testing.T) {
 		{name: "error passes", next: returning(nil, boom), wantErr: "server said no"},
 		{
 			name:    "panic becomes this call's error",
-			next:    func(context.Context, Call) (*mcp.CallToolResult, error) { panic("index out of range") },
+			next:    func(context.Context, Call) (Result, error) { panic("index out of range") },
 			wantErr: `tool "mcp_srv_big": internal error in plughost while handling the call (a bug, logged with its stack; the server is unaffected): index out of range`,
 		},
 	}
@@ -28,12 +26,12 @@ func TestRecover(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := Recover(nil)(tt.next)(context.Background(), testCall)
 			if tt.wantErr == "" {
-				if err != nil || res == nil {
+				if err != nil || res.MCP == nil {
 					t.Fatalf("got %v, %v", res, err)
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || res != nil {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || res.MCP != nil {
 				t.Errorf("got %v, %v; want error containing %q", res, err, tt.wantErr)
 			}
 		})

@@ -29,13 +29,13 @@ const (
 // When data was removed, the full text is kept as the payload to save, so
 // nothing is lost.
 func Sanitize() Middleware {
-	return onResult(func(ctx context.Context, _ Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
 		out, removed, changed := sanitizeContent(res.Content)
 		if !changed {
 			return res
 		}
 		if removed {
-			rec := recordOf(ctx)
+			rec := call.record()
 			text, _ := textOf(res)
 			rec.keepPayload(text)
 			rec.sanitized = true

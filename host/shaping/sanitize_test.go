@@ -1,6 +1,7 @@
 package shaping
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -75,7 +76,8 @@ func TestSanitizeMiddleware(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			orig := cloneResult(tt.res)
 			rec := &record{}
-			got, err := Sanitize()(returning(tt.res, nil))(contextWith(rec), testCall)
+			r, err := Sanitize()(returning(tt.res, nil))(context.Background(), callWith(rec))
+			got := r.MCP
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ func Spillover(saver Saver) Middleware {
 		return func(next Handler) Handler { return next }
 	}
 	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
-		rec := recordOf(ctx)
+		rec := call.record()
 		if rec.path != "" || len(rec.saveErrs) == 0 || !rec.havePayload {
 			return res
 		}

@@ -50,7 +50,8 @@ func TestStructured(t *testing.T) {
 			res.IsError = tt.isError
 			call := testCall
 			call.OutputSchema = json.RawMessage(tt.schema)
-			got, err := Chain(returning(res, nil), Structured(budget, saver))(context.Background(), call)
+			r, err := Chain(returning(res, nil), Structured(budget, saver))(context.Background(), call)
+			got := r.MCP
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Timeout bounds each call, result shaping included, by limit(call); a
@@ -19,7 +17,7 @@ func Timeout(limit func(Call) time.Duration) Middleware {
 		return func(next Handler) Handler { return next }
 	}
 	return func(next Handler) Handler {
-		return func(ctx context.Context, call Call) (*mcp.CallToolResult, error) {
+		return func(ctx context.Context, call Call) (Result, error) {
 			d := limit(call)
 			if d <= 0 {
 				return next(ctx, call)
@@ -28,7 +26,7 @@ func Timeout(limit func(Call) time.Duration) Middleware {
 			defer cancel()
 			res, err := next(tctx, call)
 			if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
-				return nil, fmt.Errorf("tool %q: no complete result within %s: %w", call.Name, d, err)
+				return Result{}, fmt.Errorf("tool %q: no complete result within %s: %w", call.Name, d, err)
 			}
 			return res, err
 		}

@@ -6,14 +6,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // waitForCtx is a final handler that blocks until its context ends.
-func waitForCtx(ctx context.Context, _ Call) (*mcp.CallToolResult, error) {
+func waitForCtx(ctx context.Context, _ Call) (Result, error) {
 	<-ctx.Done()
-	return nil, ctx.Err()
+	return Result{}, ctx.Err()
 }
 
 func TestTimeout(t *testing.T) {
@@ -35,7 +33,7 @@ func TestTimeout(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var sawDeadline bool
-			next := func(ctx context.Context, c Call) (*mcp.CallToolResult, error) {
+			next := func(ctx context.Context, c Call) (Result, error) {
 				_, sawDeadline = ctx.Deadline()
 				return tt.next(ctx, c)
 			}
@@ -44,7 +42,7 @@ func TestTimeout(t *testing.T) {
 				t.Errorf("inner deadline = %v, want %v", sawDeadline, tt.wantDead)
 			}
 			if tt.wantErr == "" {
-				if err != nil || res == nil {
+				if err != nil || res.MCP == nil {
 					t.Fatalf("got %v, %v", res, err)
 				}
 				return

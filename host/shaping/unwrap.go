@@ -44,7 +44,7 @@ func Unwrap(budget int) Middleware {
 	if budget <= 0 {
 		return func(next Handler) Handler { return next }
 	}
-	return onResult(func(ctx context.Context, _ Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
 		text, n := textOf(res)
 		if n != 1 || len(text) <= budget || !strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "{") ||
 			utf8.RuneCountInString(text) <= budget {
@@ -54,7 +54,7 @@ func Unwrap(budget int) Middleware {
 		if !ok {
 			return res
 		}
-		rec := recordOf(ctx)
+		rec := call.record()
 		rec.unwrapped = true
 		rec.keepPayload(unwrapped)
 		return withText(res, unwrapped)

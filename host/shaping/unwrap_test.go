@@ -1,6 +1,7 @@
 package shaping
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -93,7 +94,8 @@ func TestUnwrapMiddleware(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			orig := cloneResult(tt.res)
 			rec := &record{}
-			got, err := Unwrap(20)(returning(tt.res, nil))(contextWith(rec), testCall)
+			r, err := Unwrap(20)(returning(tt.res, nil))(context.Background(), callWith(rec))
+			got := r.MCP
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,16 +16,6 @@ import (
 // ErrNotConnected is wrapped by Call's error when the server has no live connection.
 var ErrNotConnected = errors.New("server is not connected")
 
-// Call runs tool with args on the server. A tool's own failure is a result with
-// IsError set; an error means the call could not be made or completed: the
-// server is down, it crashed mid-call (then it is being restarted), or the call
-// timed out (then the server was told to cancel it).
-// The tools/call carries the _meta of ctx (WithMeta).
-func (s *Server) Call(ctx context.Context, tool string, args any) (*mcp.CallToolResult, error) {
-	meta, _ := ctx.Value(metaKey{}).(json.RawMessage)
-	return s.CallTool(ctx, ToolCall{Tool: tool, Args: args, Meta: meta})
-}
-
 // ToolCall is one tools/call request.
 type ToolCall struct {
 	// Tool is the server's own tool name.
@@ -35,19 +25,37 @@ type ToolCall struct {
 	// Meta is the request's _meta as the server gets it (a progress token,
 	// …); nil for none.
 	Meta json.RawMessage
+	// OnID, when set, is called with the request's JSON-RPC id before it
+	// is sent (see Request.OnID).
+	OnID func(id string)
 }
 
-// CallTool is Call with the whole request: arguments and _meta.
-func (s *Server) CallTool(ctx context.Context, c ToolCall) (*mcp.CallToolResult, error) {
+// ToolResult is the answer to a tools/call, decoded leanly (see
+// callresult.Decode).
+type ToolResult struct {
+	// Result is the result in mcp-go's type.
+	Result *mcp.CallToolResult
+	// Extra is what the result held beyond Result's fields (its own
+	// members, its _meta as sent): callresult.Encode(Result, Extra) writes
+	// the result as the server sent it.
+	Extra callresult.Extra
+}
+
+// CallTool runs a tool on the server. A tool's own failure is a result
+// with IsError set; an error means the call could not be made or
+// completed: the server is down, it crashed mid-call (then it is being
+// restarted), or the call timed out (then the server was told to cancel
+// it).
+func (s *Server) CallTool(ctx context.Context, c ToolCall) (ToolResult, error) {
 	conn, limit, err := s.liveConnection()
 	if err != nil {
-		return nil, err
+		return ToolResult{}, err
 	}
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	res, err := callTool(callCtx, conn, c)
 	if err != nil {
-		return nil, s.requestError(ctx, callCtx, fmt.Sprintf("tool %q", c.Tool), limit, maskAnswerError(s.spec.Masker, err))
+		return ToolResult{}, s.requestError(ctx, callCtx, fmt.Sprintf("tool %q", c.Tool), limit, maskAnswerError(s.spec.Masker, err))
 	}
 	return res, nil
 }
@@ -109,25 +117,21 @@ func (c ToolCall) encode() (json.RawMessage, error) {
 // callTool sends a raw tools/call and decodes its result leanly: the text of
 // a large result is decoded into the message's own buffer, never copied (see
 // callresult), where mcp-go's client would decode it through several
-// generic copies. What the result holds beyond mcp.CallToolResult's fields
-// goes to the callresult sink of ctx (callresult.WithSink), so a caller can
-// write the result out as the server sent it. A JSON-RPC error answer is an
-// *RPCError.
-func callTool(ctx context.Context, conn *connection, c ToolCall) (*mcp.CallToolResult, error) {
+// generic copies. A JSON-RPC error answer is an *RPCError.
+func callTool(ctx context.Context, conn *connection, c ToolCall) (ToolResult, error) {
 	params, err := c.encode()
 	if err != nil {
-		return nil, err
+		return ToolResult{}, err
 	}
-	raw, err := conn.transport.Request(ctx, string(mcp.MethodToolsCall), params)
+	raw, err := conn.transport.Request(ctx, Request{Method: string(mcp.MethodToolsCall), Params: params, OnID: c.OnID})
 	if err != nil {
-		return nil, err
+		return ToolResult{}, err
 	}
 	res, extra, err := callresult.Decode(raw)
 	if err != nil {
-		return nil, err
+		return ToolResult{}, err
 	}
-	callresult.Deliver(ctx, extra)
-	return res, nil
+	return ToolResult{Result: res, Extra: extra}, nil
 }
 
 // deadlinePassed reports whether ctx's deadline is (all but) reached. The
@@ -140,16 +144,3 @@ func deadlinePassed(ctx context.Context) bool {
 
 // deadlineSlack is how close to its deadline a failed call counts as timed out.
 const deadlineSlack = 50 * time.Millisecond
-
-// metaKey carries the _meta of a tools/call (see WithMeta).
-type metaKey struct{}
-
-// WithMeta returns ctx carrying meta, the _meta Call sends with the
-// tools/call it makes under ctx (a progress token, …): it lets a caller
-// that reaches Call through the host's shaping chain pass it along.
-func WithMeta(ctx context.Context, meta json.RawMessage) context.Context {
-	if len(meta) == 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, metaKey{}, meta)
-}

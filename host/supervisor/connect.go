@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -118,15 +117,14 @@ func (s *Server) open(ctx context.Context) (*connection, error) {
 		path:      path,
 		plugin:    pc,
 		transport: tr,
-		client:    client.NewClient(tr, client.WithProtocolVersion(protocolVersion)),
 		relist:    make(chan struct{}, 1),
 		throttled: throttled,
 	}
-	if err := conn.client.Start(ctx); err != nil {
-		s.teardown(conn, false)
-		return nil, fmt.Errorf("start MCP client: %w", err)
-	}
 	s.serveRaw(conn)
+	if err := tr.Start(ctx); err != nil {
+		s.teardown(conn, false)
+		return nil, fmt.Errorf("start the message transport: %w", err)
+	}
 	return conn, nil
 }
 
@@ -159,7 +157,7 @@ func (s *Server) initialize(ctx context.Context, conn *connection) (Initialized,
 		Capabilities    json.RawMessage    `json:"capabilities"`
 		ClientInfo      mcp.Implementation `json:"clientInfo"`
 	}{protocolVersion, ClientCapabilities, mcp.Implementation{Name: "plughost", Version: s.spec.ClientVersion}})
-	raw, err := conn.transport.Request(ctx, string(mcp.MethodInitialize), params)
+	raw, err := conn.transport.Request(ctx, msgtransport.Request{Method: string(mcp.MethodInitialize), Params: params})
 	if err != nil {
 		return Initialized{}, phaseError("initialize", limit, "initialize_seconds", err)
 	}

@@ -22,10 +22,10 @@ type Relay interface {
 	// (Spec.Masker). It must not block: requests' answers wait for the
 	// notifications sent before them.
 	Notification(server, method string, params json.RawMessage)
-	// Request answers a server→client request. ctx ends when the server
-	// cancels the request or the connection ends. An *RPCError picks the
-	// JSON-RPC error; any other error is answered as -32603.
-	Request(ctx context.Context, server, method string, params json.RawMessage) (json.RawMessage, error)
+	// Request answers a server→client request of server. ctx ends when the
+	// server cancels the request or the connection ends. An *RPCError
+	// picks the JSON-RPC error; any other error is answered as -32603.
+	Request(ctx context.Context, server string, req ServerRequest) (json.RawMessage, error)
 	// Connected is called after each successful connect (in a goroutine of
 	// its own), so per-connection state (subscriptions, the log level) can
 	// be restored on the new connection.
@@ -35,6 +35,16 @@ type Relay interface {
 // RPCError is a JSON-RPC error: a server's error answer to Request, or what
 // a Relay answers a server request with.
 type RPCError = msgtransport.RPCError
+
+// ServerRequest is a request a server sent to the client: its method,
+// params, and the id of the host's request it was sent during (Related,
+// when the transport knows it; see Request.OnID).
+type ServerRequest = msgtransport.ServerRequest
+
+// Request is a request for the server (see Server.Do): method, params, and
+// OnID, called with its JSON-RPC id before it is sent so the caller can tie
+// the server's requests to it (ServerRequest.Related).
+type Request = msgtransport.Request
 
 // ClientCapabilities is what plughost declares to every server at
 // initialize: it relays sampling, elicitation (form and URL mode) and roots
@@ -77,14 +87,14 @@ func (s *Server) serveRaw(conn *connection) {
 				s.spec.Relay.Notification(s.spec.Name, method, maskNotification(s.spec.Masker, method, params))
 			}
 		},
-		Request: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-			if method == string(mcp.MethodPing) {
+		Request: func(ctx context.Context, req ServerRequest) (json.RawMessage, error) {
+			if req.Method == string(mcp.MethodPing) {
 				return json.RawMessage("{}"), nil
 			}
 			if s.spec.Relay == nil {
-				return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf("plughost has no client to relay %s to", method)}
+				return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf("plughost has no client to relay %s to", req.Method)}
 			}
-			return s.spec.Relay.Request(ctx, s.spec.Name, method, params)
+			return s.spec.Relay.Request(ctx, s.spec.Name, req)
 		},
 	})
 }
@@ -98,15 +108,21 @@ func (s *Server) serveRaw(conn *connection) {
 // crashed, or no answer came within the call timeout (the server is then
 // told to cancel). Cancelling ctx cancels the request at the server too.
 func (s *Server) Request(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return s.Do(ctx, Request{Method: method, Params: params})
+}
+
+// Do is Request with the whole request: its OnID lets the caller tie the
+// server's requests during this one to it.
+func (s *Server) Do(ctx context.Context, req Request) (json.RawMessage, error) {
 	conn, limit, err := s.liveConnection()
 	if err != nil {
 		return nil, err
 	}
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	res, err := conn.transport.Request(callCtx, method, params)
+	res, err := conn.transport.Request(callCtx, req)
 	if err != nil {
-		return nil, s.requestError(ctx, callCtx, method, limit, maskAnswerError(s.spec.Masker, err))
+		return nil, s.requestError(ctx, callCtx, req.Method, limit, maskAnswerError(s.spec.Masker, err))
 	}
 	return res, nil
 }
@@ -143,16 +159,3 @@ func (s *Server) Notify(ctx context.Context, method string, params json.RawMessa
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: method, Params: mcp.NotificationParams{AdditionalFields: p}}}
 	return conn.transport.SendNotification(ctx, n)
 }
-
-// WithRequestIDNote returns ctx with note, called with the JSON-RPC id (as
-// JSON) of the request Request or Call sends under ctx, before it is sent:
-// the caller can then recognise the server requests related to it
-// (RelatedRequest).
-func WithRequestIDNote(ctx context.Context, note func(id string)) context.Context {
-	return msgtransport.WithIDNote(ctx, note)
-}
-
-// RelatedRequest returns, in a Relay.Request, the id (as JSON) of the
-// request during which the server sent its request, when the transport
-// knows it (streamable HTTP: pluginapi.RelatedRequestMetaKey).
-func RelatedRequest(ctx context.Context) (string, bool) { return msgtransport.RelatedRequest(ctx) }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/msgtransport"
@@ -39,11 +38,11 @@ type Server struct {
 	listID   atomic.Int64 // numbers the tools/list requests
 }
 
-// connection is one live link to the server: a plugin process and the MCP client on it.
+// connection is one live link to the server: a plugin process and the
+// message transport on it.
 type connection struct {
 	plugin    pluginProcess
 	transport *msgtransport.Transport
-	client    *client.Client
 	serverPID int
 	path      string // "direct-pipes" or "relay"
 	relist    chan struct{}
@@ -270,7 +269,7 @@ func (s *Server) teardown(conn *connection, crashed bool) {
 		}
 	}
 	s.mu.Unlock()
-	_ = conn.client.Close()
+	_ = conn.transport.Close()
 	pluginDied := conn.plugin.Exited()
 	conn.plugin.Kill()
 	if crashed && pluginDied && conn.serverPID > 0 {

@@ -53,7 +53,7 @@ func TestPhaseErrorNamesTheSetting(t *testing.T) {
 func TestCallWhenNotConnected(t *testing.T) {
 	s := New(Spec{Name: "gh", Transport: "stdio"}, nil, nil)
 	s.update(func(st *Status) { st.State, st.LastError = StateError, "initialize: boom" })
-	_, err := s.Call(context.Background(), "x", nil)
+	_, err := s.CallTool(context.Background(), ToolCall{Tool: "x"})
 	if !errors.Is(err, ErrNotConnected) || !strings.Contains(err.Error(), `"gh"`) || !strings.Contains(err.Error(), "initialize: boom") {
 		t.Fatalf("got %v; want ErrNotConnected naming the server and its last error", err)
 	}

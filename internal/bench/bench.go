@@ -159,6 +159,14 @@ func checked(res *mcp.CallToolResult, err error) error {
 	return err
 }
 
+// checkedHost is checked for a call through a host.Session.
+func checkedHost(res host.ToolResult, err error) error {
+	if err == nil && res.IsError {
+		err = fmt.Errorf("the measured tool call failed: %s", res.Text())
+	}
+	return err
+}
+
 func hostCaller(ctx context.Context, o Options, relayOnly bool) (hostSetup, error) {
 	h, err := startHost(ctx, o, 1, relayOnly)
 	if err != nil {
@@ -169,7 +177,7 @@ func hostCaller(ctx context.Context, o Options, relayOnly bool) (hostSetup, erro
 	args, _ := json.Marshal(o.ToolArgs)
 	st, _ := h.Status("s0")
 	return hostSetup{
-		call:  func() error { return checked(sess.Call(ctx, name, args)) },
+		call:  func() error { return checkedHost(sess.Call(ctx, name, args)) },
 		close: h.Close,
 		path:  st.Path,
 	}, nil

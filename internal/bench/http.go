@@ -71,7 +71,7 @@ func httpLatencyAt(ctx context.Context, o Options, url string, delay time.Durati
 	defer h.Close()
 	sess := h.NewSession()
 	args, _ := json.Marshal(o.ToolArgs)
-	viaHost := func() error { return checked(sess.Call(ctx, "mcp_remote_"+o.Tool, args)) }
+	viaHost := func() error { return checkedHost(sess.Call(ctx, "mcp_remote_"+o.Tool, args)) }
 
 	calls := o.Calls
 	if delay > 0 {

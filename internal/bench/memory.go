@@ -93,8 +93,7 @@ func libraryMemory(ctx context.Context, o MemoryOptions, relay bool, setup strin
 	sess := h.NewSession()
 	args, _ := json.Marshal(o.generateArgs())
 	call := func() error {
-		res, err := sess.Call(ctx, "mcp_s0_generate_text", args)
-		return resultError(res, err)
+		return checkedHost(sess.Call(ctx, "mcp_s0_generate_text", args))
 	}
 	if _, err := sess.Call(ctx, "mcp_s0_generate_text", json.RawMessage(`{"chars": 1000}`)); err != nil {
 		return nil, err
