@@ -153,6 +153,7 @@ func connect(t *testing.T, url string) *mcpClient {
 	t.Helper()
 	tr, err := transport.NewStreamableHTTP(url,
 		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken.Reveal()}),
+		//lint:ignore SA1019 plughost speaks protocol 2025-11-25 (docs/architecture.md), where the GET stream carries a session's notifications
 		transport.WithContinuousListening())
 	if err != nil {
 		t.Fatal(err)
@@ -277,13 +278,4 @@ func has(names []string, name string) bool {
 		}
 	}
 	return false
-}
-
-// parallelDo runs fs concurrently and waits.
-func parallelDo(fs ...func()) {
-	var wg sync.WaitGroup
-	for _, f := range fs {
-		wg.Go(f)
-	}
-	wg.Wait()
 }
