@@ -156,8 +156,7 @@ func TestToolsAndCallsAcrossServers(t *testing.T) {
 	integration(t)
 	h := startHost(t, map[string]any{"alpha": server(), "beta.v2": server("-tools", "3")})
 	s := h.NewSession()
-	var names []string
-	names = toolNames(t, s)
+	names := toolNames(t, s)
 	for _, want := range []string{"mcp_alpha_echo", "mcp_alpha_noop", "mcp_beta_v2_tool_2"} {
 		found := false
 		for _, n := range names {
