@@ -2,7 +2,6 @@ package eval
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/plughost/plughost/search"
@@ -198,18 +197,4 @@ func EvalMulti(s Searcher, qs []MultiQuery) (MultiResult, error) {
 		res.Levels[lv] = a.Scores()
 	}
 	return res, nil
-}
-
-// Levels returns the level keys of m in numeric order.
-func Levels[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		x, _ := strconv.Atoi(a)
-		y, _ := strconv.Atoi(b)
-		return x - y
-	})
-	return keys
 }
