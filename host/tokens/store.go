@@ -192,8 +192,10 @@ func (gf grantFile) grant() *Grant {
 	}
 }
 
-// MemoryStore keeps grants in memory (tests, or an embedding that persists
-// nothing). The zero value is ready; it is safe for concurrent use.
+// MemoryStore keeps grants in memory. The plughost binary does not use it: it
+// is API for programs that embed the host package and persist no logins
+// (host.Options.TokenStore). The zero value is ready; it is safe for
+// concurrent use.
 type MemoryStore struct {
 	mu     sync.Mutex
 	grants map[string]*Grant
