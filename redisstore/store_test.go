@@ -7,12 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/host/storetest"
 	"github.com/plughost/plughost/internal/testredis"
 	"github.com/plughost/plughost/redisstore"
 )
+
+// The store is also the replicas' channel the gateway uses; redisstore does
+// not import gateway, so the assertion lives here.
+var _ gateway.Peers = (*redisstore.Store)(nil)
 
 // open returns a store on srv's database db with a prefix of its own.
 func open(t *testing.T, url string, prefix string, idle time.Duration) *redisstore.Store {

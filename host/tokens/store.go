@@ -34,6 +34,8 @@ type FileStore struct {
 	Dir string
 }
 
+var _ Store = FileStore{}
+
 // maxGrantFile bounds a grant file read.
 const maxGrantFile = 1 << 20
 
@@ -200,6 +202,8 @@ type MemoryStore struct {
 	mu     sync.Mutex
 	grants map[string]*Grant
 }
+
+var _ Store = (*MemoryStore)(nil)
 
 // Load returns a copy of the server's grant.
 func (m *MemoryStore) Load(_ context.Context, server string) (*Grant, error) {

@@ -12,6 +12,8 @@ type Searcher interface {
 	Search(query string, k int) ([]search.Hit, error)
 }
 
+var _ Searcher = (*search.Index)(nil)
+
 // Scores are the single-tool metrics of a set of queries.
 type Scores struct {
 	N     int     `json:"n"`

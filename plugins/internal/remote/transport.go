@@ -49,6 +49,8 @@ type Transport struct {
 	base   http.RoundTripper
 }
 
+var _ pluginapi.Transport = (*Transport)(nil)
+
 // New returns the transport of kind (KindSSE or KindHTTP). base is the HTTP
 // round tripper under the policy (nil: a clone of http.DefaultTransport).
 func New(kind string, logger hclog.Logger, base http.RoundTripper) *Transport {
