@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/internal/testbin"
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // faithfulClient is an mcp-go client of the gateway that answers sampling,
@@ -464,15 +465,13 @@ func TestConcurrentSessionsGetTheirOwnServerRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+	testwait.Eventually(t, 20*time.Second, "server-everything to listen", func() bool {
+		c, err := net.Dial("tcp", "127.0.0.1:"+port)
+		if err == nil {
 			c.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("server-everything did not listen")
-		}
-	}
+		return err == nil
+	})
 	h := startHost(t, map[string]any{"e": map[string]any{"enabled": true, "type": "http", "url": "http://127.0.0.1:" + port + "/mcp"}}, nil)
 	gw, _ := serveHTTP(t, h)
 	var asked sync.WaitGroup

@@ -21,6 +21,7 @@ import (
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/secret"
 	"github.com/plughost/plughost/internal/testbin"
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // bins are built once in TestMain: the transport plugins and the test server.
@@ -248,17 +249,11 @@ func (c *mcpClient) drain() {
 // waitTools polls tools/list until cond holds.
 func (c *mcpClient) waitTools(t *testing.T, what string, cond func([]string) bool) []string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		names := c.toolNames(t)
-		if cond(names) {
-			return names
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tools/list never showed %s; last: %v", what, names)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var names []string
+	if !testwait.Until(30*time.Second, func() bool { names = c.toolNames(t); return cond(names) }) {
+		t.Fatalf("tools/list never showed %s; last: %v", what, names)
 	}
+	return names
 }
 
 func text(res *mcp.CallToolResult) string {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/plughost/plughost/host/config"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/internal/testbin"
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // bins are built once in TestMain: the stdio plugin, the test server, plughost.
@@ -134,16 +136,12 @@ func text(t *testing.T, res *mcp.CallToolResult) string {
 	return strings.Join(parts, "")
 }
 
+// waitFor waits up to 30s for cond, and names the servers' statuses if it
+// does not come.
 func waitFor(t *testing.T, h *host.Host, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
-	for !cond() {
-		select {
-		case <-h.Changed():
-		case <-time.After(50 * time.Millisecond):
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s; statuses %+v", what, h.Statuses())
-		}
+	if !testwait.Until(30*time.Second, cond) {
+		t.Fatalf("timed out waiting for %s; statuses %+v", what, h.Statuses())
 	}
 }
 
@@ -295,7 +293,7 @@ func crashDuringCall(t *testing.T, opts host.Options, kill func(h *host.Host, s 
 		_, err := s.Call(context.Background(), "mcp_victim_sleep", json.RawMessage(`{"seconds": 30}`))
 		errc <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // let the call reach the server
+	waitFor(t, h, "the call to be in flight", func() bool { return h.InFlight("victim") > 0 })
 	kill(h, s)
 	select {
 	case err := <-errc:
@@ -366,11 +364,8 @@ func TestShutdownLeavesNoProcess(t *testing.T) {
 		}
 	}
 	h.Close()
-	deadline := time.Now().Add(10 * time.Second)
+	testwait.Until(10*time.Second, func() bool { return !slices.ContainsFunc(pids, alive) })
 	for _, p := range pids {
-		for alive(p) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
 		if alive(p) {
 			t.Errorf("process %d still running after Close (pids %v)", p, pids)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/internal/fakeclock"
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // floodConn is a server that sends notifications without end: every Recv
@@ -104,10 +105,7 @@ func TestFloodLimitThrottlesThenDisconnects(t *testing.T) {
 // settledCount returns n once it reached want (the episode callbacks run
 // in goroutines of their own), or what it is after 10 s.
 func settledCount(n *atomic.Int64, want int64) int64 {
-	deadline := time.Now().Add(10 * time.Second)
-	for n.Load() < want && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	testwait.Until(10*time.Second, func() bool { return n.Load() >= want })
 	return n.Load()
 }
 
@@ -116,19 +114,12 @@ func settledCount(n *atomic.Int64, want int64) int64 {
 func handledAfterEnd(t *testing.T, tr *Transport, handled *atomic.Int64) int64 {
 	t.Helper()
 	<-tr.ended // the read loop has stopped: queued no longer moves
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testwait.Eventually(t, 10*time.Second, "the dispatcher to catch up", func() bool {
 		tr.mu.Lock()
-		done := tr.dispatched >= tr.queued
-		tr.mu.Unlock()
-		if done {
-			return handled.Load()
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the dispatcher never caught up")
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer tr.mu.Unlock()
+		return tr.dispatched >= tr.queued
+	})
+	return handled.Load()
 }
 
 // A server within the rate is never throttled.
