@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 func chromium(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("browser test: builds plughost and drives chromium")
+		t.Skip("browser test: builds plughost and drives chromium: heavy integration test, skipped under -short")
 	}
 	for _, name := range []string{os.Getenv("PLUGHOST_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
 		if name == "" {

@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 func integration(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("integration test: runs real plugin and server processes")
+		t.Skip("runs real plugin and server processes: heavy integration test, skipped under -short")
 	}
 }
 

@@ -56,7 +56,7 @@ func start(t *testing.T, n, ttl int) *cluster.Cluster {
 func startWith(t *testing.T, n int, mcp map[string]any) *cluster.Cluster {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("multi-replica test: runs redis-server and plughost serve processes")
+		t.Skip("multi-replica test: runs redis-server and plughost serve processes: heavy integration test, skipped under -short")
 	}
 	if _, err := testredis.Binary(); err != nil {
 		fmt.Fprintf(os.Stderr, "\n*** SKIP %s: %v ***\n\n", t.Name(), err)
