@@ -99,7 +99,8 @@ test: build testdeps wordvec lint
 		$(GO) test -race -count=1 -timeout 12m ./...
 	cd deploy && $(GO) test -race -count=1 ./...
 
-## test-short: unit tests only (no subprocess integration tests)
+## test-short: the quick tier: -short skips every heavy integration test (processes,
+## npm servers, conformance, chromium, Redis, reliability)
 test-short:
 	$(GO) test -short -count=1 ./...
 	cd deploy && $(GO) test -short -count=1 ./...
@@ -139,11 +140,31 @@ proto:
 	PATH="$$($(GO) env GOPATH)/bin:$$PATH" protoc --go_out=. --go_opt=module=github.com/plughost/plughost \
 		--go-grpc_out=. --go-grpc_opt=module=github.com/plughost/plughost pluginapi/proto/transport.proto
 
-## lint: go vet and gofmt
-lint:
+## lint: go vet, gofmt, staticcheck and deadcode (both modules; the linters are
+## installed at pinned versions into .cache/tools on first use)
+STATICCHECK_VERSION := v0.8.2
+DEADCODE_VERSION    := v0.52.0
+TOOLS       := $(CACHE)/tools
+STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
+DEADCODE    := $(TOOLS)/deadcode-$(DEADCODE_VERSION)/deadcode
+
+lint: $(STATICCHECK) $(DEADCODE)
 	$(GO) vet ./...
+	cd deploy && $(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(STATICCHECK) ./...
+	cd deploy && $(CURDIR)/$(STATICCHECK) ./...
+	@# Roots: every main package of the module (cmd, plugins, examples, internal
+	@# tools, search/research) and every test. deadcode exits 0 on findings.
+	@echo "$(DEADCODE) -test ./..."; out=$$($(DEADCODE) -test ./...) || exit 1; \
+	if [ -n "$$out" ]; then echo "unreachable code:"; echo "$$out"; exit 1; fi
+
+$(STATICCHECK):
+	GOBIN=$(CURDIR)/$(@D) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+$(DEADCODE):
+	GOBIN=$(CURDIR)/$(@D) $(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
 
 clean:
 	rm -rf $(BIN) $(CACHE)

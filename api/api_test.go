@@ -49,7 +49,7 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("runs real plugin and server processes")
+		t.Skip("runs real plugin and server processes: heavy integration test, skipped under -short")
 	}
 	f := startHost(t, map[string]any{"a": (&fixture{}).server()}, host.Options{})
 	f.srv = httptest.NewServer(api.New(api.Options{Host: f.h, Manager: f.m, Version: "test"}))
@@ -332,7 +332,7 @@ func mustJSON(t *testing.T, v any) string {
 // "Tool results"), and its client keeps them.
 func TestCallKeepsEveryMember(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs real plugin and server processes")
+		t.Skip("runs real plugin and server processes: heavy integration test, skipped under -short")
 	}
 	f := startHost(t, map[string]any{"a": (&fixture{}).server("-vendor-result")}, host.Options{})
 	f.srv = httptest.NewServer(api.New(api.Options{Host: f.h, Manager: f.m, Version: "test"}))

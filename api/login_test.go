@@ -22,7 +22,7 @@ import (
 // and the server connects with the tokens.
 func TestOAuthLogin(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs real plugin processes")
+		t.Skip("runs real plugin processes: heavy integration test, skipped under -short")
 	}
 	s := testoauth.Start(t, testoauth.Options{})
 	f := startHost(t, map[string]any{"remote": map[string]any{"enabled": true, "type": "http", "url": s.MCP, "oauth": map[string]any{}},

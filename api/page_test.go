@@ -23,7 +23,7 @@ const pagedServers = 2*api.DefaultPageSize + 201
 func pagedFixture(t *testing.T) (*fixture, []string) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("runs real plugin and server processes")
+		t.Skip("runs real plugin and server processes: heavy integration test, skipped under -short")
 	}
 	servers := map[string]any{"a": (&fixture{}).server()}
 	for i := range pagedServers - 1 {

@@ -24,6 +24,8 @@ type Host interface {
 	ServerViews() []host.ServerView
 }
 
+var _ Host = (*host.Host)(nil)
+
 // Options bound and shape the loop.
 type Options struct {
 	// System is the system prompt; "" uses DefaultSystem's.

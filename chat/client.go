@@ -36,6 +36,8 @@ type Client struct {
 	Masker *secret.Masker
 }
 
+var _ Model = (*Client)(nil)
+
 // maxErrorBody bounds how much of an error answer is read.
 const maxErrorBody = 64 << 10
 

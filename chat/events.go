@@ -80,6 +80,8 @@ type Observer interface {
 // ObserverFunc is a function as an Observer.
 type ObserverFunc func(Event)
 
+var _ Observer = ObserverFunc(nil)
+
 // Observe calls f.
 func (f ObserverFunc) Observe(e Event) { f(e) }
 
@@ -89,6 +91,8 @@ type Observers struct {
 	mu   sync.Mutex
 	list []Observer
 }
+
+var _ Observer = (*Observers)(nil)
 
 // NewObservers returns the fan-out of list (nil entries skipped).
 func NewObservers(list ...Observer) *Observers {

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 func startHost(t *testing.T, mcp map[string]any, serverArgs ...string) *host.Host {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("integration test: runs the stdio plugin and the test server")
+		t.Skip("runs the stdio plugin and the test server: heavy integration test, skipped under -short")
 	}
 	dir := t.TempDir()
 	cfg := map[string]any{

@@ -23,6 +23,8 @@ type TermLines struct {
 	t      *term.Terminal
 }
 
+var _ LineReader = (*TermLines)(nil)
+
 // NewTermLines reads from the terminal in and echoes to out.
 func NewTermLines(in *os.File, out io.Writer, prompt string) *TermLines {
 	l := &TermLines{in: in, out: out, prompt: prompt, keys: &keyWatch{r: in}}

@@ -30,6 +30,8 @@ type Terminal struct {
 	streamed bool // this round's text was shown as deltas
 }
 
+var _ Observer = (*Terminal)(nil)
+
 // NewTerminal shows the whole conversation on w: the model's text as it
 // streams, and the activity.
 func NewTerminal(w io.Writer, m *secret.Masker) *Terminal {

@@ -269,6 +269,8 @@ func firstLine(s string) string {
 // file): no editing; Ctrl-C arrives as SIGINT, never as a line.
 type ScanLines struct{ sc *bufio.Scanner }
 
+var _ LineReader = (*ScanLines)(nil)
+
 // NewScanLines reads lines from r.
 func NewScanLines(r io.Reader) *ScanLines {
 	sc := bufio.NewScanner(r)

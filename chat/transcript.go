@@ -27,6 +27,8 @@ type JSONLines struct {
 	err    error
 }
 
+var _ Observer = (*JSONLines)(nil)
+
 // NewJSONLines writes events to w, masked by m.
 func NewJSONLines(w io.Writer, m *secret.Masker) *JSONLines {
 	return &JSONLines{w: w, masker: m}
@@ -63,6 +65,8 @@ type Transcript struct {
 	Path string
 	f    *os.File
 }
+
+var _ Observer = Transcript{}
 
 // OpenTranscript creates the transcript file: path itself, or, when path
 // is a directory (created 0700 if missing), a new file in it named after

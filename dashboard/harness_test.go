@@ -22,6 +22,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/plughost/plughost/internal/testbin"
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // bins holds plughost, its plugins and the test server, built once.
@@ -43,7 +44,7 @@ func TestMain(m *testing.M) {
 func chromium(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("browser test: builds plughost and drives chromium")
+		t.Skip("browser test: builds plughost and drives chromium: heavy integration test, skipped under -short")
 	}
 	for _, name := range []string{os.Getenv("PLUGHOST_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
 		if name == "" {
@@ -107,16 +108,12 @@ func startServe(t *testing.T, servers map[string]any) *serve {
 		}
 	})
 	re := regexp.MustCompile(`dashboard at (http://127\.0\.0\.1:\d+)/`)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(s.stderr.String()); m != nil {
-			s.base = m[1]
-			return s
-		}
-		time.Sleep(50 * time.Millisecond)
+	var m []string
+	if !testwait.Until(30*time.Second, func() bool { m = re.FindStringSubmatch(s.stderr.String()); return m != nil }) {
+		t.Fatalf("serve did not announce the dashboard within 30s; stderr:\n%s", s.stderr)
 	}
-	t.Fatalf("serve did not announce the dashboard within 30s; stderr:\n%s", s.stderr)
-	return nil
+	s.base = m[1]
+	return s
 }
 
 // environ is serve's whole environment; the built binaries are on PATH
@@ -211,31 +208,28 @@ func (s *serve) api(t *testing.T, method, path, body string) (int, string) {
 // "not probed") and returns the states.
 func (s *serve) waitStates(t *testing.T, names ...string) map[string]string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	var states map[string]string
+	settled := func() bool {
 		_, body := s.api(t, "GET", "/api/servers", "")
 		var list struct {
 			Servers []struct{ Name, State string }
 		}
 		_ = json.Unmarshal([]byte(body), &list)
-		states := map[string]string{}
+		states = map[string]string{}
 		for _, srv := range list.Servers {
 			states[srv.Name] = srv.State
 		}
-		settled := true
 		for _, n := range names {
 			if st := states[n]; st == "" || st == "connecting" || st == "not probed" {
-				settled = false
+				return false
 			}
 		}
-		if settled {
-			return states
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("servers %v still starting after 30s: %v", names, states)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return true
 	}
+	if !testwait.Until(30*time.Second, settled) {
+		t.Fatalf("servers %v still starting after 30s: %v", names, states)
+	}
+	return states
 }
 
 // testServer is the config of a stdio test server.

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/plughost/plughost/config"
+	"github.com/plughost/plughost/dashboard"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/lib/origin"
 	"github.com/plughost/plughost/lib/secret"
@@ -82,6 +83,8 @@ type Door struct {
 	guard      func(http.Handler) http.Handler
 	onShutdown []func()
 }
+
+var _ dashboard.Mounter = (*Door)(nil)
 
 // New prepares a door for h. It refuses to serve without a token on an
 // address that is not loopback.

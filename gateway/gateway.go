@@ -112,11 +112,10 @@ func versionOr(v string) string {
 // exchange is one message from a client and what the engine knows of its
 // session.
 type exchange struct {
-	g     *Gateway
-	msg   message
-	sess  *host.Session     // nil only for a request that needs no session
-	state host.SessionState // as loaded when the message arrived
-	out   sink
+	g    *Gateway
+	msg  message
+	sess *host.Session // nil only for a request that needs no session
+	out  sink
 
 	boxOnce sync.Once
 	box     *outbox         // what the request relays before its response; nil until used

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // Two sessions of one gateway keep their own unlocks: a search in one
@@ -136,17 +138,16 @@ func TestUpstreamCrash(t *testing.T) {
 	if got := c.toolNames(t); !cmp.Equal(got, before) {
 		t.Errorf("tools while a restarts: %v, want the same list as before %v", got, before)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testwait.Eventually(t, 30*time.Second, `server "a" to answer again`, func() bool {
 		res := c.call(t, "mcp_a_echo", map[string]any{"text": "back"})
 		if !res.IsError && text(res) == "back" {
-			break
+			return true
 		}
-		if !strings.Contains(text(res), `server "a"`) || time.Now().After(deadline) {
+		if !strings.Contains(text(res), `server "a"`) {
 			t.Fatalf("call during the restart: %q, want an isError result naming server \"a\" until it is back", text(res))
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false
+	})
 	select {
 	case <-c.changed:
 		t.Error("list_changed for a crash and restart that left the list as it was")
@@ -185,11 +186,7 @@ func TestUpstreamListChanged(t *testing.T) {
 	}
 	c.waitChanged(t, "after the exact-name call unlocked mcp_hidden_add_tool")
 	added := func() bool { _, ok := h.Registry().Lookup("mcp_hidden_secret"); return ok }
-	deadline := time.Now().Add(2 * time.Second)
-	for !added() && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !added() {
+	if !testwait.Until(2*time.Second, added) {
 		t.Fatal("mcp_hidden_secret never reached the registry")
 	}
 	select {

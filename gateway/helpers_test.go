@@ -20,6 +20,7 @@ import (
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/internal/testbin"
+	"github.com/plughost/plughost/internal/testwait"
 	"github.com/plughost/plughost/lib/secret"
 )
 
@@ -41,7 +42,7 @@ func TestMain(m *testing.M) {
 func integration(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("integration test: runs real plugin and server processes")
+		t.Skip("runs real plugin and server processes: heavy integration test, skipped under -short")
 	}
 }
 
@@ -153,6 +154,7 @@ func connect(t *testing.T, url string) *mcpClient {
 	t.Helper()
 	tr, err := transport.NewStreamableHTTP(url,
 		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + testToken.Reveal()}),
+		//lint:ignore SA1019 plughost speaks protocol 2025-11-25 (docs/architecture.md), where the GET stream carries a session's notifications
 		transport.WithContinuousListening())
 	if err != nil {
 		t.Fatal(err)
@@ -247,17 +249,11 @@ func (c *mcpClient) drain() {
 // waitTools polls tools/list until cond holds.
 func (c *mcpClient) waitTools(t *testing.T, what string, cond func([]string) bool) []string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		names := c.toolNames(t)
-		if cond(names) {
-			return names
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tools/list never showed %s; last: %v", what, names)
-		}
-		time.Sleep(50 * time.Millisecond)
+	var names []string
+	if !testwait.Until(30*time.Second, func() bool { names = c.toolNames(t); return cond(names) }) {
+		t.Fatalf("tools/list never showed %s; last: %v", what, names)
 	}
+	return names
 }
 
 func text(res *mcp.CallToolResult) string {
@@ -277,13 +273,4 @@ func has(names []string, name string) bool {
 		}
 	}
 	return false
-}
-
-// parallelDo runs fs concurrently and waits.
-func parallelDo(fs ...func()) {
-	var wg sync.WaitGroup
-	for _, f := range fs {
-		wg.Go(f)
-	}
-	wg.Wait()
 }

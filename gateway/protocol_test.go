@@ -23,6 +23,7 @@ import (
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/internal/inprocess"
+	"github.com/plughost/plughost/internal/testwait"
 	"github.com/plughost/plughost/pluginapi"
 )
 
@@ -360,12 +361,9 @@ func TestToolErrors(t *testing.T) {
 	}
 	tr.FailOpen("prod", errors.New("refused by the test"))
 	tr.Drop("prod")
-	deadline := time.Now().Add(10 * time.Second)
-	for st, _ := h.Status("prod"); st.State != "error"; st, _ = h.Status("prod") {
-		if time.Now().After(deadline) {
-			t.Fatalf("prod never went down: %+v", st)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testwait.Until(10*time.Second, func() bool { st, _ := h.Status("prod"); return st.State == "error" }) {
+		st, _ := h.Status("prod")
+		t.Fatalf("prod never went down: %+v", st)
 	}
 	got, isErr := resultText(t, c.request(2, "tools/call", `{"name":"mcp_prod_echo","arguments":{"text":"x"}}`).msg(t))
 	for _, want := range []string{`tool "mcp_prod_echo" is unavailable`, `server "prod"`, "state error", "last error: connection lost"} {

@@ -17,6 +17,7 @@ import (
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/internal/inprocess"
 	"github.com/plughost/plughost/internal/testredis"
+	"github.com/plughost/plughost/internal/testwait"
 	"github.com/plughost/plughost/pluginapi"
 	"github.com/plughost/plughost/redisstore"
 )
@@ -172,16 +173,12 @@ func TestReplicaRedisDown(t *testing.T) {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r := c.request(2, "tools/list", `{}`)
-		if r.status == 200 && strings.Contains(r.body, "tool_search_tool_regex") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the session did not work again within 10s of Redis coming back: %d %s", r.status, r.body)
-		}
-		time.Sleep(50 * time.Millisecond)
+	works := func() bool {
+		r = c.request(2, "tools/list", `{}`)
+		return r.status == 200 && strings.Contains(r.body, "tool_search_tool_regex")
+	}
+	if !testwait.Until(10*time.Second, works) {
+		t.Fatalf("the session did not work again within 10s of Redis coming back: %d %s", r.status, r.body)
 	}
 	if ready := newRaw(t, strings.TrimSuffix(url, "/mcp")+"/readyz").do("GET", "", nil); ready.status != 200 {
 		t.Errorf("/readyz with Redis back: %d %s", ready.status, ready.body)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/internal/testbin"
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // Every notifications/tasks/status of a task reaches the client that
@@ -77,10 +78,8 @@ func TestTaskStatusNotificationsAllArrive(t *testing.T) {
 func withStream(t *testing.T, gw *gateway.Gateway, c *faithfulClient) *faithfulClient {
 	t.Helper()
 	id := c.GetTransport().GetSessionId()
-	for deadline := time.Now().Add(20 * time.Second); !gw.StreamAttached(id); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("session %s opened no GET stream within 20s", id)
-		}
+	if !testwait.Until(20*time.Second, func() bool { return gw.StreamAttached(id) }) {
+		t.Fatalf("session %s opened no GET stream within 20s", id)
 	}
 	return c
 }

@@ -21,6 +21,8 @@ import (
 // user's home: one 0600 file per server.
 func DefaultTokenDir(home string) string { return filepath.Join(home, ".plughost", "oauth") }
 
+var _ supervisor.Auth = (*tokens.Credentials)(nil)
+
 // newAuth makes the token manager of the host: tokens in store, else in
 // DefaultTokenDir of the user's home.
 func newAuth(store tokens.Store, logger hclog.Logger) *tokens.Manager {

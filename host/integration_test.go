@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/internal/testbin"
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // bins are built once in TestMain: the stdio plugin, the test server, plughost.
@@ -30,7 +32,7 @@ func TestMain(m *testing.M) {
 func integration(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("integration test: runs real plugin and server processes")
+		t.Skip("runs real plugin and server processes: heavy integration test, skipped under -short")
 	}
 }
 
@@ -132,16 +134,12 @@ func text(t *testing.T, res host.ToolResult) string {
 	return strings.Join(parts, "")
 }
 
+// waitFor waits up to 30s for cond, and names the servers' statuses if it
+// does not come.
 func waitFor(t *testing.T, h *host.Host, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
-	for !cond() {
-		select {
-		case <-h.Changed():
-		case <-time.After(50 * time.Millisecond):
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s; statuses %+v", what, h.Statuses())
-		}
+	if !testwait.Until(30*time.Second, cond) {
+		t.Fatalf("timed out waiting for %s; statuses %+v", what, h.Statuses())
 	}
 }
 
@@ -154,8 +152,7 @@ func TestToolsAndCallsAcrossServers(t *testing.T) {
 	integration(t)
 	h := startHost(t, map[string]any{"alpha": server(), "beta.v2": server("-tools", "3")})
 	s := h.NewSession()
-	var names []string
-	names = toolNames(t, s)
+	names := toolNames(t, s)
 	for _, want := range []string{"mcp_alpha_echo", "mcp_alpha_noop", "mcp_beta_v2_tool_2"} {
 		found := false
 		for _, n := range names {
@@ -294,7 +291,7 @@ func crashDuringCall(t *testing.T, opts host.Options, kill func(h *host.Host, s 
 		_, err := s.Call(context.Background(), "mcp_victim_sleep", json.RawMessage(`{"seconds": 30}`))
 		errc <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // let the call reach the server
+	waitFor(t, h, "the call to be in flight", func() bool { return h.InFlight("victim") > 0 })
 	kill(h, s)
 	select {
 	case err := <-errc:
@@ -365,11 +362,8 @@ func TestShutdownLeavesNoProcess(t *testing.T) {
 		}
 	}
 	h.Close()
-	deadline := time.Now().Add(10 * time.Second)
+	testwait.Until(10*time.Second, func() bool { return !slices.ContainsFunc(pids, alive) })
 	for _, p := range pids {
-		for alive(p) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
 		if alive(p) {
 			t.Errorf("process %d still running after Close (pids %v)", p, pids)
 		}

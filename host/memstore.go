@@ -31,6 +31,8 @@ type MemorySessionStore struct {
 	watchers  map[*ChangeBuffer]struct{}
 }
 
+var _ SessionStore = (*MemorySessionStore)(nil)
+
 type memSession struct {
 	st      SessionState
 	touched time.Time

@@ -55,6 +55,8 @@ type relay struct {
 	earlyN    int
 }
 
+var _ supervisor.Relay = (*relay)(nil)
+
 // What the relay keeps per server goes when the server stops running
 // (forgetServer): the maps above keyed by a server hold running servers
 // only. Three things are left out on purpose: flights (and their tokens)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/internal/testwait"
 	"github.com/plughost/plughost/pluginapi"
 )
 
@@ -240,12 +241,8 @@ func TestServerRequestsGoToTheCausingSession(t *testing.T) {
 // mcp_x_work registers before the server sees it.
 func waitFlights(t *testing.T, h *host.Host, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for h.InFlight("x") < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d calls in flight, want %d", h.InFlight("x"), n)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testwait.Until(10*time.Second, func() bool { return h.InFlight("x") >= n }) {
+		t.Fatalf("%d calls in flight, want %d", h.InFlight("x"), n)
 	}
 }
 
@@ -324,10 +321,7 @@ func TestLogLevelsPerSession(t *testing.T) {
 		t.Errorf("another session's call's messages reached the chatty session: %v", n)
 	}
 	s.conn.notify("notifications/message", `{"level":"warning","data":"outside any call"}`)
-	deadline := time.Now().Add(5 * time.Second)
-	for len(chatty.params("notifications/message")) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Until(5*time.Second, func() bool { return len(chatty.params("notifications/message")) > 0 })
 	if got := chatty.params("notifications/message"); len(got) != 1 || got[0] != `{"logger":"x","level":"warning","data":"outside any call"}` {
 		t.Errorf("a message outside any call reached the chatty session as %v", got)
 	}

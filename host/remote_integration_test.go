@@ -23,6 +23,7 @@ import (
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/internal/syncbuf"
 	"github.com/plughost/plughost/internal/testbin"
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // Integration tests of remote servers (sse, http, streamable-http) through the
@@ -158,9 +159,10 @@ func hasTool(h *host.Host, name string) bool {
 // returns how many attempts it took.
 func eventuallyEcho(t *testing.T, s *host.Session, srv, want string, within time.Duration) int {
 	t.Helper()
-	deadline := time.Now().Add(within)
 	var lastErr error
-	for attempt := 1; ; attempt++ {
+	attempts := 0
+	echoed := func() bool {
+		attempts++
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		res, err := s.Call(ctx, "mcp_"+srv+"_echo", json.RawMessage(fmt.Sprintf(`{"text": %q}`, want)))
 		cancel()
@@ -168,17 +170,18 @@ func eventuallyEcho(t *testing.T, s *host.Session, srv, want string, within time
 			if got := text(t, res); got != want {
 				t.Fatalf("echo: got %q, want %q", got, want)
 			}
-			return attempt
+			return true
 		}
 		if err == nil {
 			err = fmt.Errorf("tool error: %s", text(t, res))
 		}
 		lastErr = err
-		if time.Now().After(deadline) {
-			t.Fatalf("echo did not succeed within %s (%d attempts); last error: %v", within, attempt, lastErr)
-		}
-		time.Sleep(200 * time.Millisecond)
+		return false
 	}
+	if !testwait.Until(within, echoed) {
+		t.Fatalf("echo did not succeed within %s (%d attempts); last error: %v", within, attempts, lastErr)
+	}
+	return attempts
 }
 
 // TestRemoteTransports: every remote type lists the server's tools under

@@ -19,6 +19,7 @@ import (
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/internal/syncbuf"
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // These tests run examples/logging-transport, built by testbin as
@@ -289,10 +290,7 @@ func (l *logBuffer) has(want map[string]any) bool {
 // wait waits up to 10 s for a line holding every field of want.
 func (l *logBuffer) wait(t *testing.T, want map[string]any) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !l.has(want); {
-		if time.Now().After(deadline) {
-			t.Fatalf("no host log line with %v; the log:\n%s", want, l.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testwait.Until(10*time.Second, func() bool { return l.has(want) }) {
+		t.Fatalf("no host log line with %v; the log:\n%s", want, l.String())
 	}
 }

@@ -41,6 +41,9 @@ func TestDescribeState(t *testing.T) {
 // A host that was never started has not probed its enabled servers; the
 // views say so, and carry the deferred rule's state and reason.
 func TestServerViewsNotStarted(t *testing.T) {
+	if testing.Short() { // a server's type is checked against the built plugins
+		t.Skip("needs the plugin binaries TestMain builds: heavy integration test, skipped under -short")
+	}
 	pinned := server()
 	pinned["deferred"] = false
 	off := server()

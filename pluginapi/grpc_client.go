@@ -22,6 +22,8 @@ type grpcClient struct {
 	client pb.TransportClient
 }
 
+var _ Transport = (*grpcClient)(nil)
+
 func (c *grpcClient) Describe(ctx context.Context) (Description, error) {
 	r, err := c.client.Describe(ctx, &pb.DescribeRequest{})
 	if err != nil {
@@ -115,6 +117,8 @@ type grpcConn struct {
 	creds     *credentialAnswerer
 	codec     *frameCodec // decodes what stream receives, in the pump
 }
+
+var _ Conn = (*grpcConn)(nil)
 
 func newGRPCConn(ctx context.Context, stream pb.Transport_ConnectClient, cancel context.CancelFunc, creds Credentials, codec *frameCodec) *grpcConn {
 	c := &grpcConn{

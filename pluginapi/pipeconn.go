@@ -31,6 +31,8 @@ type pipeConn struct {
 	endErr  error         // why, set before ended is closed
 }
 
+var _ Conn = (*pipeConn)(nil)
+
 func newPipeConn(stream *grpcConn, stdin, stdout *os.File, limit int, spool *ResultSpool) *pipeConn {
 	c := &pipeConn{
 		stream: stream,

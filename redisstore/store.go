@@ -59,6 +59,8 @@ type Store struct {
 	once   sync.Once
 }
 
+var _ host.RemoteSessionStore = (*Store)(nil)
+
 // Open prepares a store; it does not wait for Redis (see Ping).
 func Open(o Options) (*Store, error) {
 	if err := config.CheckRedisURL(o.URL.Reveal()); err != nil {

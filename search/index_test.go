@@ -407,3 +407,22 @@ func TestReplaceServers(t *testing.T) {
 		t.Error("an ID in two servers of one call: no error")
 	}
 }
+
+// TestWithBM25 checks the option reaches the scoring: with b = 0 a field's
+// length no longer matters, so a long description scores as a short one.
+func TestWithBM25(t *testing.T) {
+	docs := []Doc{
+		{ID: "short", Name: "a", Description: "zebra"},
+		{ID: "long", Name: "b", Description: "zebra " + strings.Repeat("filler ", 30)},
+	}
+	def := newIndex(t)
+	replace(t, def, "srv", docs...)
+	if hits := search(t, def, "zebra", 2); len(hits) != 2 || hits[0].ID != "short" || hits[0].Score <= hits[1].Score {
+		t.Fatalf("default b: hits = %+v, want the short description first", hits)
+	}
+	flat := newIndex(t, WithBM25(1.2, 0))
+	replace(t, flat, "srv", docs...)
+	if hits := search(t, flat, "zebra", 2); len(hits) != 2 || math.Abs(hits[0].Score-hits[1].Score) > 1e-9 {
+		t.Errorf("b = 0: hits = %+v, want equal scores", hits)
+	}
+}

@@ -26,6 +26,8 @@ type OpenAIEmbedder struct {
 	Client *http.Client
 }
 
+var _ Embedder = (*OpenAIEmbedder)(nil)
+
 // maxEmbeddingResponse bounds the answer read from the endpoint.
 const maxEmbeddingResponse = 64 << 20
 

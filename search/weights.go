@@ -84,6 +84,8 @@ func WithWeights(w Weights) Option {
 }
 
 // WithBM25 replaces the BM25 parameters k1 and b (default 1.2 and 0.75).
+// plughost keeps the defaults; the option is API for users of the search
+// package who tune the ranking to their own tools (see the package doc).
 func WithBM25(k1, b float64) Option {
 	return func(ix *Index) { ix.sim = &Similarity{K1: k1, B: b} }
 }

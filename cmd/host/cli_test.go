@@ -47,7 +47,7 @@ type cli struct {
 func newCLI(t *testing.T) *cli {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("CLI test: builds and runs plughost, plugin and server binaries")
+		t.Skip("CLI test: builds and runs plughost, plugin and server binaries: heavy integration test, skipped under -short")
 	}
 	return &cli{home: t.TempDir()}
 }

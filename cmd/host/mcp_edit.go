@@ -74,7 +74,7 @@ func (g *globals) edit() error {
 		warnings, err := tx.Check(true)
 		var inv *manage.InvalidError
 		if errors.As(err, &inv) {
-			err = fmt.Errorf("%w\nYour text is kept in %s; run plughost mcp edit again to fix it (it resumes there), or delete that file to start over.", inv, draft)
+			err = fmt.Errorf("%w\nYour text is kept in %s; run plughost mcp edit again to fix it (it resumes there), or delete that file to start over", inv, draft)
 			if interactive() {
 				fmt.Fprintln(g.stderr, err.Error())
 				if confirm(g.stderr, "Re-open the editor?", true) {
@@ -114,7 +114,7 @@ func (g *globals) prepareDraft(draft string, current []byte, exists bool) error 
 
 func (g *globals) saveEdit(tx *manage.Tx, draft string, warnings []string) error {
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("%w\nYour text is kept in %s; run plughost mcp edit again to merge it into the new version.", err, draft)
+		return fmt.Errorf("%w\nYour text is kept in %s; run plughost mcp edit again to merge it into the new version", err, draft)
 	}
 	os.Remove(draft)
 	printWarnings(g.stderr, warnings)

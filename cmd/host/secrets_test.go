@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // Canary secrets configured in every place a secret can be.
@@ -72,17 +74,13 @@ func TestSecretsNeverShown(t *testing.T) {
 	noCanary(t, "mcp show remote", r.String())
 	// crash restarts in a loop: a listing taken while it is connecting
 	// again has no error to quote yet, so look a few times.
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	quoted := func() bool {
 		r = c.run(t, "mcp", "list", "--timeout", "30s")
 		noCanary(t, "mcp list", r.String())
-		if strings.Contains(listRows(t, r.stdout)["crash"], "CANARY_TOKEN=****") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("mcp list should quote crash's stderr, masked:\n%s", r)
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
+		return strings.Contains(listRows(t, r.stdout)["crash"], "CANARY_TOKEN=****")
+	}
+	if !testwait.Until(30*time.Second, quoted) {
+		t.Errorf("mcp list should quote crash's stderr, masked:\n%s", r)
 	}
 
 	for _, args := range [][]string{
@@ -111,15 +109,12 @@ func TestServeHidesSecrets(t *testing.T) {
 	dir := t.TempDir()
 	g := startServe(t, c, canaryConfig(t, dir), "--log-level", "debug")
 	var body string
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	failed := func() bool { // crash and remote have failed
 		body = readyz(t, g)
-		if strings.Count(body, `"last_error"`) >= 2 { // crash and remote have failed
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("crash and remote did not fail; /readyz: %s", body)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return strings.Count(body, `"last_error"`) >= 2
+	}
+	if !testwait.Until(30*time.Second, failed) {
+		t.Fatalf("crash and remote did not fail; /readyz: %s", body)
 	}
 	wantContains(t, "/readyz", body, "CANARY_TOKEN=****")
 	noCanary(t, "/readyz", body)

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/plughost/plughost/internal/proctree"
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // serve stops every plugin, server and server child on SIGTERM and SIGINT,
@@ -76,10 +77,7 @@ func TestServeShutdownLeavesNoProcess(t *testing.T) {
 			wantContains(t, "stderr", stderr.String(), "plughost: shutting down")
 
 			// The kill of a process group is asynchronous: give it a moment.
-			deadline := time.Now().Add(3 * time.Second)
-			for len(proctree.Alive(procs)) > 0 && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
-			}
+			testwait.Until(3*time.Second, func() bool { return len(proctree.Alive(procs)) == 0 })
 			for _, p := range proctree.Alive(procs) {
 				t.Errorf("%s still running after serve exited", p)
 			}

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 // transport in process; the host's integration tests run the built plugin.
 func TestContract(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts server processes")
+		t.Skip("starts server processes: heavy integration test, skipped under -short")
 	}
 	cfg, _ := json.Marshal(map[string]any{"command": testServer})
 	// Every message is logged (and so formatted), as in the plugin.

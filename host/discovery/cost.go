@@ -36,12 +36,6 @@ func DefinitionBytes(tools []registry.Tool) int {
 // token for English text and JSON with common tokenizers).
 func EstimateTokens(bytes int) int { return (bytes + 3) / 4 }
 
-// SearchToolsFor returns the search tools settings offer, as registry tools,
-// to measure or list them alongside server tools.
-func SearchToolsFor(settings Settings) []registry.Tool {
-	return asTools(searchTools(settings))
-}
-
 // SearchToolDefs returns the search tools of the rules as registry tools,
 // definitions included, BM25 first.
 func (r *Rules) SearchToolDefs() []registry.Tool { return asTools(r.search) }

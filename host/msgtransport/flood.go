@@ -127,7 +127,7 @@ func (t *Transport) Throttled() (time.Time, bool) {
 	if t.flood == nil {
 		return time.Time{}, false
 	}
-	return t.flood.throttledSince(t.now())
+	return t.flood.throttledSince(time.Now())
 }
 
 // meter applies the flood limit to one message the server sent on its
@@ -140,7 +140,7 @@ func (t *Transport) meter() error {
 		t.mu.Unlock()
 		return nil
 	}
-	wait, started, flood := t.flood.take(t.now())
+	wait, started, flood := t.flood.take(time.Now())
 	limit, onThrottle := t.flood.limit, t.onThrottle
 	t.mu.Unlock()
 	if flood {
@@ -152,7 +152,7 @@ func (t *Transport) meter() error {
 	if wait <= 0 {
 		return nil
 	}
-	return t.sleep(t.ctx, wait)
+	return sleepCtx(t.ctx, wait)
 }
 
 // sleepCtx waits d or until ctx ends.

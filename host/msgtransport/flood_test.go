@@ -9,15 +9,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
-
-	"github.com/plughost/plughost/internal/fakeclock"
 )
 
 // floodConn is a server that sends notifications without end: every Recv
-// returns one at once, first moving the clock by gap (the server's pace).
+// waits gap (the server's pace), then returns one, until it is closed. The tests run in a
+// synctest bubble, so the waits, the transport's throttle waits and its
+// flood meter all run on the bubble's fake clock.
 type floodConn struct {
-	clock  *fakeclock.Clock
 	gap    func(n int64) time.Duration
 	n      atomic.Int64
 	closed chan struct{}
@@ -30,10 +30,8 @@ func (c *floodConn) Recv(context.Context) (json.RawMessage, error) {
 	select {
 	case <-c.closed:
 		return nil, io.EOF
-	default:
+	case <-time.After(c.gap(c.n.Add(1))):
 	}
-	n := c.n.Add(1)
-	c.clock.Advance(c.gap(n))
 	return json.RawMessage(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`), nil
 }
 
@@ -44,23 +42,13 @@ func (c *floodConn) Close() error {
 	return nil
 }
 
-// floodStart is the fake clock's time when a floodTransport starts (the
-// read loop moves it at once: a test cannot read it first).
-var floodStart = time.Unix(1_000_000, 0)
-
-// floodTransport starts a transport over a floodConn whose waits move the
-// fake clock instead of sleeping; it counts the notifications handled and
-// the throttle episodes begun.
-func floodTransport(t *testing.T, l FloodLimit, gap func(int64) time.Duration) (*Transport, *fakeclock.Clock, *atomic.Int64, *atomic.Int64) {
+// floodTransport starts a transport over a floodConn; it counts the
+// notifications handled and the throttle episodes begun. Call it inside a
+// synctest bubble.
+func floodTransport(t *testing.T, l FloodLimit, gap func(int64) time.Duration) (*Transport, *atomic.Int64, *atomic.Int64) {
 	t.Helper()
-	clock := fakeclock.New(floodStart)
-	conn := &floodConn{clock: clock, gap: gap, closed: make(chan struct{})}
+	conn := &floodConn{gap: gap, closed: make(chan struct{})}
 	tr := New(conn, nil)
-	tr.now = clock.Now
-	tr.sleep = func(ctx context.Context, d time.Duration) error {
-		clock.Advance(d)
-		return ctx.Err()
-	}
 	var handled, episodes atomic.Int64
 	tr.SetFloodLimit(l, func() { episodes.Add(1) })
 	tr.SetRawHandlers(RawHandlers{Notification: func(string, json.RawMessage) { handled.Add(1) }})
@@ -68,7 +56,7 @@ func floodTransport(t *testing.T, l FloodLimit, gap func(int64) time.Duration) (
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tr.Close() })
-	return tr, clock, &handled, &episodes
+	return tr, &handled, &episodes
 }
 
 // A server writing notifications as fast as it can is read at the limit's
@@ -76,107 +64,91 @@ func floodTransport(t *testing.T, l FloodLimit, gap func(int64) time.Duration) (
 // connection ends with a FloodError. Before the limit existed every
 // message was read at once, without end.
 func TestFloodLimitThrottlesThenDisconnects(t *testing.T) {
-	l := FloodLimit{Rate: 100, Burst: 10, Grace: 5 * time.Second}
-	tr, clock, handled, episodes := floodTransport(t, l, func(int64) time.Duration { return 0 })
-	within(t, tr.Done(), "the flood to end the connection")
-	var fe *FloodError
-	if err := tr.Err(); !errors.As(err, &fe) || fe.Limit != l {
-		t.Fatalf("connection ended with %v; want a *FloodError with the limit", err)
-	}
-	if msg := tr.Err().Error(); !strings.Contains(msg, "more than 100 notifications and requests per second for 5s") {
-		t.Errorf("error %q does not name the rate and the grace period", msg)
-	}
-	// The burst at once, then the rate for the grace period: the read loop
-	// let through at most burst + rate × grace messages, over ≈ grace.
-	elapsed := clock.Now().Sub(floodStart)
-	if elapsed < l.Grace-minThrottleWait || elapsed > l.Grace {
-		t.Errorf("throttled for %s of the fake clock; want ≈ %s", elapsed, l.Grace)
-	}
-	want := int64(l.Burst) + int64(l.Rate*l.Grace.Seconds())
-	if n := handledAfterEnd(t, tr, handled); n < want-int64(l.Rate*minThrottleWait.Seconds()) || n > want {
-		t.Errorf("%d notifications handled; want ≈ %d (burst + rate × grace)", n, want)
-	}
-	if n := settledCount(episodes, 1); n != 1 {
-		t.Errorf("%d throttle episodes reported; want 1", n)
-	}
-}
-
-// settledCount returns n once it reached want (the episode callbacks run
-// in goroutines of their own), or what it is after 10 s.
-func settledCount(n *atomic.Int64, want int64) int64 {
-	deadline := time.Now().Add(10 * time.Second)
-	for n.Load() < want && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	return n.Load()
-}
-
-// handledAfterEnd returns how many notifications the handler got, once
-// the read loop has stopped and the dispatcher handled all it queued.
-func handledAfterEnd(t *testing.T, tr *Transport, handled *atomic.Int64) int64 {
-	t.Helper()
-	<-tr.ended // the read loop has stopped: queued no longer moves
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		tr.mu.Lock()
-		done := tr.dispatched >= tr.queued
-		tr.mu.Unlock()
-		if done {
-			return handled.Load()
+	synctest.Test(t, func(t *testing.T) {
+		l := FloodLimit{Rate: 100, Burst: 10, Grace: 5 * time.Second}
+		start := time.Now()
+		tr, handled, episodes := floodTransport(t, l, func(int64) time.Duration { return 0 })
+		within(t, tr.Done(), "the flood to end the connection")
+		var fe *FloodError
+		if err := tr.Err(); !errors.As(err, &fe) || fe.Limit != l {
+			t.Fatalf("connection ended with %v; want a *FloodError with the limit", err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the dispatcher never caught up")
+		if msg := tr.Err().Error(); !strings.Contains(msg, "more than 100 notifications and requests per second for 5s") {
+			t.Errorf("error %q does not name the rate and the grace period", msg)
 		}
-		time.Sleep(time.Millisecond)
-	}
+		// The burst at once, then the rate for the grace period: the read loop
+		// let through at most burst + rate × grace messages, over ≈ grace.
+		elapsed := time.Since(start)
+		if elapsed < l.Grace-minThrottleWait || elapsed > l.Grace {
+			t.Errorf("throttled for %s of the fake clock; want ≈ %s", elapsed, l.Grace)
+		}
+		synctest.Wait() // the dispatcher handled all it queued, the episode callback ran
+		want := int64(l.Burst) + int64(l.Rate*l.Grace.Seconds())
+		if n := handled.Load(); n < want-int64(l.Rate*minThrottleWait.Seconds()) || n > want {
+			t.Errorf("%d notifications handled; want ≈ %d (burst + rate × grace)", n, want)
+		}
+		if n := episodes.Load(); n != 1 {
+			t.Errorf("%d throttle episodes reported; want 1", n)
+		}
+	})
 }
 
 // A server within the rate is never throttled.
 func TestFloodLimitWithinTheRate(t *testing.T) {
-	l := FloodLimit{Rate: 100, Burst: 10, Grace: time.Second}
-	const n = 5000
-	tr, _, handled, episodes := floodTransport(t, l, func(i int64) time.Duration {
-		if i > n {
-			return time.Hour
-		}
-		return 11 * time.Millisecond // ≈ 91 per second
-	})
-	for handled.Load() < n {
+	synctest.Test(t, func(t *testing.T) {
+		l := FloodLimit{Rate: 100, Burst: 10, Grace: time.Second}
+		const n, gap = 5000, 11 * time.Millisecond // ≈ 91 per second
+		tr, handled, episodes := floodTransport(t, l, func(i int64) time.Duration {
+			if i > n {
+				return time.Hour
+			}
+			return gap
+		})
+		time.Sleep(n*gap + time.Second) // the server's n notifications at its pace
+		synctest.Wait()
 		select {
 		case <-tr.Done():
 			t.Fatalf("connection ended after %d notifications: %v", handled.Load(), tr.Err())
-		case <-time.After(time.Millisecond):
+		default:
 		}
-	}
-	if _, on := tr.Throttled(); on || episodes.Load() != 0 {
-		t.Errorf("throttled %v, %d episodes; want none for a server within the rate", on, episodes.Load())
-	}
+		if got := handled.Load(); got != n {
+			t.Errorf("%d notifications handled; want all %d", got, n)
+		}
+		if _, on := tr.Throttled(); on || episodes.Load() != 0 {
+			t.Errorf("throttled %v, %d episodes; want none for a server within the rate", on, episodes.Load())
+		}
+	})
 }
 
 // Bursts over the rate separated by quiet periods are throttled episode by
 // episode; none lasts the grace period, so the connection stays.
 func TestFloodLimitEpisodesEndWhenQuiet(t *testing.T) {
-	l := FloodLimit{Rate: 100, Burst: 10, Grace: 2 * time.Second}
-	const perBurst, bursts = 50, 20
-	tr, _, handled, episodes := floodTransport(t, l, func(i int64) time.Duration {
-		switch {
-		case i > perBurst*bursts:
-			return time.Hour
-		case i%perBurst == 0:
-			return 3 * time.Second // quiet long enough to end the episode and refill
-		}
-		return 0
-	})
-	for handled.Load() < perBurst*bursts {
+	synctest.Test(t, func(t *testing.T) {
+		l := FloodLimit{Rate: 100, Burst: 10, Grace: 2 * time.Second}
+		const perBurst, bursts, quiet = 50, 20, 3 * time.Second // quiet long enough to end the episode and refill
+		tr, handled, episodes := floodTransport(t, l, func(i int64) time.Duration {
+			switch {
+			case i > perBurst*bursts:
+				return time.Hour
+			case i%perBurst == 0:
+				return quiet
+			}
+			return 0
+		})
+		time.Sleep(bursts * (quiet + l.Grace)) // every burst, its throttle and the quiet after it
+		synctest.Wait()
 		select {
 		case <-tr.Done():
 			t.Fatalf("connection ended after %d notifications: %v", handled.Load(), tr.Err())
-		case <-time.After(time.Millisecond):
+		default:
 		}
-	}
-	if n := settledCount(episodes, bursts); n != bursts {
-		t.Errorf("%d throttle episodes; want %d, one per burst", n, bursts)
-	}
+		if got := handled.Load(); got != perBurst*bursts {
+			t.Errorf("%d notifications handled; want all %d", got, perBurst*bursts)
+		}
+		if n := episodes.Load(); n != bursts {
+			t.Errorf("%d throttle episodes; want %d, one per burst", n, bursts)
+		}
+	})
 }
 
 func TestFloodMeter(t *testing.T) {

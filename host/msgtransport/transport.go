@@ -67,8 +67,6 @@ type Transport struct {
 
 	flood      *floodMeter // nil: no flood limit; under mu
 	onThrottle func()
-	now        func() time.Time                                 // the flood meter's clock
-	sleep      func(ctx context.Context, d time.Duration) error // how the read loop waits out a throttle
 }
 
 // notification is a server notification waiting for dispatch.
@@ -152,8 +150,6 @@ func New(conn Conn, logger hclog.Logger) *Transport {
 		serving:       make(map[string]context.CancelFunc),
 		ended:         make(chan struct{}),
 		notifications: make(chan notification, notificationQueue),
-		now:           time.Now,
-		sleep:         sleepCtx,
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/artifacts"
 )
 
 // Artifact kinds, as Saver.Save receives them.
@@ -21,6 +23,8 @@ const (
 type Saver interface {
 	Save(ctx context.Context, kind, server, tool, payload string) (string, error)
 }
+
+var _ Saver = (*artifacts.Store)(nil)
 
 // Artifact saves the full payload of a result whose text is over budget
 // characters, or whose text an inner link rewrote (unwrapped or sanitized),

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -15,14 +14,7 @@ import (
 var bins testbin.Set
 
 func TestMain(m *testing.M) {
-	var err error
-	if bins, err = testbin.Standard(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(bins.Dir)
-	os.Exit(code)
+	os.Exit(testbin.Main(m, &bins, testbin.Standard)) // builds nothing under -short
 }
 
 func options() Options {
@@ -77,7 +69,7 @@ func benchHost(b *testing.B, relayOnly bool) {
 // its processes running.
 func TestCallLatencyAndStartup(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts plugin and server processes")
+		t.Skip("starts plugin and server processes: heavy integration test, skipped under -short")
 	}
 	o := options()
 	r, err := CallLatency(t.Context(), o)
@@ -186,7 +178,7 @@ func BenchmarkRelay(b *testing.B) {
 // exercised by the suite (no timing is asserted).
 func TestRelayOverhead(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts plugin and server processes")
+		t.Skip("starts plugin and server processes: heavy integration test, skipped under -short")
 	}
 	o := options()
 	o.Args = []string{"-faithful"}
@@ -204,7 +196,7 @@ func TestRelayOverhead(t *testing.T) {
 // and restarts s00 with a new process, and no other server is restarted.
 func TestReload(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts plugin and server processes")
+		t.Skip("starts plugin and server processes: heavy integration test, skipped under -short")
 	}
 	o := ReloadOptions{Options: options(), Rounds: 2}
 	o.Servers = 4

@@ -56,7 +56,7 @@ func start(t *testing.T, n, ttl int) *cluster.Cluster {
 func startWith(t *testing.T, n int, mcp map[string]any) *cluster.Cluster {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("multi-replica test: runs redis-server and plughost serve processes")
+		t.Skip("multi-replica test: runs redis-server and plughost serve processes: heavy integration test, skipped under -short")
 	}
 	if _, err := testredis.Binary(); err != nil {
 		fmt.Fprintf(os.Stderr, "\n*** SKIP %s: %v ***\n\n", t.Name(), err)
@@ -310,20 +310,20 @@ func TestRedisRestartMidLoad(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond) // traffic before the outage (a load phase, not a wait)
 	mu.Lock()
 	down = time.Now()
 	mu.Unlock()
 	c.Redis.Stop()
 	storeDown(ctx, t, c, 0)
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // the outage lasts a second of traffic
 	if err := c.Redis.Start(); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
 	up = time.Now()
 	mu.Unlock()
-	time.Sleep(time.Second)
+	time.Sleep(time.Second) // traffic after the recovery
 	close(stop)
 	wg.Wait()
 

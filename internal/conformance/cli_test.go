@@ -18,7 +18,7 @@ import (
 // pass with a non-zero check count and no warning, as through the library.
 func TestClientScenariosCLI(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the conformance suite (Node) and plughost processes")
+		t.Skip("runs the conformance suite (Node) and plughost processes: heavy integration test, skipped under -short")
 	}
 	cli, nodeBin, err := suite()
 	if err != nil {

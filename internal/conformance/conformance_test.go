@@ -79,7 +79,7 @@ func (c counts) passed() bool { return c.Success > 0 && c.Failure == 0 && c.Warn
 // scenario's server to the adapter's session handlers) and SSE retry.
 func TestClientScenarios(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the conformance suite (Node) and plughost plugin processes")
+		t.Skip("runs the conformance suite (Node) and plughost plugin processes: heavy integration test, skipped under -short")
 	}
 	cli, nodeBin, err := suite()
 	if err != nil {

@@ -33,7 +33,7 @@ const refName = "ref"
 // pass through both endpoints, each with a non-zero number of checks.
 func TestServerScenarios(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the conformance suite and its reference server (Node) and plughost serve")
+		t.Skip("runs the conformance suite and its reference server (Node) and plughost serve: heavy integration test, skipped under -short")
 	}
 	cli, nodeBin, err := suite()
 	if err == nil {

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 )
@@ -122,9 +121,6 @@ func (r Request) ToolResult(id string) (string, bool) {
 	}
 	return "", false
 }
-
-// Offers reports whether the request offered a tool named name.
-func (r Request) Offers(name string) bool { return slices.Contains(r.Tools, name) }
 
 // Start runs a server answering with steps in order; it stops when the
 // test ends.
@@ -367,6 +363,3 @@ func Call(id, name string, args any) ToolCall {
 	}
 	return ToolCall{ID: id, Name: name, Arguments: string(b)}
 }
-
-// Contains reports whether any message of the request contains s.
-func (r Request) Contains(s string) bool { return strings.Contains(r.Body, s) }

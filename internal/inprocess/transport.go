@@ -27,6 +27,8 @@ type Transport struct {
 	holds   map[string]*hold
 }
 
+var _ pluginapi.Transport = (*Transport)(nil)
+
 // hold is a Close held back by HoldClose.
 type hold struct {
 	started chan struct{} // closed when a Close is held
@@ -144,6 +146,8 @@ type conn struct {
 	done chan struct{}
 	err  error
 }
+
+var _ pluginapi.Conn = (*conn)(nil)
 
 func (c *conn) Send(ctx context.Context, msg json.RawMessage) error {
 	select {

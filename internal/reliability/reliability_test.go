@@ -17,7 +17,7 @@ import (
 // cases by name.
 func TestReliability(t *testing.T) {
 	if testing.Short() {
-		t.Skip("reliability suite: starts plughost, plugins and servers")
+		t.Skip("reliability suite: starts plughost, plugins and servers: heavy integration test, skipped under -short")
 	}
 	set, err := testbin.Build(map[string]string{
 		"plughost":                    "./cmd/host",

@@ -25,7 +25,6 @@ type suite struct {
 	mu      sync.Mutex
 	results []result
 	serves  []*serve // every serve started, stopped at the end
-	written []string // extra outputs (CLI stdout/stderr, HTTP bodies) for the canary scan
 }
 
 // result is one checked case.
@@ -119,13 +118,6 @@ func (s *suite) Results() []result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]result(nil), s.results...)
-}
-
-// record remembers path as something the suite wrote (for the canary scan).
-func (s *suite) record(path string) {
-	s.mu.Lock()
-	s.written = append(s.written, path)
-	s.mu.Unlock()
 }
 
 // stopServes stops every serve still running (SIGTERM, then SIGKILL).

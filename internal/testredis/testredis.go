@@ -62,9 +62,13 @@ func Start(dir string) (*Server, error) {
 }
 
 // New starts a server for t in a temporary directory and stops it when the
-// test ends. Without redis-server the test is skipped, loudly.
+// test ends. Under -short the test is skipped; without redis-server too,
+// loudly.
 func New(t testing.TB) *Server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs redis-server: heavy integration test, skipped under -short")
+	}
 	if _, err := Binary(); err != nil {
 		fmt.Fprintf(os.Stderr, "\n*** SKIP %s: %v ***\n\n", t.Name(), err)
 		t.Skip(err)

@@ -122,6 +122,7 @@ func faithfulTools(s *server.MCPServer) []server.ServerTool {
 		}},
 		{Tool: mcp.NewTool("sample", mcp.WithDescription("Asks the client for a sampling and returns its answer."),
 			mcp.WithString("prompt", mcp.Required())), Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			//lint:ignore SA1019 plughost speaks protocol 2025-11-25 (docs/architecture.md), where sampling is current; the host relays it
 			res, err := s.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
 				Messages:  []mcp.SamplingMessage{{Role: mcp.RoleUser, Content: mcp.NewTextContent(req.GetString("prompt", ""))}},
 				MaxTokens: 10,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/plughost/plughost/internal/syncbuf"
 	"github.com/plughost/plughost/internal/testbin"
+	"github.com/plughost/plughost/internal/testwait"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -45,15 +46,11 @@ func TestMain(m *testing.M) {
 // waitFor returns the first submatch of re once stderr matches it.
 func waitFor(t *testing.T, stderr *syncbuf.Buffer, re *regexp.Regexp) string {
 	t.Helper()
-	deadline := time.Now().Add(waitBound)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(stderr.String()); m != nil {
-			return m[len(m)-1]
-		}
-		time.Sleep(10 * time.Millisecond)
+	var m []string
+	if !testwait.Until(waitBound, func() bool { m = re.FindStringSubmatch(stderr.String()); return m != nil }) {
+		t.Fatalf("stderr never matched %s; got:\n%s", re, stderr.String())
 	}
-	t.Fatalf("stderr never matched %s; got:\n%s", re, stderr.String())
-	return ""
+	return m[len(m)-1]
 }
 
 func start(t *testing.T, env []string, args ...string) (*client.Client, *syncbuf.Buffer) {

@@ -50,6 +50,11 @@ type Callback interface {
 	Close() error
 }
 
+var (
+	_ Callback = (*oauth.Callback)(nil)
+	_ Callback = (*oauth.Receiver)(nil)
+)
+
 // probeTimeout bounds the request that asks the server for its challenge.
 const probeTimeout = 30 * time.Second
 

@@ -34,6 +34,8 @@ type FileStore struct {
 	Dir string
 }
 
+var _ Store = FileStore{}
+
 // maxGrantFile bounds a grant file read.
 const maxGrantFile = 1 << 20
 
@@ -192,12 +194,16 @@ func (gf grantFile) grant() *Grant {
 	}
 }
 
-// MemoryStore keeps grants in memory (tests, or an embedding that persists
-// nothing). The zero value is ready; it is safe for concurrent use.
+// MemoryStore keeps grants in memory. The plughost binary does not use it: it
+// is API for programs that embed the host package and persist no logins
+// (host.Options.TokenStore). The zero value is ready; it is safe for
+// concurrent use.
 type MemoryStore struct {
 	mu     sync.Mutex
 	grants map[string]*Grant
 }
+
+var _ Store = (*MemoryStore)(nil)
 
 // Load returns a copy of the server's grant.
 func (m *MemoryStore) Load(_ context.Context, server string) (*Grant, error) {

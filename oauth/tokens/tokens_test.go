@@ -593,3 +593,34 @@ func TestClientIDMetadataDocument(t *testing.T) {
 		t.Errorf("login without registration or document: %v", err)
 	}
 }
+
+// TestMemoryStore checks the in-memory store an embedder may pass as
+// host.Options.TokenStore: it keeps copies, and deleting none is no error.
+func TestMemoryStore(t *testing.T) {
+	ctx := context.Background()
+	var m tokens.MemoryStore
+	if g, err := m.Load(ctx, "a"); g != nil || err != nil {
+		t.Fatalf("empty store: Load = %v, %v; want nil, nil", g, err)
+	}
+	g := &tokens.Grant{ServerURL: "https://a.example/mcp", Scopes: []string{"read"}}
+	if err := m.Save(ctx, "a", g); err != nil {
+		t.Fatal(err)
+	}
+	g.Scopes[0] = "changed"
+	got, err := m.Load(ctx, "a")
+	if err != nil || got == nil || got.ServerURL != g.ServerURL || !slices.Equal(got.Scopes, []string{"read"}) {
+		t.Fatalf("Load = %+v, %v; want the grant as saved", got, err)
+	}
+	got.Scopes[0] = "changed"
+	if again, _ := m.Load(ctx, "a"); again.Scopes[0] != "read" {
+		t.Errorf("a loaded grant shares memory with the stored one")
+	}
+	for range 2 {
+		if err := m.Delete(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g, _ := m.Load(ctx, "a"); g != nil {
+		t.Errorf("after Delete: Load = %+v, want nil", g)
+	}
+}

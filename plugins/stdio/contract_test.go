@@ -55,7 +55,7 @@ func TestContractInProcess(t *testing.T) {
 // go-plugin's gRPC: the relay, and the direct-pipes fast path.
 func TestContractOverPlugin(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts plugin processes")
+		t.Skip("starts plugin processes: heavy integration test, skipped under -short")
 	}
 	for _, direct := range []bool{false, true} {
 		t.Run(fmt.Sprintf("direct_pipes=%v", direct), func(t *testing.T) {

@@ -21,6 +21,8 @@ type Baseline struct {
 	postings map[string][]posting
 }
 
+var _ Searcher = (*Baseline)(nil)
+
 type posting struct{ doc, tf int }
 
 var baselineToken = regexp.MustCompile(`[a-z0-9]+`)

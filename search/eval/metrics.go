@@ -2,7 +2,6 @@ package eval
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/plughost/plughost/search"
@@ -12,6 +11,8 @@ import (
 type Searcher interface {
 	Search(query string, k int) ([]search.Hit, error)
 }
+
+var _ Searcher = (*search.Index)(nil)
 
 // Scores are the single-tool metrics of a set of queries.
 type Scores struct {
@@ -198,18 +199,4 @@ func EvalMulti(s Searcher, qs []MultiQuery) (MultiResult, error) {
 		res.Levels[lv] = a.Scores()
 	}
 	return res, nil
-}
-
-// Levels returns the level keys of m in numeric order.
-func Levels[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		x, _ := strconv.Atoi(a)
-		y, _ := strconv.Atoi(b)
-		return x - y
-	})
-	return keys
 }

@@ -60,7 +60,7 @@ func TestTotalLimitBody(t *testing.T) {
 // stream carrying it breaks and the connection ends saying why.
 func TestRemoteAnswerOverLimit(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts server processes")
+		t.Skip("starts server processes: heavy integration test, skipped under -short")
 	}
 	const limit = 1 << 20
 	for _, kind := range []string{KindHTTP, KindSSE} {

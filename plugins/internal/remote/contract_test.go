@@ -76,7 +76,7 @@ func harness(t *testing.T, tr pluginapi.Transport, kind string) contracttest.Har
 // binary (go-plugin gRPC relay).
 func TestContract(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts server and plugin processes")
+		t.Skip("starts server and plugin processes: heavy integration test, skipped under -short")
 	}
 	for _, kind := range []string{KindSSE, KindHTTP} {
 		t.Run(kind+"/in-process", func(t *testing.T) {

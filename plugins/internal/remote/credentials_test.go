@@ -58,7 +58,7 @@ func (h *hostCredentials) refusals() []pluginapi.Rejection {
 // last token.
 func TestCredentials(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts plugin processes")
+		t.Skip("starts plugin processes: heavy integration test, skipped under -short")
 	}
 	for name, transport := range httpTransports() {
 		t.Run(name, func(t *testing.T) {

@@ -97,7 +97,7 @@ func (g *guardedServer) snapshot() (deletes []http.Header, open []string) {
 // the DELETE and keep the session.
 func TestCloseDeletesSessionWithHeaders(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts plugin processes")
+		t.Skip("starts plugin processes: heavy integration test, skipped under -short")
 	}
 	for name, transport := range httpTransports() {
 		for _, hdr := range []string{"Authorization", "X-Api-Key"} {

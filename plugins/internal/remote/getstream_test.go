@@ -81,7 +81,7 @@ func newEndlessGETServer(t *testing.T) *endlessGETServer {
 // notification arrives.
 func TestGETStreamEventOverLimit(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs an HTTP server")
+		t.Skip("runs an HTTP server: heavy integration test, skipped under -short")
 	}
 	const limit = 1 << 20
 	srv := newEndlessGETServer(t)

@@ -21,7 +21,7 @@ import (
 // server, which asks its client; mcp-go's SSE server cannot).
 func TestSSEServerRequestsReachTheHost(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts server and plugin processes")
+		t.Skip("starts server and plugin processes: heavy integration test, skipped under -short")
 	}
 	transports := map[string]func(t *testing.T) pluginapi.Transport{
 		"in-process": func(*testing.T) pluginapi.Transport { return New(KindSSE, nil, nil) },

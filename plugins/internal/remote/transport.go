@@ -49,6 +49,8 @@ type Transport struct {
 	base   http.RoundTripper
 }
 
+var _ pluginapi.Transport = (*Transport)(nil)
+
 // New returns the transport of kind (KindSSE or KindHTTP). base is the HTTP
 // round tripper under the policy (nil: a clone of http.DefaultTransport).
 func New(kind string, logger hclog.Logger, base http.RoundTripper) *Transport {
@@ -107,6 +109,9 @@ func (t *Transport) Open(ctx context.Context, req pluginapi.OpenRequest) (plugin
 func (t *Transport) factory(ctx context.Context, cfg Config, client *http.Client, limit int, log hclog.Logger) reqconn.Factory {
 	if t.kind == KindHTTP {
 		return func() (transport.Interface, error) {
+			// The host pins protocol 2025-11-25 (docs/architecture.md), where the
+			// server's notifications and requests come on the standalone GET stream.
+			//lint:ignore SA1019 the GET stream is current in the protocol version the host pins
 			return transport.NewStreamableHTTP(cfg.URL, transport.WithHTTPBasicClient(client), transport.WithContinuousListening())
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/internal/testwait"
 	"github.com/plughost/plughost/pluginapi"
 )
 
@@ -767,7 +768,7 @@ func TestClose(t *testing.T) {
 		_, err := c.Recv(context.Background())
 		recvErr <- err
 	}()
-	eventually(t, "the request to reach the transport", func() bool { return len(srv.transports()[0].methods()) == 1 })
+	testwait.Eventually(t, wait, "the request to reach the transport", func() bool { return len(srv.transports()[0].methods()) == 1 })
 	if err := c.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}

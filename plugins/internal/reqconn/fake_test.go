@@ -286,16 +286,4 @@ func parseResponse(t *testing.T, raw []byte) response {
 	return r
 }
 
-// eventually waits for cond.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 var errBoom = errors.New("boom")

@@ -67,6 +67,12 @@ type Conn struct {
 	exitStatus string
 }
 
+var (
+	_ pluginapi.Conn                = (*Conn)(nil)
+	_ pluginapi.DiagnosticsProvider = (*Conn)(nil)
+	_ pluginapi.PipeHandoff         = (*Conn)(nil)
+)
+
 // readLimits bound what the reader of the server's stdout takes.
 type readLimits struct {
 	max   int                    // the longest stdout line accepted, in bytes

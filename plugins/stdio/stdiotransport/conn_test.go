@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/plughost/plughost/internal/testwait"
 	"github.com/plughost/plughost/pluginapi"
 )
 
@@ -277,19 +278,20 @@ func grandchild(t *testing.T, script string) (*Conn, int) {
 	t.Helper()
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	c := openShell(t, strings.ReplaceAll(script, "$PIDFILE", pidfile))
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(pidfile); err == nil && bytes.HasSuffix(b, []byte("\n")) {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return c, pid
-		}
-		time.Sleep(10 * time.Millisecond)
+	var b []byte
+	written := func() bool { // the whole line, not a partial write
+		var err error
+		b, err = os.ReadFile(pidfile)
+		return err == nil && bytes.HasSuffix(b, []byte("\n"))
 	}
-	t.Fatal("the server did not write its grandchild's pid")
-	return nil, 0
+	if !testwait.Until(10*time.Second, written) {
+		t.Fatal("the server did not write its grandchild's pid")
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, pid
 }
 
 // running reports whether pid is a live (non-zombie) process.
@@ -303,16 +305,6 @@ func running(pid int) bool {
 	}
 	state, _, ok := parseStat(stat)
 	return ok && state != 'Z' && state != 'X'
-}
-
-// eventually waits up to 10s for cond.
-func eventually(cond func() bool) bool {
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return cond()
 }
 
 func TestCloseKillsGrandchildren(t *testing.T) {
@@ -354,7 +346,7 @@ func TestServerExitKillsItsGroup(t *testing.T) {
 	if !strings.Contains(err.Error(), "exit status 0") || !strings.Contains(err.Error(), "bye") {
 		t.Errorf("error = %v", err)
 	}
-	if !eventually(func() bool { return !running(pid) }) {
+	if !testwait.Until(10*time.Second, func() bool { return !running(pid) }) {
 		t.Errorf("grandchild %d still running after the server exited", pid)
 	}
 }
@@ -433,7 +425,7 @@ func awaitGate(t *testing.T, path, why string) *os.File {
 	var f *os.File
 	// Opening a FIFO for writing without blocking fails (ENXIO) until a
 	// reader has it open.
-	if !eventually(func() bool {
+	if !testwait.Until(10*time.Second, func() bool {
 		var err error
 		f, err = os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 		return err == nil
@@ -748,6 +740,9 @@ func TestCloseUnblocksSend(t *testing.T) {
 	go func() {
 		errc <- c.Send(context.Background(), json.RawMessage(`{"big":"`+strings.Repeat("b", 4<<20)+`"}`))
 	}()
+	// A write blocked on a full pipe shows nowhere to wait on; 50 ms lets
+	// Send fill the 64 KiB pipe and block. Were Close first, Send would fail
+	// the same way: a slow machine weakens this test, it cannot fail it.
 	time.Sleep(50 * time.Millisecond)
 	if err := c.Close(); err != nil {
 		t.Fatalf("Close() error: %v", err)
