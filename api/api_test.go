@@ -279,7 +279,7 @@ func TestClient(t *testing.T) {
 		t.Errorf("the client sent Authorization %q", sawToken)
 	}
 	list, err := c.Servers(t.Context())
-	if err != nil || len(list.Servers) != 1 || list.Servers[0].ServerPID != f.h.ServerViews()[0].ServerPID {
+	if err != nil || len(list.Servers) != 1 || list.Servers[0].ServerPID != f.h.ServerListings()[0].ServerPID {
 		t.Errorf("Servers: %+v, %v", list, err)
 	}
 	d, err := c.Server(t.Context(), "a")

@@ -85,11 +85,11 @@ type ServerList struct {
 	Version string `json:"version"`
 }
 
-// Views returns the servers as host.Host.ServerViews has them.
-func (l ServerList) Views() []host.ServerView {
-	out := make([]host.ServerView, len(l.Servers))
+// Views returns the servers as host.Host.ServerListings has them.
+func (l ServerList) Views() []host.ServerListing {
+	out := make([]host.ServerListing, len(l.Servers))
 	for i, r := range l.Servers {
-		out[i] = r.View()
+		out[i] = r.Listing()
 	}
 	return out
 }

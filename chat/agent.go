@@ -21,7 +21,7 @@ type Model interface {
 // for /servers.
 type Host interface {
 	NewSession() *host.Session
-	ServerViews() []host.ServerView
+	ServerListings() []host.ServerListing
 }
 
 var _ Host = (*host.Host)(nil)
@@ -216,7 +216,7 @@ func (a *Agent) Tools(ctx context.Context) ([]registry.Tool, error) {
 }
 
 // Servers returns the configured servers and their state.
-func (a *Agent) Servers() []host.ServerView { return a.h.ServerViews() }
+func (a *Agent) Servers() []host.ServerListing { return a.h.ServerListings() }
 
 // Messages returns a copy of the conversation as the model gets it.
 func (a *Agent) Messages() []Message {

@@ -47,7 +47,7 @@ func checkGateway(p *Problems, g Gateway) {
 // redisURLExample shows the form of tools.mcp.gateway.store.url.
 const redisURLExample = `redis://[:password@]host:port/db, e.g. "redis://127.0.0.1:6379/0"`
 
-func checkStore(p *Problems, s SessionStore) {
+func checkStore(p *Problems, s Store) {
 	const path = "tools.mcp.gateway.store"
 	switch s.Kind() {
 	case StoreMemory:

@@ -30,7 +30,7 @@ func TestLoadDefaults(t *testing.T) {
 		Servers:            map[string]Server{},
 		Gateway: Gateway{Listen: "127.0.0.1:8765", Auth: true, TokenFile: filepath.Join(e.home, ".plughost", "gateway.token"),
 			SessionIdleMinutes: 30, MaxRequestMB: 8, ReadTimeoutSeconds: 30, IdleTimeoutSeconds: 120, ShutdownSeconds: 10, AllowedOrigins: []string{},
-			Store: SessionStore{Type: StoreMemory, Prefix: "plughost:"}},
+			Store: Store{Type: StoreMemory, Prefix: "plughost:"}},
 	}
 	if diff := cmp.Diff(want, ld.Config.MCP); diff != "" {
 		t.Errorf("defaults mismatch (-want +got):\n%s", diff)

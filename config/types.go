@@ -131,7 +131,7 @@ type Gateway struct {
 	AllowedOrigins []string `json:"allowed_origins"`
 	// Store says where the sessions' state is kept: in this process (the
 	// default) or in Redis, shared by every replica that uses it.
-	Store SessionStore `json:"store"`
+	Store Store `json:"store"`
 }
 
 // Session store types of tools.mcp.gateway.store.type.
@@ -142,9 +142,9 @@ const (
 	StoreRedis = "redis"
 )
 
-// SessionStore is tools.mcp.gateway.store: where the gateway's sessions
+// Store is tools.mcp.gateway.store: where the gateway's sessions
 // (their unlocks, turns left and client facts) are kept.
-type SessionStore struct {
+type Store struct {
 	// Type is "memory" (or empty: sessions live as long as this process)
 	// or "redis" (any replica using the same Redis serves any session).
 	Type string `json:"type"`
@@ -157,7 +157,7 @@ type SessionStore struct {
 }
 
 // Kind returns the effective store type: StoreMemory when Type is empty.
-func (s SessionStore) Kind() string {
+func (s Store) Kind() string {
 	if s.Type == "" {
 		return StoreMemory
 	}

@@ -531,22 +531,22 @@ func TestValidateGateway(t *testing.T) {
 // tools.mcp.gateway.store: memory or redis, a Redis URL that parses, a
 // prefix; problems name the path and never show the URL's password.
 func TestValidateStore(t *testing.T) {
-	redis := func(url, prefix string) SessionStore {
-		return SessionStore{Type: StoreRedis, URL: secret.URL(url), Prefix: prefix}
+	redis := func(url, prefix string) Store {
+		return Store{Type: StoreRedis, URL: secret.URL(url), Prefix: prefix}
 	}
 	for _, c := range []struct {
 		name  string
-		store SessionStore
+		store Store
 		want  string // problem path ("" for none)
 		msg   string
 	}{
-		{"default", SessionStore{}, "", ""},
-		{"memory", SessionStore{Type: "memory"}, "", ""},
+		{"default", Store{}, "", ""},
+		{"memory", Store{Type: "memory"}, "", ""},
 		{"redis", redis("redis://:s3cretpw@redis:6379/0", "plughost:"), "", ""},
 		{"rediss, user, no db", redis("rediss://plughost:s3cretpw@redis.example:6380", "p:"), "", ""},
-		{"unknown type", SessionStore{Type: "etcd"}, "tools.mcp.gateway.store.type", `must be "memory" or "redis", got "etcd"`},
+		{"unknown type", Store{Type: "etcd"}, "tools.mcp.gateway.store.type", `must be "memory" or "redis", got "etcd"`},
 		{"redis without url", redis("", "p:"), "tools.mcp.gateway.store.url", "is required"},
-		{"memory with url", SessionStore{Type: "memory", URL: "redis://h:1/0"}, "tools.mcp.gateway.store.url", `the store type is "memory"`},
+		{"memory with url", Store{Type: "memory", URL: "redis://h:1/0"}, "tools.mcp.gateway.store.url", `the store type is "memory"`},
 		{"bad scheme", redis("http://:s3cretpw@redis:6379/0", "p:"), "tools.mcp.gateway.store.url", "the scheme must be redis://"},
 		{"bad port", redis("redis://:s3cretpw@redis:x/0", "p:"), "tools.mcp.gateway.store.url", "redis://:****@redis:x/0"},
 		{"port out of range", redis("redis://:s3cretpw@redis:70000/0", "p:"), "tools.mcp.gateway.store.url", "from 1 to 65535"},

@@ -125,7 +125,7 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, scope string) {
 	ctx := r.Context()
 	var sess *host.Session
 	if k == kindRequest && msg.Method == "initialize" {
-		if sess, err = g.h.CreateSession(ctx, host.SessionState{Scope: scope}); err != nil {
+		if sess, err = g.h.CreateSession(ctx, host.SessionRecord{Scope: scope}); err != nil {
 			storeError(w, err)
 			return
 		}

@@ -49,7 +49,7 @@ func (g *Gateway) initialize(ctx context.Context, x *exchange) (json.RawMessage,
 		Info         json.RawMessage `json:"clientInfo,omitempty"`
 		Capabilities json.RawMessage `json:"capabilities,omitempty"`
 	}{p.ClientInfo, p.Capabilities})
-	st, err := g.h.Sessions().Update(ctx, x.sess.ID(), func(st *host.SessionState) error {
+	st, err := g.h.Sessions().Update(ctx, x.sess.ID(), func(st *host.SessionRecord) error {
 		st.Protocol, st.Client = version, client
 		return nil
 	})

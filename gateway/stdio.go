@@ -25,7 +25,7 @@ const stdioConcurrency = 64
 // ends when in does: a blocked read of a terminal or pipe cannot be
 // interrupted.
 func (g *Gateway) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	sess, err := g.h.CreateSession(ctx, host.SessionState{})
+	sess, err := g.h.CreateSession(ctx, host.SessionRecord{})
 	if err != nil {
 		return fmt.Errorf("gateway: stdio: %w", err)
 	}

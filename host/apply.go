@@ -174,9 +174,9 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 	err := problems.Err()
 	config.AddSecrets(h.masker, cfg, h.opts.ConfigDir) // before anything of cfg is shown
 	prev := h.st()
-	var next *state
+	var next *setup
 	if err == nil {
-		next, err = h.buildState(cfg, problems, prev)
+		next, err = h.buildSetup(cfg, problems, prev)
 	}
 	if err != nil {
 		return ApplyResult{}, h.rejected(err, problems)
@@ -237,7 +237,7 @@ func (h *Host) isClosed() bool {
 // starts next's new ones, each after the server it replaces is gone. It
 // updates the timeouts and restart pacing of the servers kept. Callers hold
 // applyMu.
-func (h *Host) switchServers(prev, next *state) {
+func (h *Host) switchServers(prev, next *setup) {
 	for name, old := range prev.servers {
 		if next.servers[name] == old {
 			continue
@@ -265,7 +265,7 @@ func (h *Host) switchServers(prev, next *state) {
 // its process, through any number of reloads: nothing may pile up per
 // name. (Their tools go once they are down: forget.) Callers hold applyMu,
 // after next is published.
-func (h *Host) forgetStopped(prev, next *state) {
+func (h *Host) forgetStopped(prev, next *setup) {
 	for name := range prev.servers {
 		if _, ok := next.servers[name]; !ok {
 			h.relay.forgetServer(name)
@@ -310,7 +310,7 @@ func sameConnection(a, b supervisor.Spec) bool {
 }
 
 // diffStates says what going from prev to next changes.
-func diffStates(prev, next *state) ApplyResult {
+func diffStates(prev, next *setup) ApplyResult {
 	var r ApplyResult
 	for _, name := range slices.Sorted(maps.Keys(next.servers)) {
 		old, ok := prev.servers[name]
@@ -359,6 +359,6 @@ func changedSettings(a, b config.MCP) []string {
 	return out
 }
 
-func retentionChanged(prev, next *state) bool {
+func retentionChanged(prev, next *setup) bool {
 	return prev.chain.store != next.chain.store || prev.cfg.MCP.Artifacts != next.cfg.MCP.Artifacts
 }

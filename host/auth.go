@@ -64,7 +64,7 @@ func keyOf(s tokens.Settings) oauthKey {
 // addCredentials registers in st the OAuth login of a valid server entry
 // with an oauth block (enabled or not: a disabled server can be logged in
 // to) and returns it with the key of its settings.
-func (h *Host) addCredentials(st *state, name string, srv config.Server, problems []*config.ValidationError) (oauthKey, *tokens.Credentials) {
+func (h *Host) addCredentials(st *setup, name string, srv config.Server, problems []*config.ValidationError) (oauthKey, *tokens.Credentials) {
 	s, ok := oauthSettings(srv)
 	if !ok || len(problems) > 0 {
 		return "", nil
@@ -75,7 +75,7 @@ func (h *Host) addCredentials(st *state, name string, srv config.Server, problem
 }
 
 // withAuth adds the login state of an OAuth server to its status.
-func (st *state) withAuth(status supervisor.Status) supervisor.Status {
+func (st *setup) withAuth(status supervisor.Status) supervisor.Status {
 	if c, ok := st.creds[status.Name]; ok {
 		a := c.Status(context.Background())
 		status.Auth = &a

@@ -41,7 +41,7 @@ type callChain struct {
 
 // newCallChain builds the chain for cfg, keeping prev's store when the
 // workspace did not change (prev may be nil).
-func (h *Host) newCallChain(cfg *config.Config, prev *state) (*callChain, error) {
+func (h *Host) newCallChain(cfg *config.Config, prev *setup) (*callChain, error) {
 	var store *artifacts.Store
 	a := cfg.MCP.Artifacts
 	limits := artifacts.SearchLimits{Timeout: a.SearchTimeout(), MaxBytes: a.SearchMaxBytes()}
@@ -119,7 +119,7 @@ func (h *Host) callTimeout(c shaping.Call) time.Duration {
 
 // restartRetention (re)starts artifact retention for st: old saved results
 // are removed now and every retentionInterval. Callers hold applyMu.
-func (h *Host) restartRetention(st *state) {
+func (h *Host) restartRetention(st *setup) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.retention != nil {

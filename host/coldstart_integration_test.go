@@ -47,7 +47,7 @@ func coldRequests(t *testing.T, h *host.Host) <-chan answer {
 	t.Helper()
 	ctx := context.Background()
 	s := h.NewSession()
-	scoped, err := h.CreateSession(ctx, host.SessionState{Scope: "slow"})
+	scoped, err := h.CreateSession(ctx, host.SessionRecord{Scope: "slow"})
 	if err != nil {
 		t.Fatal(err)
 	}

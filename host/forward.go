@@ -14,7 +14,7 @@ import (
 // completion/complete, logging/setLevel and tasks/*. A session of the
 // aggregate endpoint gets every server's resources, prompts and tasks under
 // plughost's names and URIs (see docs/gateway.md); a session scoped to one
-// server (CreateSession with SessionState.Scope) has the request sent to
+// server (CreateSession with SessionRecord.Scope) has the request sent to
 // that server as is. Either way the server's answer comes back raw, its
 // JSON-RPC errors as *RPCError, and what the server sends meanwhile
 // (progress, log messages, sampling, elicitation, roots) goes to

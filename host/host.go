@@ -109,7 +109,7 @@ type Host struct {
 
 	// state is everything a config decides: Apply builds a new one and
 	// swaps it, so readers never lock and always see one whole config.
-	state atomic.Pointer[state]
+	state atomic.Pointer[setup]
 
 	applyMu  sync.Mutex               // serializes Start, Apply and Close
 	lastDone map[string]chan struct{} // per name: done of the newest server started; under applyMu
@@ -125,9 +125,9 @@ type Host struct {
 	applied   ApplyStatus
 }
 
-// state is what one configuration makes of the host. It is never modified
-// once published (the servers in it change state on their own).
-type state struct {
+// setup is what one configuration makes of the host. It is never modified
+// once published (the servers in it change setup on their own).
+type setup struct {
 	cfg      *config.Config
 	order    []string // every configured server, sorted
 	servers  map[string]*server
@@ -223,7 +223,7 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 	h.relay = newRelay(h)
 	h.diagnose = h.Diagnostics
 	h.auth = newAuth(opts.TokenStore, h.logger)
-	st, err := h.buildState(cfg, problems, nil)
+	st, err := h.buildSetup(cfg, problems, nil)
 	if err != nil {
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
@@ -232,12 +232,12 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 }
 
 // st returns the current state.
-func (h *Host) st() *state { return h.state.Load() }
+func (h *Host) st() *setup { return h.state.Load() }
 
-// buildState makes the state of cfg. A server whose connection settings are
+// buildSetup makes the state of cfg. A server whose connection settings are
 // those of the same server in prev is that server, kept as it runs (see
 // Apply); prev may be nil.
-func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *state) (*state, error) {
+func (h *Host) buildSetup(cfg *config.Config, problems config.Problems, prev *setup) (*setup, error) {
 	if prev != nil {
 		// A server kept on its previous entry changes the server map (which
 		// the discovery rules read too): the caller's config stays as given.
@@ -253,7 +253,7 @@ func (h *Host) buildState(cfg *config.Config, problems config.Problems, prev *st
 	if err != nil {
 		return nil, err
 	}
-	st := &state{cfg: cfg, servers: map[string]*server{}, inactive: map[string]supervisor.Status{}, chain: chain,
+	st := &setup{cfg: cfg, servers: map[string]*server{}, inactive: map[string]supervisor.Status{}, chain: chain,
 		rules: rules, creds: map[string]*tokens.Credentials{}, kept: map[string]string{}}
 	dirs := pluginDirs(cfg, h.opts)
 	for name, srv := range cfg.MCP.Servers {
@@ -273,7 +273,7 @@ const KeptEntryMessage = "config entry invalid, still running previous settings:
 // the reason. A server that runs under prev and whose new entry is invalid
 // keeps running its previous entry (keepPrevious); a new server with an
 // invalid entry is inactive, invalid.
-func (h *Host) addServer(st, prev *state, name string, srv config.Server, problems []*config.ValidationError, dirs []string) {
+func (h *Host) addServer(st, prev *setup, name string, srv config.Server, problems []*config.ValidationError, dirs []string) {
 	inactive := func(state supervisor.State, reason string) {
 		st.inactive[name] = supervisor.Status{Name: name, State: state, Transport: srv.Transport(), LastError: h.masker.Mask(reason)}
 	}
@@ -300,7 +300,7 @@ func (h *Host) addServer(st, prev *state, name string, srv config.Server, proble
 // addRunnable files an enabled, valid entry into st as a running server:
 // the one of prev when it connects the same way, else a new one. It fails
 // when the entry cannot be turned into a spec (no plugin for its type …).
-func (h *Host) addRunnable(st, prev *state, name string, srv config.Server, auth oauthKey, creds *tokens.Credentials, dirs []string) error {
+func (h *Host) addRunnable(st, prev *setup, name string, srv config.Server, auth oauthKey, creds *tokens.Credentials, dirs []string) error {
 	spec, err := h.spec(st.cfg, name, srv, dirs)
 	if err != nil {
 		return err
@@ -324,7 +324,7 @@ func (h *Host) addRunnable(st, prev *state, name string, srv config.Server, auth
 // the server's status the problem (KeptEntryMessage). It reports whether
 // it did; it does not when the server was not running, or when its
 // previous entry cannot run under the new global settings either.
-func (h *Host) keepPrevious(st, prev *state, name, problem string, dirs []string) bool {
+func (h *Host) keepPrevious(st, prev *setup, name, problem string, dirs []string) bool {
 	if prev == nil {
 		return false
 	}
@@ -631,7 +631,7 @@ func (h *Host) Statuses() []supervisor.Status {
 func (h *Host) Status(name string) (supervisor.Status, bool) { return h.st().status(name) }
 
 // status is a server's status, with its OAuth login state if it has one.
-func (st *state) status(name string) (supervisor.Status, bool) {
+func (st *setup) status(name string) (supervisor.Status, bool) {
 	if s, ok := st.servers[name]; ok {
 		return st.withAuth(st.withKept(s.sup.Status())), true
 	}
@@ -641,7 +641,7 @@ func (st *state) status(name string) (supervisor.Status, bool) {
 
 // withKept adds to the status of a server kept on its previous entry
 // why: ConfigError, and the first line of its last error.
-func (st *state) withKept(status supervisor.Status) supervisor.Status {
+func (st *setup) withKept(status supervisor.Status) supervisor.Status {
 	msg, ok := st.kept[status.Name]
 	if !ok {
 		return status

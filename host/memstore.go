@@ -34,7 +34,7 @@ type MemorySessionStore struct {
 var _ SessionStore = (*MemorySessionStore)(nil)
 
 type memSession struct {
-	st      SessionState
+	st      SessionRecord
 	touched time.Time
 }
 
@@ -47,7 +47,7 @@ func NewMemorySessionStore(opts MemorySessionStoreOptions) *MemorySessionStore {
 }
 
 // Create implements SessionStore.
-func (m *MemorySessionStore) Create(_ context.Context, id string, st SessionState) error {
+func (m *MemorySessionStore) Create(_ context.Context, id string, st SessionRecord) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.opts.Now()
@@ -55,7 +55,7 @@ func (m *MemorySessionStore) Create(_ context.Context, id string, st SessionStat
 	if s, ok := m.sessions[id]; ok && !m.expired(s, now) {
 		return fmt.Errorf("session %q: %w", id, ErrSessionExists)
 	}
-	st.Format, st.Rev = SessionStateFormat, 1
+	st.Format, st.Rev = SessionRecordFormat, 1
 	if st.Created.IsZero() {
 		st.Created = now
 	}
@@ -64,23 +64,23 @@ func (m *MemorySessionStore) Create(_ context.Context, id string, st SessionStat
 }
 
 // Load implements SessionStore.
-func (m *MemorySessionStore) Load(_ context.Context, id string) (SessionState, error) {
+func (m *MemorySessionStore) Load(_ context.Context, id string) (SessionRecord, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, err := m.live(id)
 	if err != nil {
-		return SessionState{}, err
+		return SessionRecord{}, err
 	}
 	return s.st.Clone(), nil
 }
 
 // Update implements SessionStore.
-func (m *MemorySessionStore) Update(_ context.Context, id string, fn func(*SessionState) error) (SessionState, error) {
+func (m *MemorySessionStore) Update(_ context.Context, id string, fn func(*SessionRecord) error) (SessionRecord, error) {
 	m.mu.Lock()
 	s, err := m.live(id)
 	if err != nil {
 		m.mu.Unlock()
-		return SessionState{}, err
+		return SessionRecord{}, err
 	}
 	next := s.st.Clone()
 	if err := fn(&next); err != nil {
@@ -89,9 +89,9 @@ func (m *MemorySessionStore) Update(_ context.Context, id string, fn func(*Sessi
 		if errors.Is(err, ErrSessionUnchanged) {
 			return cur, nil
 		}
-		return SessionState{}, err
+		return SessionRecord{}, err
 	}
-	next.Format, next.Rev = SessionStateFormat, s.st.Rev+1
+	next.Format, next.Rev = SessionRecordFormat, s.st.Rev+1
 	s.st = next.Clone()
 	m.mu.Unlock()
 	m.notify(id, false)

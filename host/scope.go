@@ -9,7 +9,7 @@ import (
 	"github.com/plughost/plughost/host/registry"
 )
 
-// A session scoped to one server (SessionState.Scope; the gateway's
+// A session scoped to one server (SessionRecord.Scope; the gateway's
 // /servers/<name>/mcp) sees that server alone, as if connected to it
 // directly: its tools under their own names and definitions (discovery
 // does not apply: the client chose the server), plus read_file and
@@ -17,7 +17,7 @@ import (
 // tools of those names; its resources, prompts and tasks as they are.
 
 // fingerprint identifies the tool list a session with state st sees.
-func (h *Host) fingerprint(v *discovery.View, st SessionState) uint64 {
+func (h *Host) fingerprint(v *discovery.View, st SessionRecord) uint64 {
 	if st.Scope == "" {
 		return v.Fingerprint(st.Discovery)
 	}
@@ -82,7 +82,7 @@ func (s *Session) ToolDefinitions(ctx context.Context) ([]json.RawMessage, error
 // learned, and reports whether it differs from the one it had learned.
 func (s *Session) learn(ctx context.Context, v *discovery.View) (bool, error) {
 	changed := false
-	_, err := s.update(ctx, func(st *SessionState) error {
+	_, err := s.update(ctx, func(st *SessionRecord) error {
 		fp := s.h.fingerprint(v, *st)
 		if changed = st.Listed != fp; !changed {
 			return ErrSessionUnchanged
@@ -94,7 +94,7 @@ func (s *Session) learn(ctx context.Context, v *discovery.View) (bool, error) {
 }
 
 // Scope returns the server the session is scoped to ("" for every server;
-// see SessionState.Scope).
+// see SessionRecord.Scope).
 func (s *Session) Scope(ctx context.Context) (string, error) { return s.scopeOf(ctx) }
 
 // HasServerTool reports whether server lists a tool of its own name name.

@@ -47,7 +47,7 @@ func (h *Host) NewSession() *Session {
 // CreateSession stores a new session with state st (its discovery state
 // usually empty) under a fresh random id, for a front end that hands the
 // id to a client (the gateway's Mcp-Session-Id).
-func (h *Host) CreateSession(ctx context.Context, st SessionState) (*Session, error) {
+func (h *Host) CreateSession(ctx context.Context, st SessionRecord) (*Session, error) {
 	if _, ok := h.Server(st.Scope); st.Scope != "" && !ok {
 		return nil, fmt.Errorf("create session: server %q is not running (not configured, disabled or invalid)", st.Scope)
 	}
@@ -66,10 +66,10 @@ func (h *Host) CreateSession(ctx context.Context, st SessionState) (*Session, er
 
 // OpenSession returns the session with id and its current state, or an
 // error wrapping ErrSessionNotFound when it ended or expired.
-func (h *Host) OpenSession(ctx context.Context, id string) (*Session, SessionState, error) {
+func (h *Host) OpenSession(ctx context.Context, id string) (*Session, SessionRecord, error) {
 	st, err := h.sessions.Load(ctx, id)
 	if err != nil {
-		return nil, SessionState{}, err
+		return nil, SessionRecord{}, err
 	}
 	return &Session{h: h, id: id, scope: st.Scope, scopeKnown: true}, st, nil
 }
@@ -85,7 +85,7 @@ func (h *Host) Sessions() SessionStore { return h.sessions }
 // ID returns the session's id.
 func (s *Session) ID() string { return s.id }
 
-// scopeOf returns the session's scope (SessionState.Scope).
+// scopeOf returns the session's scope (SessionRecord.Scope).
 func (s *Session) scopeOf(ctx context.Context) (string, error) {
 	if s.scopeKnown {
 		return s.scope, nil
@@ -107,32 +107,32 @@ func newSessionID() string {
 }
 
 // State returns the session's current state.
-func (s *Session) State(ctx context.Context) (SessionState, error) {
+func (s *Session) State(ctx context.Context) (SessionRecord, error) {
 	st, err := s.h.sessions.Load(ctx, s.id)
 	if s.lazy && errors.Is(err, ErrSessionNotFound) {
-		return SessionState{Format: SessionStateFormat}, nil
+		return SessionRecord{Format: SessionRecordFormat}, nil
 	}
 	return st, err
 }
 
 // update changes the session's state atomically (see SessionStore.Update);
 // a lazy session is created on its first change.
-func (s *Session) update(ctx context.Context, fn func(*SessionState) error) (SessionState, error) {
+func (s *Session) update(ctx context.Context, fn func(*SessionRecord) error) (SessionRecord, error) {
 	st, err := s.h.sessions.Update(ctx, s.id, fn)
 	if !s.lazy || !errors.Is(err, ErrSessionNotFound) {
 		return st, err
 	}
-	fresh := SessionState{Created: time.Now()}
+	fresh := SessionRecord{Created: time.Now()}
 	if err := fn(&fresh); err != nil {
 		if errors.Is(err, ErrSessionUnchanged) {
 			return fresh, nil
 		}
-		return SessionState{}, err
+		return SessionRecord{}, err
 	}
 	if err := s.h.sessions.Create(ctx, s.id, fresh); errors.Is(err, ErrSessionExists) {
 		return s.h.sessions.Update(ctx, s.id, fn) // created concurrently: apply on top
 	} else if err != nil {
-		return SessionState{}, err
+		return SessionRecord{}, err
 	}
 	return fresh, nil
 }
@@ -150,7 +150,7 @@ func (s *Session) Tools(ctx context.Context) ([]registry.Tool, error) {
 func (s *Session) Visible(ctx context.Context) ([]registry.Tool, error) {
 	v := s.h.view()
 	var tools []registry.Tool
-	_, err := s.update(ctx, func(st *SessionState) error {
+	_, err := s.update(ctx, func(st *SessionRecord) error {
 		tools = v.Visible(st.Discovery)
 		fp := s.h.fingerprint(v, *st)
 		if st.Listed == fp {
@@ -176,7 +176,7 @@ func (s *Session) TakeListChange(ctx context.Context) (bool, error) {
 // Unlocks of tools that no longer exist are dropped.
 func (s *Session) EndTurn(ctx context.Context) error {
 	v := s.h.view()
-	_, err := s.update(ctx, func(st *SessionState) error {
+	_, err := s.update(ctx, func(st *SessionRecord) error {
 		next := v.EndTurn(st.Discovery)
 		if next.Equal(st.Discovery) {
 			return ErrSessionUnchanged
@@ -383,7 +383,7 @@ func (s *Session) search(ctx context.Context, v *discovery.View, name string, ar
 	text, isError, found := v.Search(name, args)
 	if len(found) > 0 {
 		newly := 0
-		_, err := s.update(ctx, func(st *SessionState) error {
+		_, err := s.update(ctx, func(st *SessionRecord) error {
 			next := v.Unlock(st.Discovery, found)
 			if next.Equal(st.Discovery) {
 				return ErrSessionUnchanged
@@ -414,7 +414,7 @@ func (s *Session) use(ctx context.Context, v *discovery.View, tool registry.Tool
 		return nil
 	}
 	unlocked := false
-	_, err := s.update(ctx, func(st *SessionState) error {
+	_, err := s.update(ctx, func(st *SessionRecord) error {
 		next, now := v.Use(st.Discovery, tool)
 		if next.Equal(st.Discovery) {
 			return ErrSessionUnchanged

@@ -65,7 +65,7 @@ func TestSessionInProcess(t *testing.T) {
 		m["servers"].(map[string]any)["fs"].(map[string]any)["deferred"] = false
 	})
 	ctx := context.Background()
-	s, err := h.CreateSession(ctx, host.SessionState{})
+	s, err := h.CreateSession(ctx, host.SessionRecord{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,24 +212,24 @@ func TestMemorySessionStore(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	changes := m.Watch(ctx)
-	if err := m.Create(ctx, "a", host.SessionState{Protocol: "2025-11-25"}); err != nil {
+	if err := m.Create(ctx, "a", host.SessionRecord{Protocol: "2025-11-25"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Create(ctx, "a", host.SessionState{}); !errors.Is(err, host.ErrSessionExists) {
+	if err := m.Create(ctx, "a", host.SessionRecord{}); !errors.Is(err, host.ErrSessionExists) {
 		t.Errorf("second create: %v", err)
 	}
-	st, err := m.Update(ctx, "a", func(st *host.SessionState) error { st.Listed = 7; return nil })
-	if err != nil || st.Rev != 2 || st.Listed != 7 || st.Protocol != "2025-11-25" || st.Format != host.SessionStateFormat {
+	st, err := m.Update(ctx, "a", func(st *host.SessionRecord) error { st.Listed = 7; return nil })
+	if err != nil || st.Rev != 2 || st.Listed != 7 || st.Protocol != "2025-11-25" || st.Format != host.SessionRecordFormat {
 		t.Fatalf("update: %+v %v", st, err)
 	}
 	if c := <-changes; c != (host.SessionChange{ID: "a"}) {
 		t.Errorf("change: %+v", c)
 	}
-	if st, err := m.Update(ctx, "a", func(*host.SessionState) error { return host.ErrSessionUnchanged }); err != nil || st.Rev != 2 {
+	if st, err := m.Update(ctx, "a", func(*host.SessionRecord) error { return host.ErrSessionUnchanged }); err != nil || st.Rev != 2 {
 		t.Errorf("unchanged update: rev %d %v", st.Rev, err)
 	}
 	boom := errors.New("boom")
-	if _, err := m.Update(ctx, "a", func(st *host.SessionState) error { st.Listed = 9; return boom }); !errors.Is(err, boom) {
+	if _, err := m.Update(ctx, "a", func(st *host.SessionRecord) error { st.Listed = 9; return boom }); !errors.Is(err, boom) {
 		t.Errorf("failing update: %v", err)
 	}
 	if st, _ := m.Load(ctx, "a"); st.Listed != 7 {
@@ -246,7 +246,7 @@ func TestMemorySessionStore(t *testing.T) {
 	if c := <-changes; c != (host.SessionChange{ID: "a", Ended: true}) {
 		t.Errorf("expiry change: %+v", c)
 	}
-	if err := m.Create(ctx, "b", host.SessionState{}); err != nil {
+	if err := m.Create(ctx, "b", host.SessionRecord{}); err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(2 * time.Minute)

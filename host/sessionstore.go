@@ -10,17 +10,17 @@ import (
 	"github.com/plughost/plughost/host/discovery"
 )
 
-// SessionStateFormat is the version of SessionState's JSON form. A store
+// SessionRecordFormat is the version of SessionRecord's JSON form. A store
 // holding state of another format treats it as absent rather than misread
 // it.
-const SessionStateFormat = 1
+const SessionRecordFormat = 1
 
-// SessionState is everything the host keeps about one session, as a plain
+// SessionRecord is everything the host keeps about one session, as a plain
 // value that encodes to JSON: any process that can read the store can serve
 // the session. It never holds a copy of the catalog, only what the session
 // unlocked and a few facts about its client.
-type SessionState struct {
-	// Format is SessionStateFormat when the state was written.
+type SessionRecord struct {
+	// Format is SessionRecordFormat when the state was written.
 	Format int `json:"v"`
 	// Rev is the store's revision of the state: every update that changes
 	// it raises Rev, so a store can refuse an update built on an older one
@@ -29,7 +29,7 @@ type SessionState struct {
 	// Created is when the session began.
 	Created time.Time `json:"created"`
 	// Discovery is what the session unlocked, for how many turns.
-	Discovery discovery.State `json:"discovery"`
+	Discovery discovery.Unlocks `json:"discovery"`
 	// Listed identifies the tool list the session's client last learned
 	// of (its tools/list, or a list_changed it was sent), so a front end
 	// tells the client exactly when its list changed (Session.TakeListChange).
@@ -46,7 +46,7 @@ type SessionState struct {
 }
 
 // Clone returns a copy sharing nothing a transition could modify.
-func (st SessionState) Clone() SessionState {
+func (st SessionRecord) Clone() SessionRecord {
 	if st.Discovery.Unlocked != nil {
 		st.Discovery.Unlocked = maps.Clone(st.Discovery.Unlocked)
 	}
@@ -77,17 +77,17 @@ var (
 type SessionStore interface {
 	// Create stores the state of a new session. It fails with
 	// ErrSessionExists when id is in use.
-	Create(ctx context.Context, id string, st SessionState) error
+	Create(ctx context.Context, id string, st SessionRecord) error
 	// Load returns a session's state, or ErrSessionNotFound. Loading counts
 	// as activity for idle expiry.
-	Load(ctx context.Context, id string) (SessionState, error)
+	Load(ctx context.Context, id string) (SessionRecord, error)
 	// Update changes one session atomically: fn gets the current state and
 	// edits it; the result is stored with a higher Rev, unless fn returns
 	// an error (nothing is stored; ErrSessionUnchanged means "no change"
 	// and is not returned). fn may run more than once when another process
 	// changed the session meanwhile, so it must have no side effects.
 	// ErrSessionNotFound when the session does not exist.
-	Update(ctx context.Context, id string, fn func(*SessionState) error) (SessionState, error)
+	Update(ctx context.Context, id string, fn func(*SessionRecord) error) (SessionRecord, error)
 	// Delete ends a session; deleting a missing one is no error.
 	Delete(ctx context.Context, id string) error
 	// Watch reports changed and ended sessions (by any process sharing the

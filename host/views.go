@@ -19,9 +19,9 @@ import (
 // started: nothing is known about it beyond its config.
 const StateNotProbed supervisor.State = "not probed"
 
-// ServerView is one configured server as front ends list it: its status,
+// ServerListing is one configured server as front ends list it: its status,
 // how its transport was chosen, and whether its tools are deferred and why.
-type ServerView struct {
+type ServerListing struct {
 	supervisor.Status
 	// Type is the configured type ("" when it is detected from command or
 	// url).
@@ -38,18 +38,18 @@ type ServerView struct {
 	Description string `json:"description"`
 }
 
-// ServerViews returns every configured server, sorted by name.
-func (h *Host) ServerViews() []ServerView {
+// ServerListings returns every configured server, sorted by name.
+func (h *Host) ServerListings() []ServerListing {
 	st, started := h.st(), h.started()
-	out := make([]ServerView, 0, len(st.order))
+	out := make([]ServerListing, 0, len(st.order))
 	for _, name := range st.order {
-		out = append(out, st.view(name, started))
+		out = append(out, st.listing(name, started))
 	}
 	return out
 }
 
-// view builds the ServerView of a configured server of st.
-func (st *state) view(name string, started bool) ServerView {
+// listing builds the ServerListing of a configured server of st.
+func (st *setup) listing(name string, started bool) ServerListing {
 	status, _ := st.status(name)
 	srv := st.cfg.MCP.Servers[name]
 	if _, running := st.servers[name]; running && !started {
@@ -59,7 +59,7 @@ func (st *state) view(name string, started bool) ServerView {
 		status.Transport = srv.Transport()
 	}
 	d, why := srv.DeferredState(st.cfg.MCP.Discovery.Enabled)
-	return ServerView{
+	return ServerListing{
 		Status: status, Type: srv.Type, Detected: srv.Type == "" || status.TransportNote != "",
 		Enabled: srv.Enabled, Deferred: d, DeferredReason: why, Description: DescribeState(status),
 	}
@@ -200,9 +200,9 @@ func count(n int, noun string) string {
 // its config entry (secrets masked whenever printed or marshalled), its
 // tools under their agent-facing names and the tail of its stderr.
 type ServerDetail struct {
-	// ServerView is the server's row, under "server" in JSON (its "tools"
+	// ServerListing is the server's row, under "server" in JSON (its "tools"
 	// is a count, the detail's a list).
-	ServerView `json:"server"`
+	ServerListing `json:"server"`
 	// Config is the server's entry (env, header and unknown-key values
 	// masked in every print and JSON encoding).
 	Config config.Server `json:"config"`
@@ -222,7 +222,7 @@ func (h *Host) ServerDetail(ctx context.Context, name string) (ServerDetail, err
 	if !ok {
 		return ServerDetail{}, &NoServerError{Name: name, Configured: append([]string(nil), st.order...)}
 	}
-	d := ServerDetail{ServerView: st.view(name, h.started()), Config: srv, Tools: h.ServerTools(name)}
+	d := ServerDetail{ServerListing: st.listing(name, h.started()), Config: srv, Tools: h.ServerTools(name)}
 	if d.Tools == nil {
 		d.Tools = []registry.Tool{}
 	}
@@ -293,11 +293,11 @@ const diagnosticsTimeout = time.Second
 // stderrTailLines is how many lines of stderr a ServerRow carries.
 const stderrTailLines = 20
 
-// ServerRow is a ServerView with what a dashboard shows beside it: the
+// ServerRow is a ServerListing with what a dashboard shows beside it: the
 // server's calls over the last minutes, its login state in one word and
 // the tail of its stderr (masked).
 type ServerRow struct {
-	ServerView
+	ServerListing
 	callstats.Summary
 	// Auth is AuthNone, AuthOK or AuthNeedsLogin. (In JSON it takes the
 	// place of the view's login detail, which is under auth_status.)
@@ -308,10 +308,10 @@ type ServerRow struct {
 	StderrTail string `json:"stderr_tail,omitempty"`
 }
 
-// View returns the row's ServerView as ServerViews has it (the login
+// Listing returns the row's ServerListing as ServerListings has it (the login
 // detail back in place, after a round trip through JSON).
-func (r ServerRow) View() ServerView {
-	v := r.ServerView
+func (r ServerRow) Listing() ServerListing {
+	v := r.ServerListing
 	v.Status.Auth = r.AuthStatus
 	return v
 }
@@ -321,7 +321,7 @@ func (r ServerRow) View() ServerView {
 // own (diagnosticsTimeout), so stuck plugins cost a listing one bound, not
 // one each.
 func (h *Host) ServerRows(ctx context.Context) []ServerRow {
-	return h.rows(ctx, h.ServerViews())
+	return h.rows(ctx, h.ServerListings())
 }
 
 // ServerPage is one page of the server rows, sorted by name.
@@ -356,9 +356,9 @@ func (h *Host) ServerRowsPage(ctx context.Context, after string, limit int) Serv
 		names = names[:limit]
 		page.Next = names[len(names)-1]
 	}
-	views := make([]ServerView, len(names))
+	views := make([]ServerListing, len(names))
 	for i, name := range names {
-		views[i] = st.view(name, started)
+		views[i] = st.listing(name, started)
 	}
 	page.Rows = h.rows(ctx, views)
 	return page
@@ -375,7 +375,7 @@ func sortedAfter(sorted []string, after string) int {
 }
 
 // totals counts st's servers.
-func (st *state) totals() ServerTotals {
+func (st *setup) totals() ServerTotals {
 	t := ServerTotals{Servers: len(st.order)}
 	for _, s := range st.servers {
 		if status := s.sup.Status(); status.State == supervisor.StateConnected {
@@ -387,7 +387,7 @@ func (st *state) totals() ServerTotals {
 }
 
 // rows completes views into rows, asking every plugin at once.
-func (h *Host) rows(ctx context.Context, views []ServerView) []ServerRow {
+func (h *Host) rows(ctx context.Context, views []ServerListing) []ServerRow {
 	out := make([]ServerRow, len(views))
 	var wg sync.WaitGroup
 	for i, v := range views {
@@ -398,8 +398,8 @@ func (h *Host) rows(ctx context.Context, views []ServerView) []ServerRow {
 }
 
 // row completes a view into its row.
-func (h *Host) row(ctx context.Context, v ServerView) ServerRow {
-	r := ServerRow{ServerView: v, Summary: h.calls.Summary(v.Name), Auth: AuthNone, AuthStatus: v.Status.Auth}
+func (h *Host) row(ctx context.Context, v ServerListing) ServerRow {
+	r := ServerRow{ServerListing: v, Summary: h.calls.Summary(v.Name), Auth: AuthNone, AuthStatus: v.Status.Auth}
 	switch a := v.Status.Auth; {
 	case a == nil:
 	case a.NeedsLogin || v.State == supervisor.StateNeedsLogin:

@@ -56,8 +56,8 @@ func TestServerViewsNotStarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	got := map[string]host.ServerView{}
-	for _, v := range h.ServerViews() {
+	got := map[string]host.ServerListing{}
+	for _, v := range h.ServerListings() {
 		got[v.Name] = v
 	}
 	for name, want := range map[string]struct {

@@ -3,7 +3,7 @@
 // request of any session.
 //
 // Data: one string key per session, <prefix>session:<id>, holding a write
-// id (16 hex digits) and the session's state as JSON (host.SessionState).
+// id (16 hex digits) and the session's state as JSON (host.SessionRecord).
 // Its TTL is the idle timeout, renewed by every read (GETEX) and write, so
 // Redis itself expires idle sessions and a session outlives any replica.
 //

@@ -115,8 +115,8 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) key(id string) string { return s.opts.Prefix + "session:" + id }
 
 // Create implements host.SessionStore.
-func (s *Store) Create(ctx context.Context, id string, st host.SessionState) error {
-	st.Format, st.Rev = host.SessionStateFormat, 1
+func (s *Store) Create(ctx context.Context, id string, st host.SessionRecord) error {
+	st.Format, st.Rev = host.SessionRecordFormat, 1
 	if st.Created.IsZero() {
 		st.Created = time.Now()
 	}
@@ -136,10 +136,10 @@ func (s *Store) Create(ctx context.Context, id string, st host.SessionState) err
 }
 
 // Load implements host.SessionStore; it renews the session's TTL.
-func (s *Store) Load(ctx context.Context, id string) (host.SessionState, error) {
+func (s *Store) Load(ctx context.Context, id string) (host.SessionRecord, error) {
 	raw, err := s.read(ctx, id)
 	if err != nil {
-		return host.SessionState{}, err
+		return host.SessionRecord{}, err
 	}
 	st, err := s.decode(id, raw)
 	if err == nil {
@@ -173,24 +173,24 @@ func (s *Store) read(ctx context.Context, id string) (string, error) {
 // this store last read or wrote serves as the expected one, so an update
 // usually costs one round trip; when fn changes nothing, the same script
 // checks that the value was current (and renews the TTL).
-func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionState) error) (host.SessionState, error) {
+func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionRecord) error) (host.SessionRecord, error) {
 	raw, ok := s.recent.get(id)
 	verified := false
 	if !ok {
 		var err error
 		if raw, err = s.read(ctx, id); err != nil {
-			return host.SessionState{}, err
+			return host.SessionRecord{}, err
 		}
 		verified = true
 	}
 	for attempt := 0; ; attempt++ {
 		if attempt == maxAttempts {
-			return host.SessionState{}, fmt.Errorf("session %q: %d concurrent updates in a row won the race; try again", id, maxAttempts)
+			return host.SessionRecord{}, fmt.Errorf("session %q: %d concurrent updates in a row won the race; try again", id, maxAttempts)
 		}
 		cur, err := s.decode(id, raw)
 		if err != nil {
 			s.recent.drop(id)
-			return host.SessionState{}, err
+			return host.SessionRecord{}, err
 		}
 		next, value := cur.Clone(), "" // "": unchanged, only check cur
 		if err := fn(&next); errors.Is(err, host.ErrSessionUnchanged) {
@@ -198,18 +198,18 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionStat
 				return cur, nil
 			}
 		} else if err != nil {
-			return host.SessionState{}, err
+			return host.SessionRecord{}, err
 		} else {
-			next.Format, next.Rev = host.SessionStateFormat, cur.Rev+1
+			next.Format, next.Rev = host.SessionRecordFormat, cur.Rev+1
 			if value, err = encode(next); err != nil {
-				return host.SessionState{}, fmt.Errorf("session %q: %w", id, err)
+				return host.SessionRecord{}, fmt.Errorf("session %q: %w", id, err)
 			}
 		}
 		won, current, err := s.swap(ctx, id, raw, value)
 		switch {
 		case err != nil:
 			s.recent.drop(id)
-			return host.SessionState{}, err
+			return host.SessionRecord{}, err
 		case won && value == "":
 			return cur, nil
 		case won:
@@ -273,7 +273,7 @@ func (s *Store) unavailable(ctx context.Context, op string, err error) error {
 const writeIDLen = 16
 
 // encode returns the stored form of st: a fresh write id, then the JSON.
-func encode(st host.SessionState) (string, error) {
+func encode(st host.SessionRecord) (string, error) {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return "", fmt.Errorf("encode session state: %w", err)
@@ -284,11 +284,11 @@ func encode(st host.SessionState) (string, error) {
 
 // decode reads a stored value. A value of another format, or one that is
 // not plughost's, counts as absent (it is never misread).
-func (s *Store) decode(id, raw string) (host.SessionState, error) {
-	var st host.SessionState
-	if len(raw) <= writeIDLen || json.Unmarshal([]byte(raw[writeIDLen:]), &st) != nil || st.Format != host.SessionStateFormat {
+func (s *Store) decode(id, raw string) (host.SessionRecord, error) {
+	var st host.SessionRecord
+	if len(raw) <= writeIDLen || json.Unmarshal([]byte(raw[writeIDLen:]), &st) != nil || st.Format != host.SessionRecordFormat {
 		s.logger.Warn("ignoring a session value plughost cannot read (another format or not plughost's); the session counts as ended", "session", id)
-		return host.SessionState{}, fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
+		return host.SessionRecord{}, fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
 	}
 	return st, nil
 }

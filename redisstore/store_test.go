@@ -56,10 +56,10 @@ func TestRedisDownAndBack(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	changes := s.Watch(ctx)
-	if err := s.Create(ctx, "a", host.SessionState{}); err != nil {
+	if err := s.Create(ctx, "a", host.SessionRecord{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Update(ctx, "a", func(st *host.SessionState) error { st.Listed = 1; return nil }); err != nil {
+	if _, err := s.Update(ctx, "a", func(st *host.SessionRecord) error { st.Listed = 1; return nil }); err != nil {
 		t.Fatal(err)
 	}
 
@@ -68,9 +68,9 @@ func TestRedisDownAndBack(t *testing.T) {
 	for name, op := range map[string]func() error{
 		"ping":   func() error { return s.Ping(ctx) },
 		"load":   func() error { _, err := s.Load(ctx, "a"); return err },
-		"create": func() error { return s.Create(ctx, "b", host.SessionState{}) },
+		"create": func() error { return s.Create(ctx, "b", host.SessionRecord{}) },
 		"update": func() error {
-			_, err := s.Update(ctx, "a", func(st *host.SessionState) error { st.Listed = 2; return nil })
+			_, err := s.Update(ctx, "a", func(st *host.SessionRecord) error { st.Listed = 2; return nil })
 			return err
 		},
 		"delete": func() error { return s.Delete(ctx, "a") },
@@ -124,7 +124,7 @@ func TestRedisErrorsQuoted(t *testing.T) {
 	if reply, err := srv.Command("CONFIG", "SET", "maxmemory", "1"); err != nil || reply != "+OK" {
 		t.Fatalf("CONFIG SET maxmemory: %q %v", reply, err)
 	}
-	err := s.Create(ctx, "a", host.SessionState{})
+	err := s.Create(ctx, "a", host.SessionRecord{})
 	if !errors.Is(err, host.ErrStoreUnavailable) || strings.Contains(err.Error(), "did not answer") ||
 		!strings.Contains(err.Error(), `redis at redis://127.0.0.1:`) || !strings.Contains(err.Error(), `answered create session with an error: "OOM command not allowed`) {
 		t.Errorf("create with Redis out of memory: %v", err)

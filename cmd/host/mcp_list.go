@@ -24,14 +24,14 @@ until each is connected or has failed (at most --timeout), and stops them again.
 shows the config alone, without connecting.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var rows []host.ServerView
+			var rows []host.ServerListing
 			if noProbe {
 				h, err := g.newHost()
 				if err != nil {
 					return err
 				}
 				defer h.Close()
-				rows = h.ServerViews()
+				rows = h.ServerListings()
 			} else {
 				src, err := g.live(cmd.Context(), wait)
 				if err != nil {
@@ -58,7 +58,7 @@ shows the config alone, without connecting.`,
 	return cmd
 }
 
-func printList(w io.Writer, rows []host.ServerView) {
+func printList(w io.Writer, rows []host.ServerListing) {
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "No servers configured (tools.mcp.servers is empty). Add one with: plughost mcp add <name> -- <command>")
 		return

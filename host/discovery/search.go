@@ -41,7 +41,7 @@ func (v *View) Search(toolName string, args json.RawMessage) (text string, isErr
 
 // Unlock returns st with the tools found by a search unlocked (or renewed)
 // for TTL turns.
-func (v *View) Unlock(st State, found []string) State {
+func (v *View) Unlock(st Unlocks, found []string) Unlocks {
 	return st.Unlock(v.rules.settings.TTL, found...)
 }
 

@@ -81,7 +81,7 @@ func TestSearch(t *testing.T) {
 			f.searcher.byQ["file"] = []string{"mcp_fs_read_file", "mcp_gone_file", "mcp_github_get_file", "mcp_fs_write_file"}
 			v := f.view(t, c.settings)
 			text, isErr, found := v.Search(c.tool, c.args)
-			st := v.Unlock(State{}, found)
+			st := v.Unlock(Unlocks{}, found)
 			if isErr != (c.wantErr != "") || !strings.Contains(text, c.wantErr) {
 				t.Fatalf("got (%q, isError %v); want error %q", text, isErr, c.wantErr)
 			}

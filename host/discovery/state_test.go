@@ -52,7 +52,7 @@ func TestTTLAgeing(t *testing.T) {
 			f := newFixture()
 			f.searcher.byQ["issue"] = []string{issue}
 			v := f.view(t, Settings{Enabled: true, TTL: c.ttl, MaxResults: 5, UseBM25: true})
-			var st State
+			var st Unlocks
 			for i, s := range c.steps {
 				switch s.do {
 				case "unlock":
@@ -82,14 +82,14 @@ func TestTransitionsArePure(t *testing.T) {
 	f := newFixture()
 	f.searcher.byQ["issue"] = []string{issue}
 	v := f.view(t, on())
-	start := State{}.Unlock(2, "mcp_postgres_query")
-	keep := State{Unlocked: map[string]int{"mcp_postgres_query": 2}}
+	start := Unlocks{}.Unlock(2, "mcp_postgres_query")
+	keep := Unlocks{Unlocked: map[string]int{"mcp_postgres_query": 2}}
 	aged := start.NextTurn()
 	_, _, hits := v.Search(BM25ToolName, args("query", "issue"))
 	found := v.Unlock(start, hits)
 	query, _ := v.Lookup("mcp_postgres_query")
 	used, _ := v.Use(aged, query)
-	for name, c := range map[string]struct{ from, next State }{
+	for name, c := range map[string]struct{ from, next Unlocks }{
 		"search": {start, found}, "end of turn": {start, v.EndTurn(start)}, "unlock": {start, start.Unlock(5, issue)},
 		"renew": {aged, aged.Renew(2, "mcp_postgres_query")}, "use": {aged, used},
 		"keep": {start, start.Keep(func(string) bool { return false })},
@@ -124,7 +124,7 @@ func TestUse(t *testing.T) {
 			if !ok {
 				t.Fatalf("no tool %s", c.call)
 			}
-			st, unlocked := v.Use(State{}, tool)
+			st, unlocked := v.Use(Unlocks{}, tool)
 			if unlocked != c.wantUnlocked {
 				t.Errorf("unlockedNow = %v; want %v", unlocked, c.wantUnlocked)
 			}
@@ -139,7 +139,7 @@ func TestUseRefreshesAnUnlock(t *testing.T) {
 	f := newFixture()
 	v := f.view(t, on()) // TTL 2
 	tool, _ := v.Lookup(issue)
-	st, u := v.Use(State{}, tool)
+	st, u := v.Use(Unlocks{}, tool)
 	if !u {
 		t.Fatal("first call did not unlock")
 	}
@@ -161,7 +161,7 @@ func TestUseRefreshesAnUnlock(t *testing.T) {
 // end of the turn and never shows.
 func TestEndTurnDropsToolsThatAreGone(t *testing.T) {
 	f := newFixture()
-	st := State{}.Unlock(5, issue, "mcp_gone_tool", "mcp_fs_read_file")
+	st := Unlocks{}.Unlock(5, issue, "mcp_gone_tool", "mcp_fs_read_file")
 	v := f.view(t, on())
 	if got := names(v.Visible(st)); !cmp.Equal(got, withIssue()) {
 		t.Errorf("visible %v, want %v", got, withIssue())
@@ -176,11 +176,11 @@ func TestFingerprint(t *testing.T) {
 	f := newFixture()
 	f.searcher.byQ["issue"] = []string{issue}
 	v := f.view(t, on())
-	empty := v.Fingerprint(State{})
-	if got := v.Fingerprint(State{}.Unlock(2, "mcp_fs_read_file", "mcp_nowhere")); got != empty {
+	empty := v.Fingerprint(Unlocks{})
+	if got := v.Fingerprint(Unlocks{}.Unlock(2, "mcp_fs_read_file", "mcp_nowhere")); got != empty {
 		t.Error("unlocking a pinned or unknown tool changed the fingerprint")
 	}
-	one := State{}.Unlock(2, issue)
+	one := Unlocks{}.Unlock(2, issue)
 	if v.Fingerprint(one) == empty {
 		t.Error("an unlock did not change the fingerprint")
 	}
@@ -193,7 +193,7 @@ func TestFingerprint(t *testing.T) {
 	changed := append([]registry.Tool(nil), f.all...)
 	changed[0].Description = "something else" // mcp_github_create_issue
 	v2 := f.rules(t, on()).NewView(registry.NewSnapshot(changed), nil)
-	if v2.Fingerprint(State{}) != empty {
+	if v2.Fingerprint(Unlocks{}) != empty {
 		t.Error("a hidden tool's change altered sessions that do not see it")
 	}
 	if v2.Fingerprint(one) == v.Fingerprint(one) {
@@ -203,16 +203,16 @@ func TestFingerprint(t *testing.T) {
 
 // A state survives JSON, the way a session store keeps it.
 func TestStateJSON(t *testing.T) {
-	st := State{}.Unlock(3, issue).Unlock(1, "mcp_postgres_query")
+	st := Unlocks{}.Unlock(3, issue).Unlock(1, "mcp_postgres_query")
 	b, err := json.Marshal(st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back State
+	var back Unlocks
 	if err := json.Unmarshal(b, &back); err != nil || !back.Equal(st) {
 		t.Fatalf("%s → %v (%v)", b, back.Unlocked, err)
 	}
-	if b, _ := json.Marshal(State{}); string(b) != "{}" {
+	if b, _ := json.Marshal(Unlocks{}); string(b) != "{}" {
 		t.Errorf("empty state encodes as %s", b)
 	}
 }

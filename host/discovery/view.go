@@ -62,7 +62,7 @@ func (v *View) Lookup(name string) (registry.Tool, bool) { return v.snap.Lookup(
 // off; otherwise the extras, the tools of servers that are not deferred and
 // the tools st unlocked. The slice may be shared with other sessions: the
 // caller must not modify it.
-func (v *View) Visible(st State) []registry.Tool {
+func (v *View) Visible(st Unlocks) []registry.Tool {
 	unlocked := v.unlocked(st)
 	if len(unlocked) == 0 {
 		return v.shown
@@ -86,7 +86,7 @@ func (v *View) Visible(st State) []registry.Tool {
 // Fingerprint identifies the list Visible(st) returns: it changes exactly
 // when a tool appears, disappears or changes its definition (up to a 64-bit
 // hash collision). It costs O(what st unlocked).
-func (v *View) Fingerprint(st State) uint64 {
+func (v *View) Fingerprint(st Unlocks) uint64 {
 	sum := v.base
 	for _, t := range v.unlocked(st) {
 		sum += mix(t.Hash)
@@ -95,7 +95,7 @@ func (v *View) Fingerprint(st State) uint64 {
 }
 
 // unlocked returns the hidden tools st unlocked that exist, unsorted.
-func (v *View) unlocked(st State) []registry.Tool {
+func (v *View) unlocked(st Unlocks) []registry.Tool {
 	var out []registry.Tool
 	for name, left := range st.Unlocked {
 		if left <= 0 {
@@ -111,7 +111,7 @@ func (v *View) unlocked(st State) []registry.Tool {
 // Use returns st after the model called tool t by name: a hidden tool is
 // unlocked (or renewed) for TTL turns — the model clearly knows it —, and
 // unlockedNow says it was not unlocked before. Other tools change nothing.
-func (v *View) Use(st State, t registry.Tool) (next State, unlockedNow bool) {
+func (v *View) Use(st Unlocks, t registry.Tool) (next Unlocks, unlockedNow bool) {
 	if !v.rules.Hidden(t) {
 		return st, false
 	}
@@ -120,7 +120,7 @@ func (v *View) Use(st State, t registry.Tool) (next State, unlockedNow bool) {
 
 // EndTurn returns st one turn later, without the unlocks of tools that no
 // longer exist or are no longer hidden.
-func (v *View) EndTurn(st State) State {
+func (v *View) EndTurn(st Unlocks) Unlocks {
 	return st.NextTurn().Keep(func(name string) bool {
 		t, ok := v.snap.Lookup(name)
 		return ok && v.rules.Hidden(t)

@@ -35,7 +35,7 @@ func TestDeferredTruthTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			all := []registry.Tool{tool("srv", "do")}
-			got := len(viewOf(r, all).Visible(State{})) == 1
+			got := len(viewOf(r, all).Visible(Unlocks{})) == 1
 			if got != c.wantVisible {
 				t.Errorf("visible = %v; want %v", got, c.wantVisible)
 			}
@@ -113,7 +113,7 @@ func TestSpecExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(c.wantVisible, names(viewOf(r, c.tools).Visible(State{}))); diff != "" {
+			if diff := cmp.Diff(c.wantVisible, names(viewOf(r, c.tools).Visible(Unlocks{}))); diff != "" {
 				t.Errorf("visible (-want +got):\n%s", diff)
 			}
 			var got []string
@@ -133,10 +133,10 @@ func TestVisibleSortedStably(t *testing.T) {
 	shuffled := []registry.Tool{f.all[6], f.all[0], f.all[3], f.all[5], f.all[1], f.all[4], f.all[2]}
 	want := []string{"mcp_fs_read_file", "mcp_fs_write_file", "mcp_github_create_issue", "mcp_github_get_file",
 		"mcp_github_list_issues", "mcp_postgres_list_tables", "mcp_postgres_query"}
-	if diff := cmp.Diff(want, names(viewOf(r, shuffled).Visible(State{}))); diff != "" {
+	if diff := cmp.Diff(want, names(viewOf(r, shuffled).Visible(Unlocks{}))); diff != "" {
 		t.Errorf("visible (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(want, names(viewOf(r, f.all).Visible(State{}))); diff != "" {
+	if diff := cmp.Diff(want, names(viewOf(r, f.all).Visible(Unlocks{}))); diff != "" {
 		t.Errorf("visible from another order (-want +got):\n%s", diff)
 	}
 	if shuffled[0].Name != "mcp_fs_write_file" {

@@ -51,7 +51,7 @@ const minThrottleWait = 20 * time.Millisecond
 const throttleQuiet = time.Second
 
 // floodMeter is a token bucket over a server's own messages that also
-// times throttle episodes. It is used by the read loop only; Transport
+// times throttle episodes. It is used by the read loop only; Endpoint
 // copies what others read under its lock.
 type floodMeter struct {
 	limit    FloodLimit
@@ -109,7 +109,7 @@ func (m *floodMeter) throttledSince(now time.Time) (time.Time, bool) {
 // FloodLimit). onThrottle, when not nil, is called (off the read loop) each
 // time a throttle episode begins; Throttled tells when it has ended. Call
 // it before Start.
-func (t *Transport) SetFloodLimit(l FloodLimit, onThrottle func()) {
+func (t *Endpoint) SetFloodLimit(l FloodLimit, onThrottle func()) {
 	if l.Rate <= 0 {
 		return
 	}
@@ -121,7 +121,7 @@ func (t *Transport) SetFloodLimit(l FloodLimit, onThrottle func()) {
 
 // Throttled reports whether the server is being read at its flood limit's
 // rate, and since when.
-func (t *Transport) Throttled() (time.Time, bool) {
+func (t *Endpoint) Throttled() (time.Time, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.flood == nil {
@@ -134,7 +134,7 @@ func (t *Transport) Throttled() (time.Time, bool) {
 // own: it waits while the server is over the rate, and returns a
 // *FloodError once it has been for longer than the grace period (or the
 // transport's context error when it is closed meanwhile).
-func (t *Transport) meter() error {
+func (t *Endpoint) meter() error {
 	t.mu.Lock()
 	if t.flood == nil {
 		t.mu.Unlock()

@@ -45,7 +45,7 @@ func (c *floodConn) Close() error {
 // floodTransport starts a transport over a floodConn; it counts the
 // notifications handled and the throttle episodes begun. Call it inside a
 // synctest bubble.
-func floodTransport(t *testing.T, l FloodLimit, gap func(int64) time.Duration) (*Transport, *atomic.Int64, *atomic.Int64) {
+func floodTransport(t *testing.T, l FloodLimit, gap func(int64) time.Duration) (*Endpoint, *atomic.Int64, *atomic.Int64) {
 	t.Helper()
 	conn := &floodConn{gap: gap, closed: make(chan struct{})}
 	tr := New(conn, nil)

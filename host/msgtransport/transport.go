@@ -43,8 +43,10 @@ var ErrClosed = errors.New("connection closed")
 // before the read loop pauses (backpressure instead of unbounded memory).
 const notificationQueue = 256
 
-// Transport adapts a Conn to mcp-go. It is safe for concurrent use.
-type Transport struct {
+// Endpoint is the host's JSON-RPC end of one server connection: it
+// writes requests, matches answers to them by id and dispatches what the
+// server sends on its own. It is safe for concurrent use.
+type Endpoint struct {
 	conn   Conn
 	logger hclog.Logger
 
@@ -135,13 +137,13 @@ type RPCError struct {
 
 func (e *RPCError) Error() string { return fmt.Sprintf("%s (JSON-RPC error %d)", e.Message, e.Code) }
 
-// New returns a Transport over conn. Start must be called before use.
-func New(conn Conn, logger hclog.Logger) *Transport {
+// New returns an Endpoint over conn. Start must be called before use.
+func New(conn Conn, logger hclog.Logger) *Endpoint {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Transport{
+	return &Endpoint{
 		conn:          conn,
 		logger:        logger,
 		ctx:           ctx,
@@ -154,7 +156,7 @@ func New(conn Conn, logger hclog.Logger) *Transport {
 }
 
 // Start launches the read loop and the notification dispatcher. It is idempotent.
-func (t *Transport) Start(context.Context) error {
+func (t *Endpoint) Start(context.Context) error {
 	t.startOnce.Do(func() {
 		go t.readLoop()
 		go t.dispatchNotifications()
@@ -163,10 +165,10 @@ func (t *Transport) Start(context.Context) error {
 }
 
 // Done is closed when the connection has ended; Err then says why.
-func (t *Transport) Done() <-chan struct{} { return t.ended }
+func (t *Endpoint) Done() <-chan struct{} { return t.ended }
 
 // Err returns why the connection ended, or nil while it is up.
-func (t *Transport) Err() error {
+func (t *Endpoint) Err() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.endErr
@@ -174,7 +176,7 @@ func (t *Transport) Err() error {
 
 // SendRequest sends request and waits for its response, ctx's end, or the
 // connection's end (whose error it returns, so a crash fails in-flight calls).
-func (t *Transport) SendRequest(ctx context.Context, request transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (t *Endpoint) SendRequest(ctx context.Context, request transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	msg, err := json.Marshal(request)
 	if err != nil {
 		return nil, fmt.Errorf("encode request %s: %w", request.Method, err)
@@ -189,7 +191,7 @@ func (t *Transport) SendRequest(ctx context.Context, request transport.JSONRPCRe
 // exchange sends msg, a request whose id encodes as key, and waits for its
 // response; the notifications the server sent before the response are
 // handled first.
-func (t *Transport) exchange(ctx context.Context, key string, msg []byte) (*transport.JSONRPCResponse, error) {
+func (t *Endpoint) exchange(ctx context.Context, key string, msg []byte) (*transport.JSONRPCResponse, error) {
 	ch := make(chan reply, 1)
 	if err := t.addPending(key, ch); err != nil {
 		return nil, err
@@ -212,7 +214,7 @@ func (t *Transport) exchange(ctx context.Context, key string, msg []byte) (*tran
 // waitDispatched returns once notification seq was handled (or ctx
 // ended), when a notification handler is set (RawHandlers.Notification,
 // which must not block).
-func (t *Transport) waitDispatched(ctx context.Context, seq uint64) {
+func (t *Endpoint) waitDispatched(ctx context.Context, seq uint64) {
 	for {
 		t.mu.Lock()
 		if t.dispatched >= seq || t.onRaw.Notification == nil {
@@ -237,7 +239,7 @@ func (t *Transport) waitDispatched(ctx context.Context, seq uint64) {
 // response, which the caller owns. A JSON-RPC error answer is returned as an
 // *RPCError, code, message and data as the server sent them. When ctx ends
 // before the response, the server is sent notifications/cancelled.
-func (t *Transport) Request(ctx context.Context, r Request) (json.RawMessage, error) {
+func (t *Endpoint) Request(ctx context.Context, r Request) (json.RawMessage, error) {
 	method, params := r.Method, r.Params
 	id := "plughost-" + strconv.FormatUint(t.lastID.Add(1), 10)
 	key := strconv.Quote(id)
@@ -302,7 +304,7 @@ func rpcErrorOf(d *mcp.JSONRPCErrorDetails) *RPCError {
 const cancelGrace = time.Second
 
 // cancel tells the server to stop working on request id.
-func (t *Transport) cancel(id mcp.RequestId, why error) {
+func (t *Endpoint) cancel(id mcp.RequestId, why error) {
 	msg, err := json.Marshal(map[string]any{
 		"jsonrpc": mcp.JSONRPC_VERSION,
 		"method":  string(mcp.MethodNotificationCancelled),
@@ -320,7 +322,7 @@ func (t *Transport) cancel(id mcp.RequestId, why error) {
 
 // betterError prefers the connection's end reason (e.g. "server exited: …")
 // over the bare send failure it caused, when the end is already known.
-func (t *Transport) betterError(sendErr error) error {
+func (t *Endpoint) betterError(sendErr error) error {
 	select {
 	case <-t.ended:
 		return t.Err()
@@ -329,7 +331,7 @@ func (t *Transport) betterError(sendErr error) error {
 	}
 }
 
-func (t *Transport) addPending(key string, ch chan reply) error {
+func (t *Endpoint) addPending(key string, ch chan reply) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.endErr != nil {
@@ -342,14 +344,14 @@ func (t *Transport) addPending(key string, ch chan reply) error {
 	return nil
 }
 
-func (t *Transport) removePending(key string) {
+func (t *Endpoint) removePending(key string) {
 	t.mu.Lock()
 	delete(t.pending, key)
 	t.mu.Unlock()
 }
 
 // SendNotification sends a notification to the server.
-func (t *Transport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+func (t *Endpoint) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
 	msg, err := json.Marshal(n)
 	if err != nil {
 		return fmt.Errorf("encode notification %s: %w", n.Method, err)
@@ -363,14 +365,14 @@ func (t *Transport) SendNotification(ctx context.Context, n mcp.JSONRPCNotificat
 // SetRawHandlers sets handlers that receive the server's notifications and
 // requests as raw JSON. Until they are set, notifications are dropped and
 // requests answered -32601 (method not found).
-func (t *Transport) SetRawHandlers(h RawHandlers) {
+func (t *Endpoint) SetRawHandlers(h RawHandlers) {
 	t.mu.Lock()
 	t.onRaw = h
 	t.mu.Unlock()
 }
 
 // Close closes the connection and fails every pending call.
-func (t *Transport) Close() error {
+func (t *Endpoint) Close() error {
 	t.finish(ErrClosed)
 	err := t.conn.Close()
 	t.stop()
@@ -379,7 +381,7 @@ func (t *Transport) Close() error {
 
 // finish records why the connection ended (first reason wins) and wakes
 // everyone waiting. It reports whether this call was the first.
-func (t *Transport) finish(reason error) bool {
+func (t *Endpoint) finish(reason error) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.endErr != nil {
@@ -430,7 +432,7 @@ func parseEnvelope(msg json.RawMessage) (envelope, error) {
 	return env, err
 }
 
-func (t *Transport) readLoop() {
+func (t *Endpoint) readLoop() {
 	for {
 		msg, err := t.conn.Recv(t.ctx)
 		if err == nil {
@@ -448,7 +450,7 @@ func (t *Transport) readLoop() {
 // to the dispatcher, a request to a handler of its own. What the server
 // sends on its own goes through the flood limit first; an error ends the
 // connection.
-func (t *Transport) route(msg json.RawMessage) error {
+func (t *Endpoint) route(msg json.RawMessage) error {
 	env, err := parseEnvelope(msg)
 	if err != nil {
 		t.logger.Warn("dropping malformed message from server", "error", err, "bytes", len(msg))
@@ -477,7 +479,7 @@ func (t *Transport) route(msg json.RawMessage) error {
 	return nil
 }
 
-func (t *Transport) deliver(env envelope) {
+func (t *Endpoint) deliver(env envelope) {
 	key := string(bytes.TrimSpace(env.ID))
 	t.mu.Lock()
 	ch := t.pending[key]
@@ -491,7 +493,7 @@ func (t *Transport) deliver(env envelope) {
 	ch <- reply{resp: &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: env.Result, Error: env.Error}, after: t.queued}
 }
 
-func (t *Transport) dispatchNotifications() {
+func (t *Endpoint) dispatchNotifications() {
 	for n := range t.notifications {
 		t.mu.Lock()
 		raw := t.onRaw.Notification
@@ -511,7 +513,7 @@ func (t *Transport) dispatchNotifications() {
 
 // startServing answers a server→client request in a goroutine of its own,
 // with the raw handler (-32601 when none is set).
-func (t *Transport) startServing(env envelope) {
+func (t *Endpoint) startServing(env envelope) {
 	t.mu.Lock()
 	raw := t.onRaw.Request
 	if raw == nil {
@@ -545,7 +547,7 @@ func (t *Transport) startServing(env envelope) {
 }
 
 // stopServing cancels the server request a notifications/cancelled names.
-func (t *Transport) stopServing(params json.RawMessage) {
+func (t *Endpoint) stopServing(params json.RawMessage) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
@@ -562,7 +564,7 @@ func (t *Transport) stopServing(params json.RawMessage) {
 
 // answer sends the response to server request id: result, or err as a
 // JSON-RPC error.
-func (t *Transport) answer(id json.RawMessage, method string, result json.RawMessage, err error) {
+func (t *Endpoint) answer(id json.RawMessage, method string, result json.RawMessage, err error) {
 	var out []byte
 	if err == nil {
 		if len(result) == 0 {

@@ -63,7 +63,7 @@ func request(id int64, method string) transport.JSONRPCRequest {
 	return transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method}
 }
 
-func started(t *testing.T) (*Transport, *fakeConn) {
+func started(t *testing.T) (*Endpoint, *fakeConn) {
 	t.Helper()
 	conn := newFakeConn()
 	tr := New(conn, nil)

@@ -34,20 +34,20 @@ func createLoadUpdate(t *testing.T, open Open) {
 	if _, err := a.Load(ctx, "nope"); !errors.Is(err, host.ErrSessionNotFound) {
 		t.Errorf("load of a missing session: %v, want ErrSessionNotFound", err)
 	}
-	if _, err := a.Update(ctx, "nope", func(*host.SessionState) error { return nil }); !errors.Is(err, host.ErrSessionNotFound) {
+	if _, err := a.Update(ctx, "nope", func(*host.SessionRecord) error { return nil }); !errors.Is(err, host.ErrSessionNotFound) {
 		t.Errorf("update of a missing session: %v, want ErrSessionNotFound", err)
 	}
-	if err := a.Create(ctx, "s", host.SessionState{Protocol: "2025-11-25"}); err != nil {
+	if err := a.Create(ctx, "s", host.SessionRecord{Protocol: "2025-11-25"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Create(ctx, "s", host.SessionState{}); !errors.Is(err, host.ErrSessionExists) {
+	if err := b.Create(ctx, "s", host.SessionRecord{}); !errors.Is(err, host.ErrSessionExists) {
 		t.Errorf("second create of one id: %v, want ErrSessionExists", err)
 	}
 	st, err := b.Load(ctx, "s")
-	if err != nil || st.Rev != 1 || st.Format != host.SessionStateFormat || st.Protocol != "2025-11-25" || st.Created.IsZero() {
+	if err != nil || st.Rev != 1 || st.Format != host.SessionRecordFormat || st.Protocol != "2025-11-25" || st.Created.IsZero() {
 		t.Fatalf("load after create: %+v %v", st, err)
 	}
-	st, err = b.Update(ctx, "s", func(st *host.SessionState) error {
+	st, err = b.Update(ctx, "s", func(st *host.SessionRecord) error {
 		st.Listed, st.Discovery = 7, st.Discovery.Unlock(3, "mcp_a_x")
 		return nil
 	})
@@ -57,11 +57,11 @@ func createLoadUpdate(t *testing.T, open Open) {
 	if got, _ := a.Load(ctx, "s"); got.Rev != 2 || got.Discovery.Unlocked["mcp_a_x"] != 3 {
 		t.Errorf("the other handle loads %+v after the update", got)
 	}
-	if st, err := a.Update(ctx, "s", func(*host.SessionState) error { return host.ErrSessionUnchanged }); err != nil || st.Rev != 2 || st.Listed != 7 {
+	if st, err := a.Update(ctx, "s", func(*host.SessionRecord) error { return host.ErrSessionUnchanged }); err != nil || st.Rev != 2 || st.Listed != 7 {
 		t.Errorf("unchanged update: %+v %v", st, err)
 	}
 	boom := errors.New("boom")
-	if _, err := a.Update(ctx, "s", func(st *host.SessionState) error { st.Listed = 9; return boom }); !errors.Is(err, boom) {
+	if _, err := a.Update(ctx, "s", func(st *host.SessionRecord) error { st.Listed = 9; return boom }); !errors.Is(err, boom) {
 		t.Errorf("failing update: %v, want boom", err)
 	}
 	if st, _ := b.Load(ctx, "s"); st.Listed != 7 || st.Rev != 2 {
@@ -83,7 +83,7 @@ func createLoadUpdate(t *testing.T, open Open) {
 func concurrent(t *testing.T, open Open) {
 	ctx := context.Background()
 	a, b := open(t, time.Minute)
-	if err := a.Create(ctx, "s", host.SessionState{}); err != nil {
+	if err := a.Create(ctx, "s", host.SessionRecord{}); err != nil {
 		t.Fatal(err)
 	}
 	const writers, each = 8, 25
@@ -97,7 +97,7 @@ func concurrent(t *testing.T, open Open) {
 		wg.Go(func() {
 			for i := range each {
 				name := fmt.Sprintf("mcp_w%d_t%d", w, i)
-				_, err := store.Update(ctx, "s", func(st *host.SessionState) error {
+				_, err := store.Update(ctx, "s", func(st *host.SessionRecord) error {
 					st.Discovery = st.Discovery.Unlock(1000, name)
 					return nil
 				})
@@ -128,7 +128,7 @@ func concurrent(t *testing.T, open Open) {
 			store = b
 		}
 		turns.Go(func() {
-			if _, err := store.Update(ctx, "s", func(st *host.SessionState) error { st.Discovery = st.Discovery.NextTurn(); return nil }); err != nil {
+			if _, err := store.Update(ctx, "s", func(st *host.SessionRecord) error { st.Discovery = st.Discovery.NextTurn(); return nil }); err != nil {
 				t.Error(err)
 			}
 		})
@@ -145,14 +145,14 @@ func concurrent(t *testing.T, open Open) {
 func otherWrites(t *testing.T, open Open) {
 	ctx := context.Background()
 	a, b := open(t, time.Minute)
-	if err := a.Create(ctx, "s", host.SessionState{}); err != nil {
+	if err := a.Create(ctx, "s", host.SessionRecord{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.Load(ctx, "s"); err != nil { // b has seen rev 1
 		t.Fatal(err)
 	}
-	setListed := func(v uint64) func(*host.SessionState) error {
-		return func(st *host.SessionState) error {
+	setListed := func(v uint64) func(*host.SessionRecord) error {
+		return func(st *host.SessionRecord) error {
 			if st.Listed == v {
 				return host.ErrSessionUnchanged
 			}
@@ -183,14 +183,14 @@ func watch(t *testing.T, open Open) {
 	defer cancel()
 	a, b := open(t, time.Minute)
 	changes := b.Watch(ctx)
-	if err := a.Create(ctx, "w", host.SessionState{}); err != nil {
+	if err := a.Create(ctx, "w", host.SessionRecord{}); err != nil {
 		t.Fatal(err)
 	}
 	// A watch may start listening after it returns: write until it reports.
 	deadline := time.After(10 * time.Second)
 	seen := false
 	for i := 0; !seen; i++ {
-		if _, err := a.Update(ctx, "w", func(st *host.SessionState) error { st.Listed = uint64(i + 1); return nil }); err != nil {
+		if _, err := a.Update(ctx, "w", func(st *host.SessionRecord) error { st.Listed = uint64(i + 1); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -227,10 +227,10 @@ func expiry(t *testing.T, open Open) {
 	ctx := context.Background()
 	const idle = time.Second
 	a, b := open(t, idle)
-	if err := a.Create(ctx, "old", host.SessionState{}); err != nil {
+	if err := a.Create(ctx, "old", host.SessionRecord{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Create(ctx, "kept", host.SessionState{Discovery: discovery.State{Unlocked: map[string]int{"x": 1}}}); err != nil {
+	if err := a.Create(ctx, "kept", host.SessionRecord{Discovery: discovery.Unlocks{Unlocked: map[string]int{"x": 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	for range 4 {

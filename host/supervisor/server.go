@@ -42,7 +42,7 @@ type Server struct {
 // message transport on it.
 type connection struct {
 	plugin    pluginProcess
-	transport *msgtransport.Transport
+	transport *msgtransport.Endpoint
 	serverPID int
 	path      string // "direct-pipes" or "relay"
 	relist    chan struct{}

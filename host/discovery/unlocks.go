@@ -2,26 +2,26 @@ package discovery
 
 import "maps"
 
-// State is one session's discovery state: the tools it unlocked and how
+// Unlocks is what one session unlocked: the tools it unlocked and how
 // many turns each stays visible. It is a plain value that encodes to JSON,
 // so a session store can keep it anywhere; every transition returns a new
-// State and leaves its receiver untouched, so a State read from a store can
+// Unlocks and leaves its receiver untouched, so an Unlocks read from a store can
 // be shared without locks.
 //
 // Turns: a tool unlocked (by a search, an exact-name call or a renewal) with
 // TTL n is visible in the current turn and the n-1 turns after it, so it is
 // hidden again after the n-th NextTurn.
-type State struct {
+type Unlocks struct {
 	// Unlocked maps an agent-facing tool name to the turns it stays
 	// visible, counting the current one.
 	Unlocked map[string]int `json:"unlocked,omitempty"`
 }
 
 // IsUnlocked reports whether the tool name is unlocked now.
-func (s State) IsUnlocked(name string) bool { return s.Unlocked[name] > 0 }
+func (s Unlocks) IsUnlocked(name string) bool { return s.Unlocked[name] > 0 }
 
 // Unlock returns the state with names unlocked (or renewed) for ttl turns.
-func (s State) Unlock(ttl int, names ...string) State {
+func (s Unlocks) Unlock(ttl int, names ...string) Unlocks {
 	if allAt(s.Unlocked, ttl, names) {
 		return s
 	}
@@ -30,7 +30,7 @@ func (s State) Unlock(ttl int, names ...string) State {
 	for _, n := range names {
 		next[n] = ttl
 	}
-	return State{Unlocked: next}
+	return Unlocks{Unlocked: next}
 }
 
 func allAt(m map[string]int, ttl int, names []string) bool {
@@ -44,7 +44,7 @@ func allAt(m map[string]int, ttl int, names []string) bool {
 
 // Renew returns the state with the tool name given its full ttl again if it
 // is unlocked; a tool that is not unlocked stays hidden.
-func (s State) Renew(ttl int, name string) State {
+func (s Unlocks) Renew(ttl int, name string) Unlocks {
 	if left, ok := s.Unlocked[name]; !ok || left == ttl {
 		return s
 	}
@@ -53,7 +53,7 @@ func (s State) Renew(ttl int, name string) State {
 
 // NextTurn returns the state one turn later: every unlock is a turn older,
 // and the tools whose turns ran out are hidden again.
-func (s State) NextTurn() State {
+func (s Unlocks) NextTurn() Unlocks {
 	if len(s.Unlocked) == 0 {
 		return s
 	}
@@ -63,12 +63,12 @@ func (s State) NextTurn() State {
 			next[name] = left - 1
 		}
 	}
-	return State{Unlocked: next}
+	return Unlocks{Unlocked: next}
 }
 
 // Keep returns the state without the unlocks of tools for which keep
 // reports false (tools that no longer exist, or are no longer hidden).
-func (s State) Keep(keep func(name string) bool) State {
+func (s Unlocks) Keep(keep func(name string) bool) Unlocks {
 	drop := 0
 	for name := range s.Unlocked {
 		if !keep(name) {
@@ -84,8 +84,8 @@ func (s State) Keep(keep func(name string) bool) State {
 			next[name] = left
 		}
 	}
-	return State{Unlocked: next}
+	return Unlocks{Unlocked: next}
 }
 
 // Equal reports whether two states unlock the same tools for the same turns.
-func (s State) Equal(o State) bool { return maps.Equal(s.Unlocked, o.Unlocked) }
+func (s Unlocks) Equal(o Unlocks) bool { return maps.Equal(s.Unlocked, o.Unlocked) }
