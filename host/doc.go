@@ -4,12 +4,16 @@
 // its `mcp_<server>_<tool>` name, and routes calls. Agents talk to it through
 // Sessions:
 //
-//	h, err := host.New(cfg, host.Options{Environ: os.Environ()})
+//	loaded, err := config.Load(config.LoadOptions{Environ: os.Environ()}) // ~/.plughost/config.json and the layers
+//	h, err := host.New(loaded.Config, host.Options{Environ: os.Environ()})
 //	h.Start(ctx)
 //	defer h.Close()
 //	s := h.NewSession()
-//	tools := s.Tools()
+//	tools, err := s.Tools(ctx)
 //	res, err := s.Call(ctx, "mcp_demo_echo", json.RawMessage(`{"text":"hi"}`))
+//	fmt.Println(res.Text())
+//
+// ExampleNew runs the same steps (error checks included) as a test.
 //
 // Beyond tools, a session serves the rest of MCP for a client: Request
 // answers resources, prompts, completion, logging and tasks (every server's,
