@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/plughost/plughost/internal/fakeopenai"
 )
 
 func TestSearchCommands(t *testing.T) {
@@ -95,30 +97,7 @@ func TestSearchCommands(t *testing.T) {
 	t.Run("eval embeddings endpoint", func(t *testing.T) {
 		t.Parallel()
 		var calls atomic.Int64
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			calls.Add(1)
-			var body struct{ Input []string }
-			if req.URL.Path != "/v1/embeddings" || json.NewDecoder(req.Body).Decode(&body) != nil {
-				http.Error(w, "bad request", http.StatusBadRequest)
-				return
-			}
-			type item struct {
-				Index     int       `json:"index"`
-				Embedding []float32 `json:"embedding"`
-			}
-			var out struct {
-				Data []item `json:"data"`
-			}
-			for i, text := range body.Input {
-				v := make([]float32, 8)
-				for _, word := range strings.Fields(strings.ToLower(text)) {
-					v[len(word)%8]++
-				}
-				v[0] += 0.1
-				out.Data = append(out.Data, item{i, v})
-			}
-			json.NewEncoder(w).Encode(out)
-		}))
+		srv := httptest.NewServer(fakeopenai.WordLengthEmbeddings(&calls))
 		defer srv.Close()
 		r := c.run(t, "search", "eval", "--tools", data("eval_tools.json"), "--queries", data("eval_queries.json"),
 			"--queries", data("eval_multistep.json"), "--embeddings", srv.URL+"/v1", "--ablate")

@@ -39,19 +39,9 @@ func TestClientScenariosCLI(t *testing.T) {
 	}
 	defer os.RemoveAll(set.Dir)
 
-	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, cli, "client", "--command", set.Path("cliclient"), "--suite", "auth", "--timeout", "90000", "-o", out)
-	cmd.Env = append(os.Environ(), "PATH="+nodeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	log, runErr := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("the conformance suite did not finish: %v\n%s", ctx.Err(), tail(log))
-	}
-	results, err := readResults(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	results, log, runErr := runClientSuite(ctx, t, cli, nodeBin, set.Path("cliclient"), "--suite", "auth")
 	t.Logf("auth client scenarios through the plughost command (conformance suite exit: %v):\n%s", runErr, table(results))
 	for _, name := range authScenarios {
 		c, ran := results[name]

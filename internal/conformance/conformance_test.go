@@ -95,30 +95,13 @@ func TestClientScenarios(t *testing.T) {
 	}
 	defer os.RemoveAll(set.Dir)
 
-	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, cli, "client", "--command", set.Path("client"), "--suite", "core", "--timeout", "90000", "-o", out)
-	cmd.Env = append(os.Environ(), "PATH="+nodeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	log, runErr := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("the conformance suite did not finish: %v\n%s", ctx.Err(), tail(log))
-	}
-	results, err := readResults(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	results, log, runErr := runClientSuite(ctx, t, cli, nodeBin, set.Path("client"), "--suite", "core")
 	for _, name := range timingScenarios {
 		if c, ran := results[name]; ran && !c.passed() {
 			t.Logf("%s: %d checks passed, %d failed, %d warnings with the suite in parallel; running it once more, alone", name, c.Success, c.Failure, c.Warning)
-			again := t.TempDir()
-			cmd := exec.CommandContext(ctx, cli, "client", "--command", set.Path("client"), "--scenario", name, "--timeout", "90000", "-o", again)
-			cmd.Env = append(os.Environ(), "PATH="+nodeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
-			alone, _ := cmd.CombinedOutput()
-			retried, err := readResults(again)
-			if err != nil {
-				t.Fatal(err)
-			}
+			retried, alone, _ := runClientSuite(ctx, t, cli, nodeBin, set.Path("client"), "--scenario", name)
 			if c, ok := retried[name]; ok {
 				results[name] = c
 			} else {
@@ -139,6 +122,27 @@ func TestClientScenarios(t *testing.T) {
 	if t.Failed() {
 		t.Logf("suite output (end):\n%s", tail(log))
 	}
+}
+
+// runClientSuite runs the conformance suite's client mode against command
+// with args (--suite S or --scenario N) and returns its results, its output
+// and its exit error. It fails the test when the suite does not finish in
+// time or leaves results that cannot be read.
+func runClientSuite(ctx context.Context, t *testing.T, cli, nodeBin, command string, args ...string) (map[string]counts, []byte, error) {
+	t.Helper()
+	out := t.TempDir()
+	argv := append(append([]string{"client", "--command", command}, args...), "--timeout", "90000", "-o", out)
+	cmd := exec.CommandContext(ctx, cli, argv...)
+	cmd.Env = append(os.Environ(), "PATH="+nodeBin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	log, runErr := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the conformance suite did not finish: %v\n%s", ctx.Err(), tail(log))
+	}
+	results, err := readResults(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return results, log, runErr
 }
 
 // resultDir matches a result directory, <scenario>-<timestamp>.

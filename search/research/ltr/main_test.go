@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/plughost/plughost/internal/fakeopenai"
 )
 
 // data is the benchmark in testdata: three tools, three single-tool
@@ -50,30 +52,7 @@ func TestReport(t *testing.T) {
 // embeddings serves an OpenAI-compatible /v1/embeddings API whose vectors
 // count word lengths, and counts its calls.
 func embeddings(t *testing.T, calls *atomic.Int64) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		calls.Add(1)
-		var body struct{ Input []string }
-		if req.URL.Path != "/v1/embeddings" || json.NewDecoder(req.Body).Decode(&body) != nil {
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		var out struct {
-			Data []item `json:"data"`
-		}
-		for i, text := range body.Input {
-			v := make([]float32, 8)
-			for _, word := range strings.Fields(strings.ToLower(text)) {
-				v[len(word)%8]++
-			}
-			v[0] += 0.1
-			out.Data = append(out.Data, item{i, v})
-		}
-		json.NewEncoder(w).Encode(out)
-	}))
+	srv := httptest.NewServer(fakeopenai.WordLengthEmbeddings(calls))
 	t.Cleanup(srv.Close)
 	return srv
 }
