@@ -43,16 +43,5 @@ func TestClientScenariosCLI(t *testing.T) {
 	defer cancel()
 	results, log, runErr := runClientSuite(ctx, t, cli, nodeBin, set.Path("cliclient"), "--suite", "auth")
 	t.Logf("auth client scenarios through the plughost command (conformance suite exit: %v):\n%s", runErr, table(results))
-	for _, name := range authScenarios {
-		c, ran := results[name]
-		switch {
-		case !ran:
-			t.Errorf("%s did not run", name)
-		case !c.passed():
-			t.Errorf("%s: %d checks passed, %d failed, %d warnings; want >0 passed, none failed, no warning", name, c.Success, c.Failure, c.Warning)
-		}
-	}
-	if t.Failed() {
-		t.Logf("suite output (end):\n%s", tail(log))
-	}
+	wantPassed(t, results, authScenarios, log)
 }
