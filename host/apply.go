@@ -268,7 +268,7 @@ func (h *Host) switchServers(prev, next *state) {
 func (h *Host) forgetStopped(prev, next *state) {
 	for name := range prev.servers {
 		if _, ok := next.servers[name]; !ok {
-			h.relay.forgetServer(name)
+			h.router.ForgetServer(name)
 		}
 	}
 	h.calls.Retain(next.order)
