@@ -259,7 +259,7 @@ func (h *Host) switchServers(prev, next *state) {
 }
 
 // forgetStopped drops what the host keeps by server name for the servers
-// next no longer has: the relay's state of servers that stopped running
+// next no longer has: the router's state of servers that stopped running
 // (removed, disabled or invalid), the call statistics and OAuth
 // credentials of servers gone from the config. A host lives as long as
 // its process, through any number of reloads: nothing may pile up per

@@ -72,8 +72,9 @@ func (s *Session) Request(ctx context.Context, method string, params json.RawMes
 }
 
 // forward sends a request of the session to server and returns the raw
-// answer, relaying what the server sends meanwhile (see relay.begin). A
-// server still starting is waited for (awaitStart).
+// answer, routing what the server sends meanwhile to the session (see
+// routing.Router.Begin). A server still starting is waited for
+// (awaitStart).
 func (s *Session) forward(ctx context.Context, scope, server, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
 	srv, ok := s.h.Server(server)
 	if !ok {

@@ -187,7 +187,7 @@ func (s *Session) EndTurn(ctx context.Context) error {
 	return err
 }
 
-// Close ends the session and forgets its state (and what the relay kept
+// Close ends the session and forgets its state (and what the router kept
 // for it: see Release).
 func (s *Session) Close(ctx context.Context) error {
 	s.Release()

@@ -127,7 +127,7 @@ func (r *Router) leaveLevelTurn(server string, t *levelTurn) {
 	}
 }
 
-// logMessage relays notifications/message: to the session that caused it
+// logMessage routes notifications/message: to the session that caused it
 // (when it asked for no level, or its level admits the message), else to
 // every session taking messages whose level admits it. Sessions of the
 // aggregate endpoint see the server named in "logger".

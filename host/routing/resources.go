@@ -131,7 +131,7 @@ func (r *Router) Unsubscribe(ctx context.Context, session, server, uri string) e
 	return err
 }
 
-// resourceUpdated relays notifications/resources/updated to the sessions
+// resourceUpdated routes notifications/resources/updated to the sessions
 // subscribed to the resource.
 func (r *Router) resourceUpdated(server string, params json.RawMessage) {
 	uri, ok := rawjson.String(params, "uri")

@@ -421,7 +421,7 @@ func deliver(t target, n Notification) {
 	}
 }
 
-// Notification relays one notification of a server (see the rules in
+// Notification routes one notification of a server (see the rules in
 // docs/gateway.md). It never blocks on a session.
 func (r *Router) Notification(server, method string, params json.RawMessage) {
 	switch method {
