@@ -259,7 +259,7 @@ func (h *Host) switchServers(prev, next *setup) {
 }
 
 // forgetStopped drops what the host keeps by server name for the servers
-// next no longer has: the relay's state of servers that stopped running
+// next no longer has: the router's state of servers that stopped running
 // (removed, disabled or invalid), the call statistics and OAuth
 // credentials of servers gone from the config. A host lives as long as
 // its process, through any number of reloads: nothing may pile up per
@@ -268,7 +268,7 @@ func (h *Host) switchServers(prev, next *setup) {
 func (h *Host) forgetStopped(prev, next *setup) {
 	for name := range prev.servers {
 		if _, ok := next.servers[name]; !ok {
-			h.relay.forgetServer(name)
+			h.router.ForgetServer(name)
 		}
 	}
 	h.calls.Retain(next.order)

@@ -21,7 +21,8 @@ import (
 //     pluginapi, whose Credentials contract the logins implement;
 //   - the core, host/..., imports only the layers above and pluginapi,
 //     search; inside it, the sub-packages never import the root package
-//     host (only host/storetest, the SessionStore contract suite, does);
+//     host (only host/storetest, the SessionStore contract suite, does):
+//     host/routing, for one, sees the host through routing.Servers;
 //   - manage/ (the application layer) imports the core and its layers, never
 //     a front end;
 //   - front ends (gateway, api, dashboard, frontdoor, chat) sit on top;
@@ -171,6 +172,9 @@ func TestForbiddenRules(t *testing.T) {
 		{"host", "frontdoor", false},
 		{"host", "redisstore", false},
 		{"host/registry", "host", false},
+		{"host/routing", "host", false},
+		{"host/routing", "host/supervisor", true},
+		{"host", "host/routing", true},
 		{"host/storetest", "host", true},
 		{"host", "host/registry", true},
 		{"manage", "host", true},

@@ -3,46 +3,25 @@ package host
 import (
 	"encoding/json"
 	"strings"
-)
 
-// serverCapabilities are the parts of a server's capabilities the relay
-// uses (a member is nil when the server does not offer it).
-type serverCapabilities struct {
-	Resources *struct {
-		Subscribe   bool `json:"subscribe"`
-		ListChanged bool `json:"listChanged"`
-	} `json:"resources"`
-	Prompts *struct {
-		ListChanged bool `json:"listChanged"`
-	} `json:"prompts"`
-	Completions json.RawMessage `json:"completions"`
-	Logging     json.RawMessage `json:"logging"`
-	Tasks       *struct {
-		List     json.RawMessage `json:"list"`
-		Cancel   json.RawMessage `json:"cancel"`
-		Requests struct {
-			Tools struct {
-				Call json.RawMessage `json:"call"`
-			} `json:"tools"`
-		} `json:"requests"`
-	} `json:"tasks"`
-}
+	"github.com/plughost/plughost/host/routing"
+)
 
 // serverCaps returns what server offers, from its last initialize (kept
 // while it is down); ok is false when it is not running or never
 // initialized.
-func (h *Host) serverCaps(server string) (serverCapabilities, bool) {
+func (h *Host) serverCaps(server string) (routing.Capabilities, bool) {
 	srv, ok := h.Server(server)
 	if !ok {
-		return serverCapabilities{}, false
+		return routing.Capabilities{}, false
 	}
 	init, ok := srv.Initialized()
 	if !ok {
-		return serverCapabilities{}, false
+		return routing.Capabilities{}, false
 	}
-	var c serverCapabilities
+	var c routing.Capabilities
 	if json.Unmarshal(init.Capabilities, &c) != nil {
-		return serverCapabilities{}, false
+		return routing.Capabilities{}, false
 	}
 	return c, true
 }

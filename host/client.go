@@ -1,64 +1,30 @@
 package host
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 
-	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/host/routing"
 )
 
 // ClientHandlers are what the MCP client behind a session does for the
-// servers. plughost relays a server's requests (sampling, elicitation,
-// roots) and notifications (progress, log messages, resource updates, list
-// changes, task status) to the session that caused them — see
-// docs/gateway.md, "Relaying to the client" — and answers the server -32601
-// when that session has no handler for the request, or when no session can
-// be told apart as its cause.
-type ClientHandlers struct {
-	// Sampling answers sampling/createMessage; nil when the client cannot.
-	Sampling RequestHandler
-	// Elicitation answers elicitation/create; nil when the client cannot.
-	Elicitation RequestHandler
-	// Roots answers roots/list; nil when the client cannot.
-	Roots RequestHandler
-	// Notify receives the notifications relayed to the session, with
-	// progress tokens, task ids and URIs as the session's client knows
-	// them. It must not block (queue what it cannot deliver at once): it
-	// runs on the path of the server's messages, and a call's answer waits
-	// until the notifications sent before it were handed over.
-	Notify func(Notification)
-}
+// servers (see routing.ClientHandlers).
+type ClientHandlers = routing.ClientHandlers
 
-// RequestHandler answers one server→client request with its raw result; an
-// *RPCError picks the JSON-RPC error the server gets.
-type RequestHandler func(ctx context.Context, r ServerRequest) (json.RawMessage, error)
+// RequestHandler answers one server→client request (see
+// routing.RequestHandler).
+type RequestHandler = routing.RequestHandler
 
 // ServerRequest is a request a server sent to the client.
-type ServerRequest struct {
-	// Server is the configured server that sent it.
-	Server string
-	// Method is its method (sampling/createMessage, elicitation/create,
-	// roots/list).
-	Method string
-	// Params are its params as the server sent them.
-	Params json.RawMessage
-}
+type ServerRequest = routing.ServerRequest
 
-// Notification is a server notification relayed to a session.
-type Notification struct {
-	// Server is the configured server that sent it.
-	Server string
-	// Method is its method.
-	Method string
-	// Params are its params as the session's client must see them.
-	Params json.RawMessage
-}
+// Notification is a server notification routed to a session.
+type Notification = routing.Notification
 
 // RPCError is a JSON-RPC error: a server's error answer (passed on to the
 // client as is), or one plughost answers with (an unknown prompt, a
 // resource it cannot route, a client that cannot answer a server request).
-type RPCError = supervisor.RPCError
+type RPCError = routing.RPCError
 
 // JSON-RPC and MCP error codes plughost answers with.
 const (
@@ -91,18 +57,18 @@ type CallOptions struct {
 // SetHandlers sets what the session's client does for the servers (see
 // ClientHandlers); a session without handlers answers every server request
 // -32601. It replaces earlier handlers; ClearHandlers removes them.
-func (s *Session) SetHandlers(c ClientHandlers) { s.h.relay.setHandlers(s.id, s.scope, c) }
+func (s *Session) SetHandlers(c ClientHandlers) { s.h.router.SetHandlers(s.id, s.scope, c) }
 
 // ClearHandlers removes the session's handlers: notifications outside its
 // calls are no longer relayed to it, and server requests that cannot be
 // tied to one of its calls are answered -32601.
-func (s *Session) ClearHandlers() { s.h.relay.clearHandlers(s.id) }
+func (s *Session) ClearHandlers() { s.h.router.ClearHandlers(s.id) }
 
-// Release forgets everything the relay keeps for an ended session: its
+// Release forgets everything the router keeps for an ended session: its
 // handlers, log level, resource subscriptions (unsubscribed at the servers
 // when no other session holds them) and task records. Close does it; a
 // front end calls it for a session that expired.
-func (s *Session) Release() { s.h.relay.release(s.id) }
+func (s *Session) Release() { s.h.router.Release(s.id) }
 
 // FormDefaults returns the content a client pre-fills an elicitation form
 // with (SEP-1034): for params of an elicitation/create request in form

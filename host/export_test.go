@@ -22,35 +22,15 @@ func SetDiagnosticsHook(h *Host, f func(ctx context.Context, name string) (plugi
 }
 
 // ServerState names what h keeps by the name of server beyond its config:
-// "applied" (its log level), "catalog", "elicitation", "flight",
-// "level turn", "subscription" and "task" of the relay, and "last done"
-// (the server a new one of that name waits for). Sorted, each once.
+// what its router keeps (routing.Router.Kept) and "last done" (the server
+// a new one of that name waits for). Sorted, each once.
 func ServerState(h *Host, server string) []string {
 	h.applyMu.Lock()
 	_, done := h.lastDone[server]
 	h.applyMu.Unlock()
-	r := h.relay
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, applied := r.applied[server]
-	_, catalog := r.catalogs[server]
-	_, turn := r.levelTurns[server]
-	has := map[string]bool{"last done": done, "applied": applied, "catalog": catalog, "level turn": turn,
-		"flight": len(r.flights[server]) > 0}
-	for k := range r.subs {
-		has["subscription"] = has["subscription"] || k.server == server
-	}
-	for k := range r.tasks {
-		has["task"] = has["task"] || k.server == server
-	}
-	for k := range r.elicits {
-		has["elicitation"] = has["elicitation"] || k.server == server
-	}
-	var out []string
-	for what, ok := range has {
-		if ok {
-			out = append(out, what)
-		}
+	out := h.router.Kept(server)
+	if done {
+		out = append(out, "last done")
 	}
 	slices.Sort(out)
 	return out

@@ -72,8 +72,9 @@ func (s *Session) Request(ctx context.Context, method string, params json.RawMes
 }
 
 // forward sends a request of the session to server and returns the raw
-// answer, relaying what the server sends meanwhile (see relay.begin). A
-// server still starting is waited for (awaitStart).
+// answer, routing what the server sends meanwhile to the session (see
+// routing.Router.Begin). A server still starting is waited for
+// (awaitStart).
 func (s *Session) forward(ctx context.Context, scope, server, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
 	srv, ok := s.h.Server(server)
 	if !ok {
@@ -82,9 +83,9 @@ func (s *Session) forward(ctx context.Context, scope, server, method string, par
 	if _, err := s.h.awaitStart(ctx, server); err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
-	f, params := s.h.relay.begin(s.id, scope, server, params, opts.Handlers)
-	defer s.h.relay.end(f)
-	res, err := srv.Do(ctx, supervisor.Request{Method: method, Params: params, OnID: s.h.relay.noteID(f)})
+	f, params := s.h.router.Begin(s.id, scope, server, params, opts.Handlers)
+	defer s.h.router.End(f)
+	res, err := srv.Do(ctx, supervisor.Request{Method: method, Params: params, OnID: s.h.router.NoteID(f)})
 	if err != nil {
 		return nil, s.h.masker.Error(err)
 	}
@@ -111,7 +112,7 @@ func (s *Session) Notify(ctx context.Context, method string, params json.RawMess
 			continue
 		}
 		if err := srv.Notify(ctx, method, params); err != nil {
-			s.h.relay.logger.Debug("passing a client notification on failed", "server", name, "method", method, "error", err)
+			s.h.router.Logger().Debug("passing a client notification on failed", "server", name, "method", method, "error", err)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/plugindir"
 	"github.com/plughost/plughost/host/registry"
+	"github.com/plughost/plughost/host/routing"
 	"github.com/plughost/plughost/host/shaping"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/lib/callstats"
@@ -93,8 +94,8 @@ type Host struct {
 	freeOS    func()              // what returnMemory runs: freeOSMemory, or a test's hook
 	returns   atomic.Int64        // memory returns asked for (afterLargeCall)
 	sessions  SessionStore
-	unlocks   atomic.Int64 // tools unlocked by searches and exact-name calls
-	relay     *relay       // what servers send on their own, to sessions
+	unlocks   atomic.Int64    // tools unlocked by searches and exact-name calls
+	router    *routing.Router // ties what servers send on their own to sessions
 	// diagnose asks a server's plugin for its diagnostics: Diagnostics, or
 	// a test's stand-in (SetDiagnosticsHook).
 	diagnose func(ctx context.Context, name string) (pluginapi.Diagnostics, bool)
@@ -220,7 +221,7 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 		}
 		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
-	h.relay = newRelay(h)
+	h.router = routing.New(routingServers{h}, h.logger.Named("routing"))
 	h.diagnose = h.Diagnostics
 	h.auth = newAuth(opts.TokenStore, h.logger)
 	st, err := h.buildSetup(cfg, problems, nil)
@@ -402,7 +403,7 @@ func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []s
 		Limits: supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name),
 			MaxResultBytes: srv.MaxResultBytes(cfg.MCP.MaxResultMB), MaxResultSetting: srv.MaxResultSetting(name),
 			SpoolDir: artifacts.DirOf(cfg.MCP.Workspace, artifacts.KindMCP)},
-		Relay: h.relay,
+		Relay: h.router,
 	}, nil
 }
 
@@ -663,6 +664,9 @@ func (h *Host) Server(name string) (*supervisor.Server, bool) {
 	}
 	return s.sup, true
 }
+
+// InFlight returns how many requests of sessions are in flight to server.
+func (h *Host) InFlight(server string) int { return h.router.InFlight(server) }
 
 // WaitSettled blocks until no server is connecting (each is connected or has
 // failed at least once) or ctx ends.

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/plughost/plughost/host/naming"
+	"github.com/plughost/plughost/host/routing"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/lib/rawjson"
 )
@@ -17,9 +18,6 @@ import (
 // rules of tool names (host/naming: sanitizing, a hash suffix on a
 // collision or a name over 64 characters), over the set of every prompt
 // known, and map back through the table, never by splitting the name.
-
-// promptTable is the prompt names of one set of lists.
-type promptTable struct{ t *naming.Table }
 
 // promptServers returns the servers that offer prompts, in name order.
 func (h *Host) promptServers() []string {
@@ -34,16 +32,16 @@ func (h *Host) promptServers() []string {
 
 // listPrompts lists every prompt server (a server that fails is left out
 // and logged), renames the prompts over the whole set and keeps the table.
-func (h *Host) listPrompts(ctx context.Context) ([]string, [][]promptEntry, *promptTable) {
+func (h *Host) listPrompts(ctx context.Context) ([]string, [][]routing.PromptEntry, *naming.Table) {
 	servers := h.promptServers()
-	lists := make([][]promptEntry, len(servers))
+	lists := make([][]routing.PromptEntry, len(servers))
 	var wg sync.WaitGroup
 	for i, srv := range servers {
 		wg.Go(func() {
-			l, err := h.relay.catalog(srv).promptList(ctx, h, srv)
+			l, err := h.router.Prompts(ctx, srv)
 			if err != nil {
-				h.relay.logger.Warn("listing prompts failed; leaving the server out", "server", srv, "error", err)
-				l = h.relay.catalog(srv).cachedPrompts() // names stay resolvable
+				h.router.Logger().Warn("listing prompts failed; leaving the server out", "server", srv, "error", err)
+				l = h.router.CachedPrompts(srv) // names stay resolvable
 			}
 			lists[i] = l
 		})
@@ -52,13 +50,11 @@ func (h *Host) listPrompts(ctx context.Context) ([]string, [][]promptEntry, *pro
 	var pairs []naming.Pair
 	for i, l := range lists {
 		for _, p := range l {
-			pairs = append(pairs, naming.Pair{Server: servers[i], Tool: p.name})
+			pairs = append(pairs, naming.Pair{Server: servers[i], Tool: p.Name})
 		}
 	}
-	tb := &promptTable{t: naming.NewTable(pairs)}
-	h.relay.mu.Lock()
-	h.relay.promptTb = tb
-	h.relay.mu.Unlock()
+	tb := naming.NewTable(pairs)
+	h.router.SetPromptNames(tb)
 	return servers, lists, tb
 }
 
@@ -71,8 +67,8 @@ func (s *Session) promptsList(ctx context.Context) (json.RawMessage, error) {
 	n := 0
 	for i, l := range lists {
 		for _, p := range l {
-			name, _ := tb.t.Name(naming.Pair{Server: servers[i], Tool: p.name})
-			raw, _ := rawjson.Replace(p.raw, quote(name), "name")
+			name, _ := tb.Name(naming.Pair{Server: servers[i], Tool: p.Name})
+			raw, _ := rawjson.Replace(p.Raw, quote(name), "name")
 			if n > 0 {
 				b.WriteByte(',')
 			}
@@ -87,16 +83,14 @@ func (s *Session) promptsList(ctx context.Context) (json.RawMessage, error) {
 // resolvePrompt maps an aggregate prompt name to its server and the
 // server's name; an unknown name lists the prompts again once.
 func (h *Host) resolvePrompt(ctx context.Context, name string) (naming.Pair, error) {
-	h.relay.mu.Lock()
-	tb := h.relay.promptTb
-	h.relay.mu.Unlock()
+	tb := h.router.PromptNames()
 	if tb != nil {
-		if p, ok := tb.t.Lookup(name); ok {
+		if p, ok := tb.Lookup(name); ok {
 			return p, nil
 		}
 	}
 	_, _, tb = h.listPrompts(ctx)
-	if p, ok := tb.t.Lookup(name); ok {
+	if p, ok := tb.Lookup(name); ok {
 		return p, nil
 	}
 	server := h.serverOfName(name)
@@ -110,7 +104,7 @@ func (h *Host) resolvePrompt(ctx context.Context, name string) (naming.Pair, err
 		return naming.Pair{}, err
 	case waited: // the server it names was starting: its prompts are known now
 		_, _, tb = h.listPrompts(ctx)
-		if p, ok := tb.t.Lookup(name); ok {
+		if p, ok := tb.Lookup(name); ok {
 			return p, nil
 		}
 	}
@@ -145,7 +139,7 @@ func (s *Session) getPrompt(ctx context.Context, params json.RawMessage, opts Ca
 	if err != nil {
 		return nil, err
 	}
-	toClient := func(u string) string { return s.h.clientURI(p.Server, u) }
+	toClient := func(u string) string { return s.h.router.ClientURI(p.Server, u) }
 	return mapEach(raw, []string{"messages"}, func(msg []byte) []byte {
 		start, end, ok := rawjson.Member(msg, "content")
 		if !ok {
@@ -195,15 +189,15 @@ func (s *Session) complete(ctx context.Context, params json.RawMessage, opts Cal
 // URI (routed like a read).
 func (h *Host) resolveTemplate(ctx context.Context, uri string) (string, string, error) {
 	var owners []string
-	for _, srv := range h.resourceServers() {
-		l := h.relay.catalog(srv).cachedResources()
+	for _, srv := range h.router.ResourceServers() {
+		l := h.router.CachedResources(srv)
 		if l == nil {
 			var err error
-			if l, err = h.relay.catalog(srv).resources(ctx, h, srv); err != nil {
+			if l, err = h.router.Resources(ctx, srv); err != nil {
 				continue
 			}
 		}
-		if l.tmplTexts[uri] {
+		if l.TemplateTexts[uri] {
 			owners = append(owners, srv)
 		}
 	}

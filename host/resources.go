@@ -10,91 +10,32 @@ import (
 	"sync"
 
 	"github.com/plughost/plughost/host/resourceuri"
+	"github.com/plughost/plughost/host/routing"
 	"github.com/plughost/plughost/lib/rawjson"
 )
 
 // Resource URIs on the aggregate endpoint (docs/gateway.md, "Resources"):
-// a URI stays as the server wrote it when it tells its server apart — one
-// server lists it, or, unlisted, one server's template matches it, or one
-// server offers resources at all — and takes the per-server form
-// plughost://<server>/<uri> (package resourceuri) otherwise. Both forms
-// route back to the server; the per-server form always does. Templates
-// stay as written unless another server's template matches what they
-// expand to.
-
-// resourceServers returns the servers that offer resources, in name order.
-func (h *Host) resourceServers() []string {
-	var out []string
-	for _, name := range h.st().order {
-		if c, ok := h.serverCaps(name); ok && c.Resources != nil {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-// owners returns the servers a URI can belong to by the catalogs known now
-// (none are listed here): the servers claiming it (claimants), else the
-// only resource server.
-func (r *relay) owners(uri string, servers []string) []string {
-	if c := r.claimants(uri, servers); len(c) > 0 {
-		return c
-	}
-	if len(servers) == 1 {
-		return servers
-	}
-	return nil
-}
-
-// claimants returns the servers listing a URI, else those whose templates
-// match it, by the catalogs known now.
-func (r *relay) claimants(uri string, servers []string) []string {
-	var listed, matched []string
-	for _, s := range servers {
-		l := r.catalog(s).cachedResources()
-		if l == nil {
-			continue
-		}
-		if l.uris[uri] {
-			listed = append(listed, s)
-		}
-		for _, t := range l.compiled {
-			if t.Match(uri) {
-				matched = append(matched, s)
-				break
-			}
-		}
-	}
-	if len(listed) > 0 {
-		return listed
-	}
-	return matched
-}
-
-// clientURI is server's uri as an aggregate session sees it.
-func (h *Host) clientURI(server, uri string) string {
-	if o := h.relay.owners(uri, h.resourceServers()); len(o) == 1 && o[0] == server {
-		return uri
-	}
-	return resourceuri.Encode(server, uri)
-}
+// how a server's URI is shown is decided by host/routing
+// (Router.ClientURI), which keeps the servers' catalogs; a URI from a
+// session is routed back here (resolveURI). Templates stay as written
+// unless another server's template matches what they expand to.
 
 // clientTemplate is server's URI template as an aggregate session sees it:
 // as written, unless what it expands to could be another server's.
 func (h *Host) clientTemplate(server, tmpl string) string {
 	sample := sampleExpansion(tmpl)
-	for _, s := range h.resourceServers() {
+	for _, s := range h.router.ResourceServers() {
 		if s == server {
 			continue
 		}
-		l := h.relay.catalog(s).cachedResources()
+		l := h.router.CachedResources(s)
 		if l == nil {
 			continue
 		}
-		if l.tmplTexts[tmpl] || l.uris[sample] {
+		if l.TemplateTexts[tmpl] || l.URIs[sample] {
 			return resourceuri.Encode(server, tmpl)
 		}
-		for _, t := range l.compiled {
+		for _, t := range l.Compiled {
 			if t.Match(sample) {
 				return resourceuri.Encode(server, tmpl)
 			}
@@ -136,7 +77,7 @@ func (h *Host) resolveURI(ctx context.Context, uri string) (string, string, erro
 		return "", "", &RPCError{Code: codeResourceNotFound, Message: fmt.Sprintf("resource %q: no server %q is running", uri, server)}
 	}
 	servers := h.listedResourceServers(ctx)
-	if len(h.relay.claimants(uri, servers)) == 0 {
+	if len(h.router.Claimants(uri, servers)) == 0 {
 		// No server claims it: it may be one of a server starting for the
 		// first time, whose resources are not known yet.
 		waited, err := h.awaitStart(ctx, h.newcomers()...)
@@ -147,7 +88,7 @@ func (h *Host) resolveURI(ctx context.Context, uri string) (string, string, erro
 			servers = h.listedResourceServers(ctx)
 		}
 	}
-	switch o := h.relay.owners(uri, servers); len(o) {
+	switch o := h.router.Owners(uri, servers); len(o) {
 	case 1:
 		return o[0], uri, nil
 	case 0:
@@ -162,11 +103,11 @@ func (h *Host) resolveURI(ctx context.Context, uri string) (string, string, erro
 // listedResourceServers returns the servers that offer resources, each
 // with its catalog listed (a server whose listing fails is logged).
 func (h *Host) listedResourceServers(ctx context.Context) []string {
-	servers := h.resourceServers()
+	servers := h.router.ResourceServers()
 	for _, s := range servers {
-		if h.relay.catalog(s).cachedResources() == nil {
-			if _, err := h.relay.catalog(s).resources(ctx, h, s); err != nil {
-				h.relay.logger.Debug("listing resources to route a URI", "server", s, "error", err)
+		if h.router.CachedResources(s) == nil {
+			if _, err := h.router.Resources(ctx, s); err != nil {
+				h.router.Logger().Debug("listing resources to route a URI", "server", s, "error", err)
 			}
 		}
 	}
@@ -179,14 +120,14 @@ func (h *Host) listedResourceServers(ctx context.Context) []string {
 // that fails is left out (and logged).
 func (s *Session) listResources(ctx context.Context, templates bool) (json.RawMessage, error) {
 	h := s.h
-	servers := h.resourceServers()
-	lists := make([]*resourceList, len(servers))
+	servers := h.router.ResourceServers()
+	lists := make([]*routing.ResourceList, len(servers))
 	var wg sync.WaitGroup
 	for i, srv := range servers {
 		wg.Go(func() {
-			l, err := h.relay.catalog(srv).resources(ctx, h, srv)
+			l, err := h.router.Resources(ctx, srv)
 			if err != nil {
-				h.relay.logger.Warn("listing resources failed; leaving the server out", "server", srv, "error", err)
+				h.router.Logger().Warn("listing resources failed; leaving the server out", "server", srv, "error", err)
 				return
 			}
 			lists[i] = l
@@ -204,9 +145,9 @@ func (s *Session) listResources(ctx context.Context, templates bool) (json.RawMe
 		if l == nil {
 			continue
 		}
-		items := l.resources
+		items := l.Resources
 		if templates {
-			items = l.templates
+			items = l.Templates
 		}
 		for _, it := range items {
 			if n > 0 {
@@ -214,7 +155,7 @@ func (s *Session) listResources(ctx context.Context, templates bool) (json.RawMe
 			}
 			n++
 			own, _ := rawjson.String(it, key)
-			mapped := h.clientURI(servers[i], own)
+			mapped := h.router.ClientURI(servers[i], own)
 			if templates {
 				mapped = h.clientTemplate(servers[i], own)
 			}
@@ -246,7 +187,7 @@ func (s *Session) readResource(ctx context.Context, params json.RawMessage, opts
 		return nil, err
 	}
 	return mapEach(raw, []string{"contents"}, func(item []byte) []byte {
-		return mapMember(item, "uri", func(u string) string { return s.h.clientURI(server, u) })
+		return mapMember(item, "uri", func(u string) string { return s.h.router.ClientURI(server, u) })
 	}), nil
 }
 
@@ -264,94 +205,10 @@ func (s *Session) subscription(ctx context.Context, scope string, subscribe bool
 			return nil, err
 		}
 	}
-	r := s.h.relay
 	if subscribe {
-		return json.RawMessage("{}"), r.subscribe(ctx, s.id, server, own)
+		return json.RawMessage("{}"), s.h.router.Subscribe(ctx, s.id, server, own)
 	}
-	return json.RawMessage("{}"), r.unsubscribe(ctx, s.id, server, own)
-}
-
-// subscribe subscribes session to a server's resource; the server is asked
-// once, for the first session.
-func (r *relay) subscribe(ctx context.Context, session, server, uri string) error {
-	k := subKey{server, uri}
-	r.mu.Lock()
-	set := r.subs[k]
-	first := len(set) == 0
-	if set == nil {
-		set = map[string]bool{}
-		r.subs[k] = set
-	}
-	set[session] = true
-	r.mu.Unlock()
-	if !first {
-		return nil
-	}
-	srv, ok := r.h.Server(server)
-	var err error
-	if !ok {
-		err = fmt.Errorf("server %q: %w", server, errServerNotRunning)
-	} else {
-		_, err = srv.Request(ctx, "resources/subscribe", uriParams(uri))
-	}
-	if err != nil {
-		r.mu.Lock()
-		delete(r.subs[k], session)
-		if len(r.subs[k]) == 0 {
-			delete(r.subs, k)
-		}
-		r.mu.Unlock()
-	}
-	return err
-}
-
-// unsubscribe ends session's subscription; the server is told when no
-// session is left.
-func (r *relay) unsubscribe(ctx context.Context, session, server, uri string) error {
-	k := subKey{server, uri}
-	r.mu.Lock()
-	set := r.subs[k]
-	delete(set, session)
-	last := set != nil && len(set) == 0
-	if last {
-		delete(r.subs, k)
-	}
-	r.mu.Unlock()
-	if !last {
-		return nil
-	}
-	srv, ok := r.h.Server(server)
-	if !ok {
-		return nil
-	}
-	_, err := srv.Request(ctx, "resources/unsubscribe", uriParams(uri))
-	return err
-}
-
-// resourceUpdated relays notifications/resources/updated to the sessions
-// subscribed to the resource.
-func (r *relay) resourceUpdated(server string, params json.RawMessage) {
-	uri, ok := rawjson.String(params, "uri")
-	if !ok {
-		return
-	}
-	r.mu.Lock()
-	var ts []target
-	for id := range r.subs[subKey{server, uri}] {
-		ts = append(ts, r.sessionTarget(id))
-	}
-	r.mu.Unlock()
-	var mapped json.RawMessage
-	for _, t := range ts {
-		out := params
-		if t.scope == "" {
-			if mapped == nil {
-				mapped = mapMember(params, "uri", func(u string) string { return r.h.clientURI(server, u) })
-			}
-			out = mapped
-		}
-		deliver(t, Notification{Server: server, Method: "notifications/resources/updated", Params: out})
-	}
+	return json.RawMessage("{}"), s.h.router.Unsubscribe(ctx, s.id, server, own)
 }
 
 func quote(s string) []byte { return []byte(strconv.Quote(s)) }

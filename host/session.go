@@ -187,7 +187,7 @@ func (s *Session) EndTurn(ctx context.Context) error {
 	return err
 }
 
-// Close ends the session and forgets its state (and what the relay kept
+// Close ends the session and forgets its state (and what the router kept
 // for it: see Release).
 func (s *Session) Close(ctx context.Context) error {
 	s.Release()
@@ -318,16 +318,16 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	}
 	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: tool.Name, Args: args, OutputSchema: tool.OutputSchema}
 	if scope == "" {
-		call.MapURI = func(u string) string { return s.h.clientURI(tool.Server, u) }
+		call.MapURI = func(u string) string { return s.h.router.ClientURI(tool.Server, u) }
 	}
 	if len(opts.Task) > 0 {
 		task, err := s.callTask(ctx, scope, call, opts)
 		task.Server, task.Tool = r.Server, r.Tool
 		return task, err
 	}
-	f, meta := s.h.relay.withMeta(s.id, scope, tool.Server, opts.Meta, opts.Handlers)
-	defer s.h.relay.end(f)
-	call.Meta, call.OnID = meta, s.h.relay.noteID(f)
+	f, meta := s.h.router.BeginWithMeta(s.id, scope, tool.Server, opts.Meta, opts.Handlers)
+	defer s.h.router.End(f)
+	call.Meta, call.OnID = meta, s.h.router.NoteID(f)
 	res, err := s.h.call(ctx, call)
 	if res.Size >= largeResultBytes {
 		s.h.afterLargeCall()

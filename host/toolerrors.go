@@ -9,6 +9,7 @@ import (
 
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/naming"
+	"github.com/plughost/plughost/host/routing"
 	"github.com/plughost/plughost/host/supervisor"
 )
 
@@ -220,4 +221,4 @@ func (h *Host) going(server string, ending supervisor.Ending) string {
 
 // errServerNotRunning: the tool's server has no supervisor (not configured
 // any more, or disabled).
-var errServerNotRunning = errors.New("server is not running")
+var errServerNotRunning = routing.ErrServerNotRunning

@@ -49,7 +49,7 @@ type Request = msgtransport.Request
 // ClientCapabilities is what plughost declares to every server at
 // initialize: it relays sampling, elicitation (form and URL mode) and roots
 // to the client session that caused the request, and answers -32601 itself
-// when that client cannot (see the host's relay).
+// when that client cannot (see host/routing).
 var ClientCapabilities = json.RawMessage(`{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}`)
 
 // Initialized is what a server said about itself at initialize, kept raw.

@@ -1,4 +1,4 @@
-package host
+package routing
 
 import (
 	"context"
@@ -14,60 +14,64 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/plughost/plughost/host/naming"
 	"github.com/plughost/plughost/host/resourceuri"
+	"github.com/plughost/plughost/host/shaping"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/lib/rawjson"
 )
 
-// relay ties what servers send on their own to client sessions (see
+// Router ties what servers send on their own to client sessions (see
 // docs/gateway.md, "Relaying to the client"). Every upstream connection is
-// shared by all sessions, so the relay keeps what tells sessions apart: the
+// shared by all sessions, so the router keeps what tells sessions apart: the
 // requests in flight to each server (which session made them, the
 // handlers of their channel, their progress tokens), the tasks sessions
 // created, the resources they subscribed to, the log level each asked for,
 // and the handlers of sessions that can take messages outside a request.
-// It implements supervisor.Relay. Safe for concurrent use; its state lives
-// in this process only (the connections do too).
-type relay struct {
-	h      *Host
-	logger hclog.Logger
-	seq    atomic.Uint64 // numbers progress tokens
+// It also keeps each server's catalog of resources and prompts, which
+// routes URIs and prompt names. It implements supervisor.Relay. Safe for
+// concurrent use; its state lives in this process only (the connections do
+// too).
+type Router struct {
+	servers Servers
+	logger  hclog.Logger
+	seq     atomic.Uint64 // numbers progress tokens
 
-	mu         sync.Mutex
-	clients    map[string]*client          // sessions with handlers, by id
-	levels     map[string]sessionLevel     // log levels sessions set, by id
-	flights    map[string]map[*flight]bool // requests in flight, by server
-	tokens     map[string]*flight          // by the progress token the server got, in flight or ended (ended)
-	ended      map[string][]string         // per session: tokens of its answered requests still honoured, oldest first
-	tasks      map[taskKey]*taskRecord     // tasks sessions created
-	subs       map[subKey]map[string]bool  // resource subscriptions: session ids
-	elicits    map[taskKey]string          // URL elicitations in progress: session id
-	applied    map[string]string           // the log level set at each server
-	levelTurns map[string]*levelTurn       // setting a server's log level takes turns (applyLevel); only while in use
-	catalogs   map[string]*serverCatalog   // resources and prompts, by server
-	promptTb   *promptTable                // names of every known prompt
+	mu          sync.Mutex
+	clients     map[string]*client          // sessions with handlers, by id
+	levels      map[string]sessionLevel     // log levels sessions set, by id
+	flights     map[string]map[*Flight]bool // requests in flight, by server
+	tokens      map[string]*Flight          // by the progress token the server got, in flight or ended (ended)
+	ended       map[string][]string         // per session: tokens of its answered requests still honoured, oldest first
+	tasks       map[taskKey]*TaskRecord     // tasks sessions created
+	subs        map[subKey]map[string]bool  // resource subscriptions: session ids
+	elicits     map[taskKey]string          // URL elicitations in progress: session id
+	applied     map[string]string           // the log level set at each server
+	levelTurns  map[string]*levelTurn       // setting a server's log level takes turns (applyLevel); only while in use
+	catalogs    map[string]*serverCatalog   // resources and prompts, by server
+	promptNames *naming.Table               // names of every known prompt
 
 	// Tasks being created (tasks.go): the task-augmented calls in flight,
 	// by server, and the status notifications of tasks none of them named
 	// yet (earlyN in all). Made on first use.
-	creations map[string]map[*taskCreation]bool
+	creations map[string]map[*TaskCreation]bool
 	early     map[taskKey][]json.RawMessage
 	earlyN    int
 }
 
-var _ supervisor.Relay = (*relay)(nil)
+var _ supervisor.Relay = (*Router)(nil)
 
-// What the relay keeps per server goes when the server stops running
-// (forgetServer): the maps above keyed by a server hold running servers
+// What the router keeps per server goes when the server stops running
+// (ForgetServer): the maps above keyed by a server hold running servers
 // only. Three things are left out on purpose: flights (and their tokens)
-// belong to their request, which removes them when it ends (end is
+// belong to their request, which removes them when it ends (End is
 // deferred by every caller); levelTurns holds a server's turn only while
 // some applyLevel holds or waits for it; clients and levels are by
 // session, and so are the progress tokens of answered requests (ended,
 // at most progressKept per session). What a server's goroutines still
 // running after it stopped (a Connected, a request it sent) would record
-// is refused: catalog, applyLevel, Request and recordTask check that the
-// server runs, under mu, so a record is either made before forgetServer
+// is refused: catalog, applyLevel, Request and RecordTask check that the
+// server runs, under mu, so a record is either made before ForgetServer
 // drops it or not made.
 
 // client is a session whose client takes messages outside its requests.
@@ -79,19 +83,19 @@ type client struct {
 // sessionLevel is the log level a session asked for, and its scope.
 type sessionLevel struct{ level, scope string }
 
-// flight is one request of a session in flight to a server.
-type flight struct {
+// Flight is one request of a session in flight to a server (Begin).
+type Flight struct {
 	session, scope, server string
 	handlers               *ClientHandlers // the request's own; nil: the session's
 	clientToken            json.RawMessage // the client's progressToken, nil if none
 	serverToken            string          // the token the server got
-	upstreamID             string          // its JSON-RPC id at the server, once sent (under relay.mu)
+	upstreamID             string          // its JSON-RPC id at the server, once sent (under Router.mu)
 	began                  time.Time
 }
 
-// noteID returns the function that records f's id at the server when the
+// NoteID returns the function that records f's id at the server when the
 // request is sent (supervisor.Request.OnID).
-func (r *relay) noteID(f *flight) func(id string) {
+func (r *Router) NoteID(f *Flight) func(id string) {
 	return func(id string) {
 		r.mu.Lock()
 		f.upstreamID = id
@@ -102,15 +106,17 @@ func (r *relay) noteID(f *flight) func(id string) {
 // taskKey names a server's task (or a server's elicitation).
 type taskKey struct{ server, id string }
 
-// taskRecord is a task a session created.
-type taskRecord struct {
+// TaskRecord is a task a session created.
+type TaskRecord struct {
+	// Call is the tools/call behind it, for shaping its result (nil: none).
+	Call *shaping.Call
+
 	session, scope string
-	call           *taskCall // the tools/call behind it, for shaping its result
 	created        time.Time
 	// Its status notifications, delivered in order by one goroutine at a
 	// time (flushStatuses); creating is the call that created it while that
 	// call is still answering (its channel carries them until then).
-	creating *taskCreation
+	creating *TaskCreation
 	queued   []json.RawMessage
 	flushing bool
 }
@@ -118,32 +124,37 @@ type taskRecord struct {
 // subKey names a resource of a server.
 type subKey struct{ server, uri string }
 
-func newRelay(h *Host) *relay {
-	return &relay{
-		h: h, logger: h.logger.Named("relay"),
+// New returns a router of the sessions of a host with the given servers,
+// logging to logger.
+func New(servers Servers, logger hclog.Logger) *Router {
+	return &Router{
+		servers: servers, logger: logger,
 		clients: map[string]*client{}, levels: map[string]sessionLevel{},
-		flights: map[string]map[*flight]bool{}, tokens: map[string]*flight{}, ended: map[string][]string{},
-		tasks: map[taskKey]*taskRecord{}, subs: map[subKey]map[string]bool{},
+		flights: map[string]map[*Flight]bool{}, tokens: map[string]*Flight{}, ended: map[string][]string{},
+		tasks: map[taskKey]*TaskRecord{}, subs: map[subKey]map[string]bool{},
 		elicits: map[taskKey]string{}, applied: map[string]string{}, levelTurns: map[string]*levelTurn{},
 		catalogs: map[string]*serverCatalog{},
 	}
 }
 
-func (r *relay) setHandlers(id, scope string, c ClientHandlers) {
+// SetHandlers sets what the client of session id, of scope (a server's
+// name, "" for the aggregate endpoint), does for the servers.
+func (r *Router) SetHandlers(id, scope string, c ClientHandlers) {
 	r.mu.Lock()
 	r.clients[id] = &client{id: id, scope: scope, handlers: c}
 	r.mu.Unlock()
 }
 
-func (r *relay) clearHandlers(id string) {
+// ClearHandlers removes the handlers of session id.
+func (r *Router) ClearHandlers(id string) {
 	r.mu.Lock()
 	delete(r.clients, id)
 	r.mu.Unlock()
 }
 
-// release forgets an ended session; subscriptions only it held are
+// Release forgets an ended session; subscriptions only it held are
 // cancelled at their servers in the background.
-func (r *relay) release(id string) {
+func (r *Router) Release(id string) {
 	r.mu.Lock()
 	delete(r.clients, id)
 	_, hadLevel := r.levels[id]
@@ -188,10 +199,11 @@ func (r *relay) release(id string) {
 	}()
 }
 
-// begin records a request of session to server and returns the params to
+// Begin records a request of session to server and returns the params to
 // send: a progressToken in params._meta is replaced by one of plughost's.
-func (r *relay) begin(session, scope, server string, params json.RawMessage, h *ClientHandlers) (*flight, json.RawMessage) {
-	f := &flight{session: session, scope: scope, server: server, handlers: h, began: time.Now()}
+// h are the request's own handlers (nil: the session's). End it with End.
+func (r *Router) Begin(session, scope, server string, params json.RawMessage, h *ClientHandlers) (*Flight, json.RawMessage) {
+	f := &Flight{session: session, scope: scope, server: server, handlers: h, began: time.Now()}
 	if start, end, ok := rawjson.Member(params, "_meta", "progressToken"); ok {
 		f.clientToken = append(json.RawMessage(nil), params[start:end]...)
 		f.serverToken = "plughost-progress-" + strconv.FormatUint(r.seq.Add(1), 10)
@@ -200,7 +212,7 @@ func (r *relay) begin(session, scope, server string, params json.RawMessage, h *
 	r.mu.Lock()
 	set := r.flights[server]
 	if set == nil {
-		set = map[*flight]bool{}
+		set = map[*Flight]bool{}
 		r.flights[server] = set
 	}
 	set[f] = true
@@ -211,15 +223,15 @@ func (r *relay) begin(session, scope, server string, params json.RawMessage, h *
 	return f, params
 }
 
-// withMeta is begin for a request whose _meta travels apart from its params
-// (tools/call): it returns the _meta to send.
-func (r *relay) withMeta(session, scope, server string, meta json.RawMessage, h *ClientHandlers) (*flight, json.RawMessage) {
+// BeginWithMeta is Begin for a request whose _meta travels apart from its
+// params (tools/call): it returns the _meta to send.
+func (r *Router) BeginWithMeta(session, scope, server string, meta json.RawMessage, h *ClientHandlers) (*Flight, json.RawMessage) {
 	if len(meta) == 0 {
-		f, _ := r.begin(session, scope, server, nil, h)
+		f, _ := r.Begin(session, scope, server, nil, h)
 		return f, nil
 	}
 	wrapped := append(append([]byte(`{"_meta":`), meta...), '}')
-	f, out := r.begin(session, scope, server, wrapped, h)
+	f, out := r.Begin(session, scope, server, wrapped, h)
 	start, end, _ := rawjson.Member(out, "_meta")
 	return f, out[start:end]
 }
@@ -230,12 +242,12 @@ func (r *relay) withMeta(session, scope, server string, meta json.RawMessage, h 
 // progress it sent first can arrive after the answer — a moment later,
 // however loaded the machine. Bounded by count, not by time: a token is
 // forgotten when the session's progressKept newer requests with tokens
-// were answered (oldest first), or when the session ends (release).
+// were answered (oldest first), or when the session ends (Release).
 const progressKept = 32
 
-// end forgets a request that got its answer; its progress token stays
+// End forgets a request that got its answer; its progress token stays
 // honoured among the session's progressKept most recently answered.
-func (r *relay) end(f *flight) {
+func (r *Router) End(f *Flight) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.flights[f.server], f)
@@ -253,7 +265,7 @@ func (r *relay) end(f *flight) {
 	r.ended[f.session] = kept
 }
 
-// target is where a relayed message goes.
+// target is where a routed message goes.
 type target struct {
 	session, scope string
 	handlers       *ClientHandlers
@@ -265,7 +277,7 @@ type target struct {
 // session with requests in flight to the server (its newest request's
 // channel), else the one session in this process that takes messages. ok is
 // false when no session or several could be the cause; why says which.
-func (r *relay) cause(server, related string, params json.RawMessage) (t target, ok bool, why string) {
+func (r *Router) cause(server, related string, params json.RawMessage) (t target, ok bool, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if related != "" {
@@ -284,7 +296,7 @@ func (r *relay) cause(server, related string, params json.RawMessage) (t target,
 			return r.sessionTarget(rec.session), true, ""
 		}
 	}
-	var newest *flight
+	var newest *Flight
 	sessions := map[string]bool{}
 	for f := range r.flights[server] {
 		sessions[f.session] = true
@@ -310,7 +322,7 @@ func (r *relay) cause(server, related string, params json.RawMessage) (t target,
 }
 
 // sessionTarget is the session's own channel. Callers hold r.mu.
-func (r *relay) sessionTarget(id string) target {
+func (r *Router) sessionTarget(id string) target {
 	t := target{session: id}
 	if c := r.clients[id]; c != nil {
 		t.scope, t.handlers = c.scope, &c.handlers
@@ -322,7 +334,7 @@ func (r *relay) sessionTarget(id string) target {
 
 // Request answers a server→client request through the session that caused
 // it, or -32601 when none can.
-func (r *relay) Request(ctx context.Context, server string, req supervisor.ServerRequest) (json.RawMessage, error) {
+func (r *Router) Request(ctx context.Context, server string, req supervisor.ServerRequest) (json.RawMessage, error) {
 	method, params := req.Method, req.Params
 	t, ok, why := r.cause(server, req.Related, params)
 	if !ok {
@@ -351,7 +363,7 @@ func (r *relay) Request(ctx context.Context, server string, req supervisor.Serve
 			r.mu.Unlock()
 		}
 	}
-	if limit := r.h.callLimit(server); limit > 0 {
+	if limit := r.servers.CallTimeout(server); limit > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, limit)
 		defer cancel()
@@ -361,7 +373,7 @@ func (r *relay) Request(ctx context.Context, server string, req supervisor.Serve
 
 // Connected restores what sessions set on the server's previous connection
 // (log level, subscriptions) and refreshes its catalog.
-func (r *relay) Connected(server string) {
+func (r *Router) Connected(server string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	r.mu.Lock()
@@ -379,16 +391,16 @@ func (r *relay) Connected(server string) {
 	for _, uri := range uris {
 		r.upstream(ctx, server, "resources/subscribe", uriParams(uri))
 	}
-	if caps, ok := r.h.serverCaps(server); ok && caps.Resources != nil {
-		if _, err := r.catalog(server).resources(ctx, r.h, server); err != nil {
+	if caps, ok := r.servers.Capabilities(server); ok && caps.Resources != nil {
+		if _, err := r.Resources(ctx, server); err != nil {
 			r.logger.Debug("listing resources after connect", "server", server, "error", err)
 		}
 	}
 }
 
 // upstream sends a request of plughost's own to a server, logging a failure.
-func (r *relay) upstream(ctx context.Context, server, method string, params json.RawMessage) {
-	srv, ok := r.h.Server(server)
+func (r *Router) upstream(ctx context.Context, server, method string, params json.RawMessage) {
+	srv, ok := r.servers.Server(server)
 	if !ok {
 		return
 	}
@@ -409,9 +421,9 @@ func deliver(t target, n Notification) {
 	}
 }
 
-// Notification relays one notification of a server (see the rules in
+// Notification routes one notification of a server (see the rules in
 // docs/gateway.md). It never blocks on a session.
-func (r *relay) Notification(server, method string, params json.RawMessage) {
+func (r *Router) Notification(server, method string, params json.RawMessage) {
 	switch method {
 	case "notifications/progress":
 		r.progress(server, params)
@@ -443,7 +455,7 @@ func (r *relay) Notification(server, method string, params json.RawMessage) {
 
 // progress goes to the request whose token the server got, with the
 // client's token back in place.
-func (r *relay) progress(server string, params json.RawMessage) {
+func (r *Router) progress(server string, params json.RawMessage) {
 	start, end, ok := rawjson.Member(params, "progressToken")
 	if !ok {
 		return
@@ -472,7 +484,7 @@ func (r *relay) progress(server string, params json.RawMessage) {
 
 // broadcast sends a notification to every session taking messages whose
 // scope includes server.
-func (r *relay) broadcast(server, method string, params json.RawMessage) {
+func (r *Router) broadcast(server, method string, params json.RawMessage) {
 	r.mu.Lock()
 	var ts []target
 	for _, c := range r.clients {
@@ -487,7 +499,7 @@ func (r *relay) broadcast(server, method string, params json.RawMessage) {
 }
 
 // elicitationComplete goes to the session that was asked.
-func (r *relay) elicitationComplete(server string, params json.RawMessage) {
+func (r *Router) elicitationComplete(server string, params json.RawMessage) {
 	id, _ := rawjson.String(params, "elicitationId")
 	r.mu.Lock()
 	session, ok := r.elicits[taskKey{server, id}]
@@ -506,23 +518,13 @@ func (r *relay) elicitationComplete(server string, params json.RawMessage) {
 	deliver(t, Notification{Server: server, Method: "notifications/elicitation/complete", Params: params})
 }
 
-// callLimit is the server's call timeout, which also bounds a relayed
-// server request (0: none known).
-func (h *Host) callLimit(server string) time.Duration {
-	srv, ok := h.st().cfg.MCP.Servers[server]
-	if !ok {
-		return 0
-	}
-	return srv.Timeouts(h.st().cfg.MCP.Timeouts.Durations()).Call
-}
-
-// clientTaskID is a server's task id as a session of the aggregate
+// ClientTaskID is a server's task id as a session of the aggregate
 // endpoint knows it: the server name, percent-encoded (no "/" left), a
 // slash, the server's id.
-func clientTaskID(server, id string) string { return resourceuri.EscapeServer(server) + "/" + id }
+func ClientTaskID(server, id string) string { return resourceuri.EscapeServer(server) + "/" + id }
 
-// serverTaskID reverses clientTaskID.
-func serverTaskID(clientID string) (server, id string, ok bool) {
+// ServerTaskID reverses ClientTaskID.
+func ServerTaskID(clientID string) (server, id string, ok bool) {
 	enc, id, found := strings.Cut(clientID, "/")
 	if !found {
 		return "", "", false
@@ -531,25 +533,24 @@ func serverTaskID(clientID string) (server, id string, ok bool) {
 	return server, id, err == nil && server != ""
 }
 
-// runs reports whether server is running in the current state: the relay
+// runs reports whether server is running in the current state: the router
 // keeps state for running servers only. Callers hold r.mu.
-func (r *relay) runs(server string) bool {
-	_, ok := r.h.st().servers[server]
-	return ok
+func (r *Router) runs(server string) bool {
+	return r.servers.Running(server)
 }
 
-// forgetServer drops what the relay keeps for a server that stopped
+// ForgetServer drops what the router keeps for a server that stopped
 // running (removed from the config, disabled or invalid): its log level,
 // catalog, subscriptions, tasks and elicitations, and the prompt names (a
 // server's prompts can rename another's). A server of that name added
 // again starts clean. Call it after the state without the server is
 // published, so that nothing is recorded for it afterwards (runs).
-func (r *relay) forgetServer(server string) {
+func (r *Router) ForgetServer(server string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.applied, server)
 	delete(r.catalogs, server)
-	r.promptTb = nil
+	r.promptNames = nil
 	for k := range r.subs {
 		if k.server == server {
 			delete(r.subs, k)
@@ -568,8 +569,57 @@ func (r *relay) forgetServer(server string) {
 }
 
 // InFlight returns how many requests of sessions are in flight to server.
-func (h *Host) InFlight(server string) int {
-	h.relay.mu.Lock()
-	defer h.relay.mu.Unlock()
-	return len(h.relay.flights[server])
+func (r *Router) InFlight(server string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.flights[server])
+}
+
+// Logger returns the router's logger, which the host also logs its
+// routing of sessions' requests to.
+func (r *Router) Logger() hclog.Logger { return r.logger }
+
+// SetPromptNames keeps the names of every known prompt on the aggregate
+// endpoint (the host lists them); ForgetServer drops them.
+func (r *Router) SetPromptNames(t *naming.Table) {
+	r.mu.Lock()
+	r.promptNames = t
+	r.mu.Unlock()
+}
+
+// PromptNames returns the prompt names last kept (nil: none).
+func (r *Router) PromptNames() *naming.Table {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.promptNames
+}
+
+// Kept names what the router keeps by the name of server: "applied" (its
+// log level), "catalog", "elicitation", "flight", "level turn",
+// "subscription" and "task", each once, in no order. A server that stopped
+// running has none of them (ForgetServer) once its requests ended.
+func (r *Router) Kept(server string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, applied := r.applied[server]
+	_, catalog := r.catalogs[server]
+	_, turn := r.levelTurns[server]
+	has := map[string]bool{"applied": applied, "catalog": catalog, "level turn": turn,
+		"flight": len(r.flights[server]) > 0}
+	for k := range r.subs {
+		has["subscription"] = has["subscription"] || k.server == server
+	}
+	for k := range r.tasks {
+		has["task"] = has["task"] || k.server == server
+	}
+	for k := range r.elicits {
+		has["elicitation"] = has["elicitation"] || k.server == server
+	}
+	var out []string
+	for what, ok := range has {
+		if ok {
+			out = append(out, what)
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package host
+package routing
 
 import (
 	"context"
@@ -18,30 +18,37 @@ import (
 // listed again for every client list. Safe for concurrent use.
 type serverCatalog struct {
 	mu        sync.Mutex
-	res       *resourceList // nil: never listed, or changed since
-	prompts   []promptEntry // nil: never listed, or changed since
+	res       *ResourceList // nil: never listed, or changed since
+	prompts   []PromptEntry // nil: never listed, or changed since
 	listedRes bool          // res holds a list (possibly empty)
 	listedPr  bool
 }
 
-// resourceList is a server's resources and templates.
-type resourceList struct {
-	resources []json.RawMessage
-	uris      map[string]bool
-	templates []json.RawMessage
-	compiled  []*resourceuri.Template // the templates that compile, for routing
-	tmplTexts map[string]bool         // every uriTemplate as written
+// ResourceList is a server's resources and templates, as it listed them.
+type ResourceList struct {
+	// Resources are the entries of resources/list, raw.
+	Resources []json.RawMessage
+	// URIs holds the uri of every resource.
+	URIs map[string]bool
+	// Templates are the entries of resources/templates/list, raw.
+	Templates []json.RawMessage
+	// Compiled are the templates that compile, for routing.
+	Compiled []*resourceuri.Template
+	// TemplateTexts holds every uriTemplate as written.
+	TemplateTexts map[string]bool
 }
 
-// promptEntry is a prompt definition and its name.
-type promptEntry struct {
-	name string
-	raw  json.RawMessage
+// PromptEntry is a prompt definition and its name.
+type PromptEntry struct {
+	// Name is the prompt's name at its server.
+	Name string
+	// Raw is the definition as the server listed it.
+	Raw json.RawMessage
 }
 
 // catalog returns server's catalog. A server that is not running gets an
-// empty catalog that is not kept (see relay.forgetServer).
-func (r *relay) catalog(server string) *serverCatalog {
+// empty catalog that is not kept (see Router.ForgetServer).
+func (r *Router) catalog(server string) *serverCatalog {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.catalogs[server]
@@ -73,27 +80,39 @@ func (c *serverCatalog) invalidatePrompts() {
 
 // cachedResources returns the last resource list, even a stale one (for
 // routing without a round trip); nil when never listed.
-func (c *serverCatalog) cachedResources() *resourceList {
+func (c *serverCatalog) cachedResources() *ResourceList {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.res
 }
 
+// CachedResources returns server's last resource list, even a stale one
+// (for routing without a round trip); nil when never listed.
+func (r *Router) CachedResources(server string) *ResourceList {
+	return r.catalog(server).cachedResources()
+}
+
+// Resources returns server's resources and templates, listing them unless
+// a list is known and the server announces changes.
+func (r *Router) Resources(ctx context.Context, server string) (*ResourceList, error) {
+	return r.catalog(server).resources(ctx, r, server)
+}
+
 // resources returns the server's resources and templates, listing them
 // unless a list is known and the server announces changes.
-func (c *serverCatalog) resources(ctx context.Context, h *Host, server string) (*resourceList, error) {
-	caps, _ := h.serverCaps(server)
+func (c *serverCatalog) resources(ctx context.Context, r *Router, server string) (*ResourceList, error) {
+	caps, _ := r.servers.Capabilities(server)
 	c.mu.Lock()
 	if c.listedRes && caps.Resources != nil && caps.Resources.ListChanged {
 		defer c.mu.Unlock()
 		return c.res, nil
 	}
 	c.mu.Unlock()
-	items, err := listAll(ctx, h, server, "resources/list", "resources")
+	items, err := r.ListAll(ctx, server, "resources/list", "resources")
 	if err != nil {
 		return nil, err
 	}
-	tmpls, err := listAll(ctx, h, server, "resources/templates/list", "resourceTemplates")
+	tmpls, err := r.ListAll(ctx, server, "resources/templates/list", "resourceTemplates")
 	var re *RPCError
 	if errors.As(err, &re) && re.Code == codeMethodNotFound {
 		tmpls, err = nil, nil // a server without templates
@@ -101,17 +120,17 @@ func (c *serverCatalog) resources(ctx context.Context, h *Host, server string) (
 	if err != nil {
 		return nil, err
 	}
-	l := &resourceList{resources: items, uris: map[string]bool{}, templates: tmpls, tmplTexts: map[string]bool{}}
+	l := &ResourceList{Resources: items, URIs: map[string]bool{}, Templates: tmpls, TemplateTexts: map[string]bool{}}
 	for _, it := range items {
 		if uri, ok := rawjson.String(it, "uri"); ok {
-			l.uris[uri] = true
+			l.URIs[uri] = true
 		}
 	}
 	for _, it := range tmpls {
 		if t, ok := rawjson.String(it, "uriTemplate"); ok {
-			l.tmplTexts[t] = true
+			l.TemplateTexts[t] = true
 			if ct, err := resourceuri.CompileTemplate(t); err == nil {
-				l.compiled = append(l.compiled, ct)
+				l.Compiled = append(l.Compiled, ct)
 			}
 		}
 	}
@@ -121,26 +140,37 @@ func (c *serverCatalog) resources(ctx context.Context, h *Host, server string) (
 	return l, nil
 }
 
-// prompts returns the server's prompts, listing them unless a list is
+// Prompts returns server's prompts, listing them unless a list is known
+// and the server announces changes.
+func (r *Router) Prompts(ctx context.Context, server string) ([]PromptEntry, error) {
+	return r.catalog(server).promptList(ctx, r, server)
+}
+
+// CachedPrompts returns server's last prompt list, even a stale one.
+func (r *Router) CachedPrompts(server string) []PromptEntry {
+	return r.catalog(server).cachedPrompts()
+}
+
+// promptList returns the server's prompts, listing them unless a list is
 // known and the server announces changes.
-func (c *serverCatalog) promptList(ctx context.Context, h *Host, server string) ([]promptEntry, error) {
-	caps, _ := h.serverCaps(server)
+func (c *serverCatalog) promptList(ctx context.Context, r *Router, server string) ([]PromptEntry, error) {
+	caps, _ := r.servers.Capabilities(server)
 	c.mu.Lock()
 	if c.listedPr && caps.Prompts != nil && caps.Prompts.ListChanged {
 		defer c.mu.Unlock()
 		return c.prompts, nil
 	}
 	c.mu.Unlock()
-	items, err := listAll(ctx, h, server, "prompts/list", "prompts")
+	items, err := r.ListAll(ctx, server, "prompts/list", "prompts")
 	if err != nil {
 		return nil, err
 	}
-	entries := make([]promptEntry, 0, len(items))
+	entries := make([]PromptEntry, 0, len(items))
 	seen := map[string]bool{}
 	for _, it := range items {
 		if name, ok := rawjson.String(it, "name"); ok && name != "" && !seen[name] {
 			seen[name] = true
-			entries = append(entries, promptEntry{name: name, raw: it})
+			entries = append(entries, PromptEntry{Name: name, Raw: it})
 		}
 	}
 	c.mu.Lock()
@@ -150,18 +180,18 @@ func (c *serverCatalog) promptList(ctx context.Context, h *Host, server string) 
 }
 
 // cachedPrompts returns the last prompt list, even a stale one.
-func (c *serverCatalog) cachedPrompts() []promptEntry {
+func (c *serverCatalog) cachedPrompts() []PromptEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.prompts
 }
 
-// listAll lists every page of a list method and returns the raw entries of
-// member (pages are bounded like tools/list).
-func listAll(ctx context.Context, h *Host, server, method, member string) ([]json.RawMessage, error) {
-	srv, ok := h.Server(server)
+// ListAll lists every page of a list method of server and returns the raw
+// entries of member (pages are bounded like tools/list).
+func (r *Router) ListAll(ctx context.Context, server, method, member string) ([]json.RawMessage, error) {
+	srv, ok := r.servers.Server(server)
 	if !ok {
-		return nil, fmt.Errorf("server %q: %w", server, errServerNotRunning)
+		return nil, fmt.Errorf("server %q: %w", server, ErrServerNotRunning)
 	}
 	var all []json.RawMessage
 	cursor := ""

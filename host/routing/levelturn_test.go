@@ -1,4 +1,4 @@
-package host
+package routing
 
 import (
 	"context"
@@ -12,12 +12,12 @@ import (
 // second turn of that name start: a server added again under the name
 // waits for the turn of its old self.
 func TestLevelTurnHeldAcrossRemoval(t *testing.T) {
-	r := newRelay(&Host{logger: hclog.NewNullLogger()})
+	r := New(nil, hclog.NewNullLogger()) // turns and forgetting ask nothing of the servers
 	release, ok := r.takeLevelTurn(context.Background(), "x")
 	if !ok {
 		t.Fatal("no turn for an idle server")
 	}
-	r.forgetServer("x") // what a reload removing x does
+	r.ForgetServer("x") // what a reload removing x does
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	for range 50 {

@@ -1,0 +1,12 @@
+// Package routing ties what MCP servers send on their own — notifications,
+// server→client requests, progress, task statuses, log messages, resource
+// updates — to the client session that caused it, and keeps what sessions
+// share over one connection per server: log levels, resource
+// subscriptions and each server's catalog of resources and prompts.
+//
+// Its Router implements supervisor.Relay (what a supervisor hands on) and
+// sees the host only through Servers. The root package host builds
+// sessions on it; this package never imports host. "Routing", not
+// "relay": in plughost the relay is the plugin carrying messages between
+// the host and a server.
+package routing
