@@ -40,7 +40,7 @@ func stdioPipes(t *testing.T, serve func(ctx context.Context, in io.Reader, out 
 }
 
 // server-everything behind plughost's stdio gateway: progress before the
-// result it belongs to, sampling relayed to the client, a task run to its
+// result it belongs to, sampling routed to the client, a task run to its
 // result, resources, templates, prompts and completions under plughost's
 // names, and resource links a client can read.
 func TestEverythingThroughTheGateway(t *testing.T) {

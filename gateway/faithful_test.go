@@ -277,7 +277,7 @@ func TestAggregateEndpointIsFaithful(t *testing.T) {
 	})
 
 	t.Run("logging", func(t *testing.T) {
-		//lint:ignore SA1019 plughost speaks protocol 2025-11-25 (docs/architecture.md), where logging/setLevel is current; the gateway relays it
+		//lint:ignore SA1019 plughost speaks protocol 2025-11-25 (docs/architecture.md), where logging/setLevel is current; the gateway forwards it
 		if err := c.SetLevel(ctx20(t), mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelWarning}}); err != nil {
 			t.Fatal(err)
 		}
@@ -302,7 +302,7 @@ func TestAggregateEndpointIsFaithful(t *testing.T) {
 			!strings.Contains(text(res), "<plughost://b/test://static>") {
 			t.Errorf("resource links in a result: %+v; want URIs in the per-server form", res.Content)
 		}
-		//lint:ignore SA1019 plughost speaks protocol 2025-11-25 (docs/architecture.md), where resources/subscribe is current; the gateway relays it
+		//lint:ignore SA1019 plughost speaks protocol 2025-11-25 (docs/architecture.md), where resources/subscribe is current; the gateway forwards it
 		if err := c.Subscribe(ctx20(t), mcp.SubscribeRequest{Params: mcp.SubscribeParams{URI: "test://a/own"}}); err != nil {
 			t.Fatal(err)
 		}

@@ -91,8 +91,8 @@ func New(h *host.Host, opts Options) *Gateway {
 		"tools/list": g.toolsList,
 		"tools/call": g.toolsCall,
 	}
-	for _, m := range relayedMethods {
-		g.methods[m] = g.relayed
+	for _, m := range forwardedMethods {
+		g.methods[m] = g.forwarded
 	}
 	g.notifications = map[string]notificationHandler{
 		"notifications/initialized":        func(context.Context, *exchange) {},
@@ -118,7 +118,7 @@ type exchange struct {
 	out  sink
 
 	boxOnce sync.Once
-	box     *outbox         // what the request relays before its response; nil until used
+	box     *outbox         // what the request delivers before its response; nil until used
 	ch      *requestChannel // the channel its host handlers hold; nil until callOptions
 }
 

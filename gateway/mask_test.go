@@ -17,8 +17,8 @@ import (
 
 // door sends one JSON-RPC request of an initialized session and returns
 // everything the client got for it: the response and what the gateway
-// relayed before it (over HTTP the body, an event stream when something
-// was relayed; over stdio the lines up to the response).
+// delivered before it (over HTTP the body, an event stream when something
+// was delivered; over stdio the lines up to the response).
 type door func(t *testing.T, id int, method, params string) string
 
 // httpDoor opens a session at url.

@@ -168,21 +168,21 @@ func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, 
 	return r.JSON() // the server's result, every member kept but what shaping rewrote
 }
 
-// relayedMethods are the requests the host answers through
+// forwardedMethods are the requests the host answers through
 // host.Session.Request.
-var relayedMethods = []string{
+var forwardedMethods = []string{
 	"resources/list", "resources/templates/list", "resources/read",
 	"resources/subscribe", "resources/unsubscribe",
 	"prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
 	"tasks/get", "tasks/result", "tasks/cancel", "tasks/list",
 }
 
-// relayed answers a request the host relays to the servers: resources,
+// forwarded answers a request the host forwards to the servers: resources,
 // prompts, completion, logging and tasks. JSON-RPC errors (the server's,
 // its configured secrets masked, or the host's: an unknown prompt, a
 // resource no server offers) are passed on as they are; what the server
 // sends meanwhile comes back on the request's channel.
-func (g *Gateway) relayed(ctx context.Context, x *exchange) (json.RawMessage, error) {
+func (g *Gateway) forwarded(ctx context.Context, x *exchange) (json.RawMessage, error) {
 	res, err := x.sess.Request(ctx, x.msg.Method, x.msg.Params, g.callOptions(x))
 	var re *host.RPCError
 	if errors.As(err, &re) {

@@ -31,7 +31,7 @@ func (h *Host) serverCaps(server string) (routing.Capabilities, bool) {
 // and each other feature — resources (subscribe when a server supports
 // it), prompts, completions, logging, tasks for tools/call — when at least
 // one server that initialized offers it. list_changed of resources and
-// prompts is declared with them: plughost relays the servers' own.
+// prompts is declared with them: plughost forwards the servers' own.
 func (h *Host) ServerCapabilities() json.RawMessage {
 	var parts []string
 	parts = append(parts, `"tools":{"listChanged":true}`)

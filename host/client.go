@@ -60,7 +60,7 @@ type CallOptions struct {
 func (s *Session) SetHandlers(c ClientHandlers) { s.h.router.SetHandlers(s.id, s.scope, c) }
 
 // ClearHandlers removes the session's handlers: notifications outside its
-// calls are no longer relayed to it, and server requests that cannot be
+// calls are no longer routed to it, and server requests that cannot be
 // tied to one of its calls are answered -32601.
 func (s *Session) ClearHandlers() { s.h.router.ClearHandlers(s.id) }
 

@@ -19,7 +19,7 @@
 // answers resources, prompts, completion, logging and tasks (every server's,
 // under plughost's names and URIs, or one server's as they are, for a
 // session scoped to it), and what a server sends on its own — progress, log
-// messages, sampling, elicitation and roots requests — is relayed to the
+// messages, sampling, elicitation and roots requests — is routed to the
 // session that caused it, through its ClientHandlers:
 //
 //	s.SetHandlers(host.ClientHandlers{Sampling: askTheModel, Notify: show})

@@ -403,7 +403,7 @@ func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []s
 		Limits: supervisor.Limits{MaxMessageBytes: srv.MaxMessageBytes(cfg.MCP.MaxMessageMB), MaxMessageSetting: srv.MaxMessageSetting(name),
 			MaxResultBytes: srv.MaxResultBytes(cfg.MCP.MaxResultMB), MaxResultSetting: srv.MaxResultSetting(name),
 			SpoolDir: artifacts.DirOf(cfg.MCP.Workspace, artifacts.KindMCP)},
-		Relay: h.router,
+		Router: h.router,
 	}, nil
 }
 

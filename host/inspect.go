@@ -110,7 +110,7 @@ func (h *Host) Test(ctx context.Context, name string) (TestReport, error) {
 			spec.Auth = c
 		}
 	}
-	spec.Relay = nil // the probe's connection is nobody's: sessions hear nothing of it
+	spec.Router = nil // the probe's connection is nobody's: sessions hear nothing of it
 	probe := supervisor.New(spec, h.logger.Named("test"), nil)
 	began := time.Now()
 	st, tools, err := probe.ConnectOnce(ctx)

@@ -275,7 +275,7 @@ func TestProgressTokensAreTranslated(t *testing.T) {
 	}
 	got := rec.params("notifications/progress")
 	if len(got) != 1 || got[0] != `{"progressToken":5,"progress":1,"total":2}` {
-		t.Errorf("progress relayed %v; want exactly the call's, with the client's token 5 and every other byte the server's", got)
+		t.Errorf("progress routed %v; want exactly the call's, with the client's token 5 and every other byte the server's", got)
 	}
 }
 
@@ -410,6 +410,6 @@ func TestProgressAfterTheAnswerIsKeptByCount(t *testing.T) {
 	progress(bToken)
 	<-notes["b"]
 	if len(notes["a"]) > 0 {
-		t.Errorf("progress for a token of a closed session was relayed: %s", <-notes["a"])
+		t.Errorf("progress for a token of a closed session was routed: %s", <-notes["a"])
 	}
 }

@@ -16,7 +16,7 @@ import (
 // more. Without a terminal, or declined, the call fails with the
 // *host.NeedsLoginError, which names `plughost mcp login <server>` and the
 // scope.
-func (g *globals) callWithLogin(ctx context.Context, src liveState, tool string, args []byte) (host.CallResult, error) {
+func (g *globals) callWithLogin(ctx context.Context, src liveSource, tool string, args []byte) (host.CallResult, error) {
 	r, err := src.Call(ctx, tool, args)
 	var needs *host.NeedsLoginError
 	if !errors.As(err, &needs) || needs.Futile || !interactive() {
@@ -41,9 +41,9 @@ func (g *globals) callWithLogin(ctx context.Context, src liveState, tool string,
 // a running serve answers — in a host of the config for the login alone;
 // the serve reads the stored tokens when the server next refuses the old
 // ones. The login's messages go to stderr: stdout is the call's result.
-func (g *globals) loginFor(ctx context.Context, src liveState, server string) error {
+func (g *globals) loginFor(ctx context.Context, src liveSource, server string) error {
 	ui := loginUI{out: g.stderr, timeout: defaultLoginTimeout}
-	if l, ok := src.(localState); ok {
+	if l, ok := src.(localSource); ok {
 		return g.login(ctx, l.h, server, ui)
 	}
 	h, err := g.newHost()

@@ -12,10 +12,10 @@ import (
 	"github.com/plughost/plughost/host/registry"
 )
 
-// liveState is where `mcp list|show`, `tools` and `call` get their answers:
+// liveSource is where `mcp list|show`, `tools` and `call` get their answers:
 // a running serve of the same config (through its API), else a host this
 // command starts for the purpose.
-type liveState interface {
+type liveSource interface {
 	Servers(ctx context.Context) (api.ServerList, error)
 	Server(ctx context.Context, name string) (host.ServerDetail, error)
 	Tools(ctx context.Context) ([]registry.Tool, error)
@@ -26,15 +26,15 @@ type liveState interface {
 // live returns the running serve of this config when there is one (and no
 // --set changes the config), else starts a host and waits (up to wait) for
 // its servers.
-func (g *globals) live(ctx context.Context, wait time.Duration) (liveState, error) {
+func (g *globals) live(ctx context.Context, wait time.Duration) (liveSource, error) {
 	if c := g.runningServe(ctx); c != nil {
-		return remoteState{c}, nil
+		return remoteSource{c}, nil
 	}
 	h, err := g.startHost(ctx, wait)
 	if err != nil {
 		return nil, err
 	}
-	return localState{h}, nil
+	return localSource{h}, nil
 }
 
 // runningServe returns a client of the serve of this config, or nil.
@@ -60,28 +60,28 @@ func (g *globals) runningServe(ctx context.Context) *api.Client {
 	return c
 }
 
-// localState answers from a host this command started.
-type localState struct{ h *host.Host }
+// localSource answers from a host this command started.
+type localSource struct{ h *host.Host }
 
-func (l localState) Servers(ctx context.Context) (api.ServerList, error) {
+func (l localSource) Servers(ctx context.Context) (api.ServerList, error) {
 	return api.ServerList{Servers: l.h.ServerRows(ctx), Apply: l.h.LastApply()}, nil
 }
 
-func (l localState) Server(ctx context.Context, name string) (host.ServerDetail, error) {
+func (l localSource) Server(ctx context.Context, name string) (host.ServerDetail, error) {
 	return l.h.ServerDetail(ctx, name)
 }
 
-func (l localState) Tools(ctx context.Context) ([]registry.Tool, error) {
+func (l localSource) Tools(ctx context.Context) ([]registry.Tool, error) {
 	return l.h.NewSession().Tools(ctx)
 }
 
-func (l localState) Call(ctx context.Context, name string, args json.RawMessage) (host.CallResult, error) {
+func (l localSource) Call(ctx context.Context, name string, args json.RawMessage) (host.CallResult, error) {
 	return l.h.NewSession().CallWith(ctx, name, args, host.CallOptions{})
 }
 
-func (l localState) Close() error { return l.h.Close() }
+func (l localSource) Close() error { return l.h.Close() }
 
-// remoteState answers from a running serve.
-type remoteState struct{ *api.Client }
+// remoteSource answers from a running serve.
+type remoteSource struct{ *api.Client }
 
-func (remoteState) Close() error { return nil }
+func (remoteSource) Close() error { return nil }

@@ -2,7 +2,7 @@
 // connection, over anything that sends and receives whole JSON-RPC messages
 // (a plugin's Connect stream, or a server's pipes handed over directly). The
 // supervisor sends every request through it as raw JSON (initialize,
-// tools/list, tools/call and the requests it relays); no MCP client library
+// tools/list, tools/call and the requests it forwards); no MCP client library
 // runs on top. It correlates responses with requests by their JSON-RPC id,
 // dispatches the server's notifications and requests, raw, off the read
 // loop (RawHandlers), and applies the flood limit to what the server sends
@@ -81,7 +81,7 @@ type notification struct {
 // reply is a response for a caller, and the sequence number of the last
 // notification the server sent before it: the caller returns only once that
 // one was handled, so what a server sent during a request (progress, log
-// messages) is relayed before the request's answer.
+// messages) is handled before the request's answer.
 type reply struct {
 	resp  *transport.JSONRPCResponse
 	after uint64
@@ -94,7 +94,7 @@ type RawHandlers struct {
 	// read loop. params is nil when the notification has none. It must
 	// not block: a request's response is returned only after the
 	// notifications the server sent before it were handled, so what a
-	// server sends during a request reaches its relay before the answer.
+	// server sends during a request reaches its handler before the answer.
 	Notification func(method string, params json.RawMessage)
 	// Request answers a server→client request; each runs in a goroutine
 	// of its own, with a ctx that ends when the server cancels the request

@@ -11,7 +11,7 @@ import (
 // servers. plughost routes a server's requests (sampling, elicitation,
 // roots) and notifications (progress, log messages, resource updates, list
 // changes, task status) to the session that caused them — see
-// docs/gateway.md, "Relaying to the client" — and answers the server -32601
+// docs/gateway.md, "Routing to the client" — and answers the server -32601
 // when that session has no handler for the request, or when no session can
 // be told apart as its cause.
 type ClientHandlers struct {

@@ -4,7 +4,7 @@
 // share over one connection per server: log levels, resource
 // subscriptions and each server's catalog of resources and prompts.
 //
-// Its Router implements supervisor.Relay (what a supervisor hands on) and
+// Its Router implements supervisor.Router (what a supervisor hands on) and
 // sees the host only through Servers. The root package host builds
 // sessions on it; this package never imports host. "Routing", not
 // "relay": in plughost the relay is the plugin carrying messages between

@@ -22,14 +22,14 @@ import (
 )
 
 // Router ties what servers send on their own to client sessions (see
-// docs/gateway.md, "Relaying to the client"). Every upstream connection is
+// docs/gateway.md, "Routing to the client"). Every upstream connection is
 // shared by all sessions, so the router keeps what tells sessions apart: the
 // requests in flight to each server (which session made them, the
 // handlers of their channel, their progress tokens), the tasks sessions
 // created, the resources they subscribed to, the log level each asked for,
 // and the handlers of sessions that can take messages outside a request.
 // It also keeps each server's catalog of resources and prompts, which
-// routes URIs and prompt names. It implements supervisor.Relay. Safe for
+// routes URIs and prompt names. It implements supervisor.Router. Safe for
 // concurrent use; its state lives in this process only (the connections do
 // too).
 type Router struct {
@@ -59,7 +59,7 @@ type Router struct {
 	earlyN    int
 }
 
-var _ supervisor.Relay = (*Router)(nil)
+var _ supervisor.Router = (*Router)(nil)
 
 // What the router keeps per server goes when the server stops running
 // (ForgetServer): the maps above keyed by a server hold running servers
@@ -338,7 +338,7 @@ func (r *Router) Request(ctx context.Context, server string, req supervisor.Serv
 	method, params := req.Method, req.Params
 	t, ok, why := r.cause(server, req.Related, params)
 	if !ok {
-		return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("plughost cannot relay %s: %s", method, why)}
+		return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("plughost cannot route %s: %s", method, why)}
 	}
 	var h RequestHandler
 	if t.handlers != nil {

@@ -58,8 +58,8 @@ func (s *Server) connect(ctx context.Context) (*connection, error) {
 		st.Path = conn.path
 	})
 	s.logger.Info("connected", "tools", s.Status().Tools, "startup", took.Round(time.Millisecond))
-	if s.spec.Relay != nil {
-		go s.spec.Relay.Connected(s.spec.Name)
+	if s.spec.Router != nil {
+		go s.spec.Router.Connected(s.spec.Name)
 	}
 	return conn, nil
 }

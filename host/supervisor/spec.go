@@ -57,10 +57,10 @@ type Spec struct {
 	// DirectPipes lets a plugin that advertises pluginapi.FeatureDirectPipes
 	// hand the server's stdin/stdout to the host, so calls skip the plugin hop.
 	DirectPipes bool
-	// Relay, when set, receives the server's notifications and its
+	// Router, when set, receives the server's notifications and its
 	// requests for the client; without one, server requests other than
 	// ping are answered -32601.
-	Relay Relay
+	Router Router
 	// Auth, when set, is the server's OAuth login: the transport gets its
 	// Authorization from it, and a connection refused for want of a login
 	// waits for one instead of retrying.

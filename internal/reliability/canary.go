@@ -66,7 +66,7 @@ func (s *suite) secretCanary() error {
 	if err != nil {
 		return err
 	}
-	if _, err := sv.waitServers(60*time.Second, "servers up, the crashing one failed", func(v map[string]serverView) bool {
+	if _, err := sv.waitServers(60*time.Second, "servers up, the crashing one failed", func(v map[string]serverListing) bool {
 		return v["envsrv"].State == "connected" && v["remote"].State == "connected" && v["junk"].State == "connected" &&
 			v["leak"].State == "connected" && v["crashing"].LastError != ""
 	}); err != nil {

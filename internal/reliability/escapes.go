@@ -34,7 +34,7 @@ func (s *suite) terminalEscapes() error {
 	if err != nil {
 		return err
 	}
-	before, err := sv.waitServers(60*time.Second, "esc up, escfail in error quoting its stderr", func(v map[string]serverView) bool {
+	before, err := sv.waitServers(60*time.Second, "esc up, escfail in error quoting its stderr", func(v map[string]serverListing) bool {
 		return v["esc"].State == "connected" && v["escfail"].State == "error" && strings.Contains(v["escfail"].LastError, "RED")
 	})
 	if err != nil {
@@ -92,7 +92,7 @@ const escapesRetryHold = time.Hour
 
 // stillFailed says whether the named server is still in the error it was
 // in before (same restart count), as the phrase the check prints.
-func (sv *serve) stillFailed(name string, before serverView) (string, error) {
+func (sv *serve) stillFailed(name string, before serverListing) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	now, err := sv.servers(ctx)

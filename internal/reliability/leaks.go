@@ -46,7 +46,7 @@ func (s *suite) leaks() error {
 		if err := syscall.Kill(v["victim"].ServerPID, syscall.SIGKILL); err != nil {
 			return fmt.Errorf("restart %d: %w", i, err)
 		}
-		if _, err := sv.waitServers(30*time.Second, "victim restarted", func(v map[string]serverView) bool {
+		if _, err := sv.waitServers(30*time.Second, "victim restarted", func(v map[string]serverListing) bool {
 			return v["victim"].State == "connected" && v["victim"].Restarts > before
 		}); err != nil {
 			return err

@@ -51,7 +51,7 @@ func (s *suite) misbehaving() error {
 		side <- s.bigResult()
 	}()
 	failing := []string{"garbage", "silent", "hugeline", "exitloop"}
-	_, err = sv.waitServers(90*time.Second, "good servers connected, bad ones failed", func(v map[string]serverView) bool {
+	_, err = sv.waitServers(90*time.Second, "good servers connected, bad ones failed", func(v map[string]serverListing) bool {
 		for _, n := range []string{"steady", "many"} {
 			if v[n].State != "connected" {
 				return false

@@ -40,7 +40,7 @@ func (s *suite) reloadTypo() error {
 		return err
 	}
 	want := keptPrefix + "tools.mcp.servers.typo.enabled: "
-	views, err := sv.waitServers(30*time.Second, "typo's problem reported", func(v map[string]serverView) bool {
+	views, err := sv.waitServers(30*time.Second, "typo's problem reported", func(v map[string]serverListing) bool {
 		return strings.HasPrefix(v["typo"].LastError, want)
 	})
 	if err != nil {
@@ -91,7 +91,7 @@ func (s *suite) notificationFlood() error {
 	procs := func() []int { return append([]int{sv.pid()}, pluginPIDs(sv)...) }
 	cpuBefore, gwBefore := cpuOf(procs()), cpuTicks(sv.pid())
 	began := time.Now()
-	throttled, _ := sv.waitServers(window, "flood throttled", func(v map[string]serverView) bool { return v["flood"].Throttle != "" })
+	throttled, _ := sv.waitServers(window, "flood throttled", func(v map[string]serverListing) bool { return v["flood"].Throttle != "" })
 	if rest := window - time.Since(began); rest > 0 {
 		time.Sleep(rest) // no client traffic: what the flood alone costs
 	}
@@ -103,7 +103,7 @@ func (s *suite) notificationFlood() error {
 	s.check("notification-flood", "throttled state", `the flooding server's state says "throttled"`,
 		fmt.Sprintf("state %s; %q", throttled["flood"].State, oneLine(throttled["flood"].Description, 240)),
 		strings.Contains(throttled["flood"].Throttle, "throttled since"))
-	views, err := sv.waitServers(40*time.Second, "flood disconnected", func(v map[string]serverView) bool {
+	views, err := sv.waitServers(40*time.Second, "flood disconnected", func(v map[string]serverListing) bool {
 		return strings.Contains(v["flood"].LastError, "disconnected for flooding")
 	})
 	c := sv.newClient()

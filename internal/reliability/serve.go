@@ -170,8 +170,8 @@ func (sv *serve) stop() {
 	})
 }
 
-// serverView is what GET /api/servers says of one server.
-type serverView struct {
+// serverListing is what GET /api/servers says of one server.
+type serverListing struct {
 	Name        string `json:"name"`
 	State       string `json:"state"`
 	Tools       int    `json:"tools"`
@@ -185,7 +185,7 @@ type serverView struct {
 }
 
 // servers returns the servers' views by name.
-func (sv *serve) servers(ctx context.Context) (map[string]serverView, error) {
+func (sv *serve) servers(ctx context.Context) (map[string]serverListing, error) {
 	body, status, err := sv.get(ctx, "/api/servers", true)
 	if err != nil {
 		return nil, err
@@ -194,12 +194,12 @@ func (sv *serve) servers(ctx context.Context) (map[string]serverView, error) {
 		return nil, fmt.Errorf("GET /api/servers: %d %s", status, oneLine(string(body), 200))
 	}
 	var list struct {
-		Servers []serverView `json:"servers"`
+		Servers []serverListing `json:"servers"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
 		return nil, fmt.Errorf("GET /api/servers: %w", err)
 	}
-	out := map[string]serverView{}
+	out := map[string]serverListing{}
 	for _, v := range list.Servers {
 		out[v.Name] = v
 	}
@@ -207,10 +207,10 @@ func (sv *serve) servers(ctx context.Context) (map[string]serverView, error) {
 }
 
 // waitServers polls the servers until cond holds for them (at most d).
-func (sv *serve) waitServers(d time.Duration, what string, cond func(map[string]serverView) bool) (map[string]serverView, error) {
+func (sv *serve) waitServers(d time.Duration, what string, cond func(map[string]serverListing) bool) (map[string]serverListing, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	var last map[string]serverView
+	var last map[string]serverListing
 	for {
 		v, err := sv.servers(ctx)
 		if err == nil {
@@ -230,8 +230,8 @@ func (sv *serve) waitServers(d time.Duration, what string, cond func(map[string]
 }
 
 // connected reports whether every named server is connected.
-func connected(names ...string) func(map[string]serverView) bool {
-	return func(v map[string]serverView) bool {
+func connected(names ...string) func(map[string]serverListing) bool {
+	return func(v map[string]serverListing) bool {
 		for _, n := range names {
 			if v[n].State != "connected" {
 				return false

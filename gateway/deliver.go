@@ -12,7 +12,7 @@ import (
 	"github.com/plughost/plughost/lib/rawjson"
 )
 
-// Relaying to the client. The host ties what a server sends on its own to
+// Delivering to the client. The host ties what a server sends on its own to
 // the session that caused it (host.ClientHandlers); the gateway delivers
 // it: during a request, on that request's channel (its HTTP response
 // stream, which then becomes an event stream, or stdout) through the
@@ -26,7 +26,7 @@ import (
 
 // outbox orders what a request sends its client before the response:
 // notifications and requests go through a bounded queue drained by a
-// goroutine of its own, so the host's relay never waits on a slow client,
+// goroutine of its own, so the host's router never waits on a slow client,
 // and the response is written only once the queue is empty. Safe for
 // concurrent use.
 type outbox struct {
@@ -85,7 +85,7 @@ func (b *outbox) close() {
 	<-b.done
 }
 
-// channel is where a relayed message goes: a request's outbox, or (nil)
+// channel is where a routed message goes: a request's outbox, or (nil)
 // the session's stream.
 type channel interface{ send(msg []byte) }
 
@@ -98,22 +98,22 @@ type streamChannel struct {
 // send holds msg for the session's next stream when it has none yet.
 func (c streamChannel) send(msg []byte) {
 	if !c.g.pushOrHold(c.session, msg) {
-		c.g.logger.Debug("no stream to relay a message on yet; holding it for the session's next stream", "session", c.session)
+		c.g.logger.Debug("no stream to deliver a message on yet; holding it for the session's next stream", "session", c.session)
 	}
 }
 
 // send queues msg on the request's outbox, made on first use (most
-// requests relay nothing): x is a channel for its request.
+// requests deliver nothing): x is a channel for its request.
 func (x *exchange) send(msg []byte) {
 	x.boxOnce.Do(func() { x.box = x.g.newOutbox(sessionID(x.sess), x.out) })
-	if x.box == nil { // the request was answered without relaying anything
+	if x.box == nil { // the request was answered without delivering anything
 		streamChannel{x.g, sessionID(x.sess)}.send(msg)
 		return
 	}
 	x.box.send(msg)
 }
 
-// closeOutbox waits until what the request relayed is written; what its
+// closeOutbox waits until what the request delivered is written; what its
 // handlers get afterwards goes to the session's stream.
 func (x *exchange) closeOutbox() {
 	x.boxOnce.Do(func() {}) // no outbox from now on

@@ -11,11 +11,11 @@ import (
 	"github.com/plughost/plughost/host/msgtransport"
 )
 
-// Relay receives what a server sends on its own, beyond answers to the
+// Router receives what a server sends on its own, beyond answers to the
 // host's requests: its notifications and its requests for the client
 // (sampling, elicitation, roots). The host implements it and passes them on
 // to the client session they belong to.
-type Relay interface {
+type Router interface {
 	// Notification gets every notification of the server in the order
 	// sent (tools/list_changed too, after the supervisor started its
 	// re-list), a log message's params with the configured secrets masked
@@ -33,7 +33,7 @@ type Relay interface {
 }
 
 // RPCError is a JSON-RPC error: a server's error answer to Request, or what
-// a Relay answers a server request with.
+// a Router answers a server request with.
 type RPCError = msgtransport.RPCError
 
 // ServerRequest is a request a server sent to the client: its method,
@@ -47,7 +47,7 @@ type ServerRequest = msgtransport.ServerRequest
 type Request = msgtransport.Request
 
 // ClientCapabilities is what plughost declares to every server at
-// initialize: it relays sampling, elicitation (form and URL mode) and roots
+// initialize: it routes sampling, elicitation (form and URL mode) and roots
 // to the client session that caused the request, and answers -32601 itself
 // when that client cannot (see host/routing).
 var ClientCapabilities = json.RawMessage(`{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}`)
@@ -72,7 +72,7 @@ func (s *Server) Initialized() (Initialized, bool) {
 }
 
 // serveRaw installs the connection's handlers of what the server sends on its
-// own: tools/list_changed triggers a re-list, everything goes to the Relay,
+// own: tools/list_changed triggers a re-list, everything goes to the Router,
 // and ping is answered here.
 func (s *Server) serveRaw(conn *connection) {
 	conn.transport.SetRawHandlers(msgtransport.RawHandlers{
@@ -83,18 +83,18 @@ func (s *Server) serveRaw(conn *connection) {
 				default: // a re-list is already pending; it will see this change too
 				}
 			}
-			if s.spec.Relay != nil {
-				s.spec.Relay.Notification(s.spec.Name, method, maskNotification(s.spec.Masker, method, params))
+			if s.spec.Router != nil {
+				s.spec.Router.Notification(s.spec.Name, method, maskNotification(s.spec.Masker, method, params))
 			}
 		},
 		Request: func(ctx context.Context, req ServerRequest) (json.RawMessage, error) {
 			if req.Method == string(mcp.MethodPing) {
 				return json.RawMessage("{}"), nil
 			}
-			if s.spec.Relay == nil {
-				return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf("plughost has no client to relay %s to", req.Method)}
+			if s.spec.Router == nil {
+				return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf("plughost has no client to route %s to", req.Method)}
 			}
-			return s.spec.Relay.Request(ctx, s.spec.Name, req)
+			return s.spec.Router.Request(ctx, s.spec.Name, req)
 		},
 	})
 }
