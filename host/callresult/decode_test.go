@@ -254,3 +254,55 @@ func sharesBytes(t *testing.T, got, want string, raw []byte) {
 		t.Error("the text does not share the message's bytes")
 	}
 }
+
+// Every field of Content is written when changed, for an item the server
+// sent with members mcp-go does not model too, and the server's members
+// stay; an unchanged field stays as the server wrote it.
+func TestChangedFieldsOfRawItems(t *testing.T) {
+	raw := `{"content":[{"type":"resource_link","uri":"a://l","name":"l","x-kind":"doc"},` +
+		`{"type":"image","data":"aGk=","mimeType":"image/png","x-alt":"a cat"},` +
+		`{"type":"resource","resource":{"uri":"a://r","text":"t","mimeType":"text/plain","x-enc":"utf8"}},` +
+		`{"type":"resource_link","uri":"a://m","name":"m\u00e9","description":"d","x-kind":"doc"}]}`
+	res, err := Decode([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range res.Content {
+		if _, ok := c.from.(rawItem); !ok {
+			t.Fatalf("item %d keeps a %T; want a rawItem", i, c.from)
+		}
+	}
+	res.Content[0].Name, res.Content[0].Description, res.Content[0].MIMEType = "renamed", "now described", "text/markdown"
+	res.Content[1].MIMEType = "image/jpeg"
+	res.Content[2].MIMEType = "text/html"
+	got, err := res.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"content":[{"type":"resource_link","uri":"a://l","name":"renamed","x-kind":"doc","mimeType":"text/markdown","description":"now described"},` +
+		`{"type":"image","data":"aGk=","mimeType":"image/jpeg","x-alt":"a cat"},` +
+		`{"type":"resource","resource":{"uri":"a://r","text":"t","mimeType":"text/html","x-enc":"utf8"}},` +
+		`{"type":"resource_link","uri":"a://m","name":"m\u00e9","description":"d","x-kind":"doc"}]}`
+	if string(got) != want {
+		t.Errorf("JSON:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestSetMember(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		path []string
+		want string
+	}{
+		{`{"a":1}`, []string{"a"}, `{"a":"v"}`},
+		{`{"a":1}`, []string{"b"}, `{"a":1,"b":"v"}`},
+		{`{ }`, []string{"b"}, `{ "b":"v"}`},
+		{`{"r":{"u":1} ,"x":2}`, []string{"r", "m"}, `{"r":{"u":1,"m":"v"} ,"x":2}`},
+		{`{"r":{}}`, []string{"r", "m"}, `{"r":{"m":"v"}}`},
+		{`{"x":2}`, []string{"r", "m"}, `{"x":2}`},
+	} {
+		if got := setMember([]byte(tt.raw), []byte(`"v"`), tt.path...); string(got) != tt.want {
+			t.Errorf("setMember(%s, %q) = %s; want %s", tt.raw, tt.path, got, tt.want)
+		}
+	}
+}

@@ -18,8 +18,9 @@ import (
 // (Content) and encodes as the server's JSON with only the parts plughost
 // may rewrite taken from Content: the text of a text item, the data of an
 // image or audio item, the URI of a resource link, the URI and text or blob
-// of an embedded resource. Every other member is written as the server
-// sent it.
+// of an embedded resource, and, where they differ from the server's, the
+// MIME type, a link's name and description. Every other member is written
+// as the server sent it.
 //
 // Items that mcp-go's type holds exactly stay plain mcp-go values; only the
 // others are rawItems. It never leaves the package: a Content keeps it
@@ -74,23 +75,40 @@ func (it rawItem) MarshalJSON() ([]byte, error) {
 			out, _ = rawjson.Replace(out, b, path...)
 		}
 	}
+	// The item's other fields plughost's Content models are written only
+	// when they differ from the server's, so an unchanged one stays as sent.
+	changed := func(v string, path ...string) {
+		if old, _ := rawjson.String(out, path...); err == nil && old != v {
+			var b []byte
+			if b, err = json.Marshal(v); err == nil {
+				out = setMember(out, b, path...)
+			}
+		}
+	}
 	switch v := it.Content.(type) {
 	case mcp.TextContent:
 		set(v.Text, "text")
 	case mcp.ImageContent:
 		set(v.Data, "data")
+		changed(v.MIMEType, "mimeType")
 	case mcp.AudioContent:
 		set(v.Data, "data")
+		changed(v.MIMEType, "mimeType")
 	case mcp.ResourceLink:
 		set(v.URI, "uri")
+		changed(v.Name, "name")
+		changed(v.MIMEType, "mimeType")
+		changed(v.Description, "description")
 	case mcp.EmbeddedResource:
 		switch r := v.Resource.(type) {
 		case mcp.TextResourceContents:
 			set(r.URI, "resource", "uri")
 			set(r.Text, "resource", "text")
+			changed(r.MIMEType, "resource", "mimeType")
 		case mcp.BlobResourceContents:
 			set(r.URI, "resource", "uri")
 			set(r.Blob, "resource", "blob")
+			changed(r.MIMEType, "resource", "mimeType")
 		}
 	default:
 		return json.Marshal(it.Content)
@@ -99,6 +117,37 @@ func (it rawItem) MarshalJSON() ([]byte, error) {
 		return nil, fmt.Errorf("encode a content item: %w", err)
 	}
 	return out, nil
+}
+
+// setMember returns a copy of the object raw with value at path: in the
+// place of the member there, or added at the end of its object when it is
+// absent (raw returned as it is when that object is absent too).
+func setMember(raw, value []byte, path ...string) []byte {
+	if out, ok := rawjson.Replace(raw, value, path...); ok {
+		return out
+	}
+	start, end := 0, len(raw)
+	if parent := path[:len(path)-1]; len(parent) > 0 {
+		var ok bool
+		if start, end, ok = rawjson.Member(raw, parent...); !ok {
+			return raw
+		}
+	}
+	obj := bytes.TrimRight(raw[start:end], " \t\r\n")
+	if len(obj) < 2 || obj[len(obj)-1] != '}' {
+		return raw
+	}
+	closing := start + len(obj) - 1
+	key, _ := json.Marshal(path[len(path)-1]) // a string always encodes
+	out := make([]byte, 0, len(raw)+len(key)+len(value)+2)
+	out = append(out, raw[:closing]...)
+	if len(bytes.TrimSpace(obj[1:len(obj)-1])) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, key...)
+	out = append(out, ':')
+	out = append(out, value...)
+	return append(out, raw[closing:]...)
 }
 
 // largeStrings are the members whose values a rawItem takes from Content, so

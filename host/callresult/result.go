@@ -46,9 +46,8 @@ const (
 
 // Content is one item of a tool's result; Type (ContentText, …) says which
 // fields it uses. Change an item by changing its fields: what the server
-// sent beyond them stays with the item. For an item the server sent with
-// members mcp-go does not model, JSON takes its text, data and URI from
-// the fields and writes every other member as the server sent it.
+// sent beyond them (annotations, _meta, members mcp-go does not model)
+// stays with the item, and JSON writes it as the server sent it.
 type Content struct {
 	// Type is the item's type: ContentText, ContentImage, ContentAudio,
 	// ContentResourceLink or ContentResource; empty for an item of another
