@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/artifacts"
 	"github.com/plughost/plughost/host/callresult"
@@ -78,31 +76,21 @@ func (h *Host) callServer(ctx context.Context, c shaping.Call) (shaping.Result, 
 	}
 	began := time.Now()
 	res, err := srv.sup.CallTool(ctx, supervisor.ToolCall{Tool: c.Tool, Args: c.Args, Meta: c.Meta, OnID: c.OnID})
-	h.calls.Record(c.Server, time.Since(began), err != nil || res.Result == nil || res.Result.IsError)
+	h.calls.Record(c.Server, time.Since(began), err != nil || res.IsError)
 	if err != nil {
 		return shaping.Result{}, h.masker.Error(err) // a crashed server's error quotes its stderr
 	}
-	return shaping.Result{MCP: res.Result, Extra: res.Extra, Size: resultSize(res.Result)}, nil
+	return shaping.Result{Result: res, Size: resultSize(res)}, nil
 }
 
 // resultSize is about how many bytes of memory a result holds: its text,
 // binary data and structured content.
-func resultSize(res *mcp.CallToolResult) int {
-	n := len(res.RawStructuredContent)
+func resultSize(res callresult.Result) int {
+	n := len(res.StructuredContent)
 	for _, c := range res.Content {
-		switch v := callresult.Unwrap(c).(type) {
-		case mcp.TextContent:
-			n += len(v.Text)
-		case mcp.ImageContent:
-			n += len(v.Data)
-		case mcp.AudioContent:
-			n += len(v.Data)
-		case mcp.EmbeddedResource:
-			if b, ok := v.Resource.(mcp.BlobResourceContents); ok {
-				n += len(b.Blob)
-			} else if t, ok := v.Resource.(mcp.TextResourceContents); ok {
-				n += len(t.Text)
-			}
+		switch c.Type {
+		case callresult.ContentText, callresult.ContentImage, callresult.ContentAudio, callresult.ContentResource:
+			n += len(c.Text) + len(c.Data)
 		}
 	}
 	return n
@@ -164,10 +152,10 @@ func pagingTools() []registry.Tool {
 }
 
 // callPaging runs read_file or search_files, bounded by the inline budget.
-func (h *Host) callPaging(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
+func (h *Host) callPaging(ctx context.Context, name string, args json.RawMessage) ToolResult {
 	chain := h.st().chain
 	text, isError := chain.store.HandleTool(ctx, name, args, chain.maxChars)
-	res := mcp.NewToolResultText(text)
+	res := callresult.NewTextResult(text)
 	res.IsError = isError
 	return res
 }

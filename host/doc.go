@@ -29,7 +29,9 @@
 // call answers with a ToolResult, whose items are plughost's own Content;
 // ToolResult.JSON writes the result with every member the server sent but
 // what shaping rewrote (docs/gateway.md, "Tool results"), and ToMCP
-// converts it to mcp-go's types for code built on mcp-go.
+// converts it to mcp-go's types for code built on mcp-go. ToolResult is
+// callresult.Result, the one type of the call path: the shaping chain's
+// middleware (host/shaping) reads and rewrites the same value.
 //
 // A Host never forces process-wide garbage collections unless asked:
 // Options.ReturnMemoryAfterLargeResults makes it return a large result's

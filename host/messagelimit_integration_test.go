@@ -33,7 +33,7 @@ func TestMessageOverLimitFailsAndRestartsServer(t *testing.T) {
 			srv, _ := h.Server("big")
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			if res, err := srv.CallTool(ctx, supervisor.ToolCall{Tool: "big", Args: map[string]any{"chars": 1<<20 - 200}}); err != nil || len(res.Result.Content) != 1 {
+			if res, err := srv.CallTool(ctx, supervisor.ToolCall{Tool: "big", Args: map[string]any{"chars": 1<<20 - 200}}); err != nil || len(res.Content) != 1 {
 				t.Fatalf("a message under the limit: %v", err)
 			}
 

@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/host/artifacts"
 	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/host/discovery"
@@ -294,15 +292,14 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 		return r, err
 	}
 	if !ok && artifacts.IsTool(name) {
-		r.Server, r.Result = hostLabel, newToolResult(s.h.callPaging(ctx, name, args), callresult.Extra{})
+		r.Server, r.Result = hostLabel, s.h.callPaging(ctx, name, args)
 		return r, nil
 	}
 	switch {
 	case scope != "" && !ok:
 		return r, s.h.unknownScoped(scope, name)
 	case scope == "" && v.Rules().IsSearchTool(name):
-		res, err := s.search(ctx, v, name, args)
-		r.Result = newToolResult(res, callresult.Extra{})
+		r.Result, err = s.search(ctx, v, name, args)
 		return r, err
 	case !ok:
 		return r, s.h.unknownTool(v, name)
@@ -335,7 +332,7 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	if err != nil {
 		return r, s.h.explainCallError(ctx, tool.Name, tool.Server, err)
 	}
-	r.Result = newToolResult(res.MCP, res.Extra)
+	r.Result = res.Result
 	return r, nil
 }
 
@@ -379,7 +376,7 @@ func lookup(v *discovery.View, scope, name string) (registry.Tool, bool) {
 }
 
 // search runs a search tool and unlocks what it found.
-func (s *Session) search(ctx context.Context, v *discovery.View, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (s *Session) search(ctx context.Context, v *discovery.View, name string, args json.RawMessage) (ToolResult, error) {
 	text, isError, found := v.Search(name, args)
 	if len(found) > 0 {
 		newly := 0
@@ -398,11 +395,11 @@ func (s *Session) search(ctx context.Context, v *discovery.View, name string, ar
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return ToolResult{}, fmt.Errorf("%s: %w", name, err)
 		}
 		s.h.unlocks.Add(int64(newly))
 	}
-	res := mcp.NewToolResultText(text)
+	res := callresult.NewTextResult(text)
 	res.IsError = isError
 	return res, nil
 }

@@ -25,7 +25,7 @@ func withWorkspace(ws string) func(map[string]any) {
 }
 
 // rawCall calls a tool on the server directly, past the shaping chain: what
-// the server really sent.
+// the server really sent, in mcp-go's type.
 func rawCall(t *testing.T, h *host.Host, server, tool string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
 	srv, ok := h.Server(server)
@@ -38,7 +38,7 @@ func rawCall(t *testing.T, h *host.Host, server, tool string, args map[string]an
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.Result
+	return res.ToMCP()
 }
 
 // checkBounded checks the inline text of a shaped 5 MB-class result against

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/host/routing"
 	"github.com/plughost/plughost/host/shaping"
@@ -50,8 +48,8 @@ func (s *Session) callTask(ctx context.Context, scope string, call shaping.Call,
 	}
 	id, isTask := rawjson.String(raw, "task", "taskId")
 	if !isTask {
-		res, extra, err := s.h.shapeFetched(ctx, call, raw)
-		return CallResult{Result: newToolResult(res, extra)}, err
+		res, err := s.h.shapeFetched(ctx, call, raw)
+		return CallResult{Result: res}, err
 	}
 	s.h.router.RecordTask(c, id, &call)
 	if scope == "" {
@@ -100,11 +98,11 @@ func (s *Session) taskRequest(ctx context.Context, scope, method string, params 
 	if scope == "" {
 		call.MapURI = func(u string) string { return s.h.router.ClientURI(call.Server, u) }
 	}
-	res, extra, err := s.h.shapeFetched(ctx, call, raw)
+	res, err := s.h.shapeFetched(ctx, call, raw)
 	if err != nil {
 		return raw, nil // not a tool result (a cancelled task's, …): as the server sent it
 	}
-	return callresult.Encode(res, extra)
+	return res.JSON()
 }
 
 func unknownTask(id string) *RPCError {
@@ -149,17 +147,16 @@ func (s *Session) listTasks(ctx context.Context, scope string) (json.RawMessage,
 	return json.RawMessage(b.String()), nil
 }
 
-// shapeFetched runs a tools/call result fetched outside a call (a task's
-// result) through the same shaping chain as a call's; the Extra is what the
-// result holds beyond mcp.CallToolResult's fields (callresult.Encode).
-func (h *Host) shapeFetched(ctx context.Context, call shaping.Call, raw json.RawMessage) (*mcp.CallToolResult, callresult.Extra, error) {
-	res, extra, err := callresult.Decode(raw)
+// shapeFetched decodes a tools/call result fetched outside a call (a task's
+// result) and runs it through the same shaping chain as a call's.
+func (h *Host) shapeFetched(ctx context.Context, call shaping.Call, raw json.RawMessage) (ToolResult, error) {
+	res, err := callresult.Decode(raw)
 	if err != nil {
-		return nil, callresult.Extra{}, err
+		return ToolResult{}, err
 	}
 	fetched := func(context.Context, shaping.Call) (shaping.Result, error) {
-		return shaping.Result{MCP: res, Extra: extra}, nil
+		return shaping.Result{Result: res}, nil
 	}
 	r, err := shaping.Chain(fetched, h.st().chain.links...)(ctx, call)
-	return r.MCP, r.Extra, err
+	return r.Result, err
 }

@@ -16,7 +16,7 @@ import (
 func TestToolResultRoundTrip(t *testing.T) {
 	raw := `{"content":[{"type":"text","text":"hello","x-lang":"en","annotations":{"priority":1}},` +
 		`{"type":"image","data":"aGk=","mimeType":"image/png"},` +
-		`{"type":"resource_link","uri":"test://a","name":"a"},` +
+		`{"type":"resource_link","uri":"test://a","name":"a","description":"the a"},` +
 		`{"type":"resource","resource":{"uri":"test://b","text":"body"}}],` +
 		`"structuredContent":{"n":1},"x-trace":"t1","_meta":{"k":1},"isError":true}`
 	res, err := host.DecodeToolResult([]byte(raw))
@@ -26,7 +26,7 @@ func TestToolResultRoundTrip(t *testing.T) {
 	want := []host.Content{
 		{Type: host.ContentText, Text: "hello"},
 		{Type: host.ContentImage, Data: "aGk=", MIMEType: "image/png"},
-		{Type: host.ContentResourceLink, URI: "test://a", Name: "a"},
+		{Type: host.ContentResourceLink, URI: "test://a", Name: "a", Description: "the a"},
 		{Type: host.ContentResource, URI: "test://b", Text: "body"},
 	}
 	if diff := cmp.Diff(want, res.Content, cmp.Comparer(sameContent)); diff != "" {
@@ -59,7 +59,8 @@ func TestToolResultRoundTrip(t *testing.T) {
 }
 
 func sameContent(a, b host.Content) bool {
-	return a.Type == b.Type && a.Text == b.Text && a.Data == b.Data && a.MIMEType == b.MIMEType && a.URI == b.URI && a.Name == b.Name
+	return a.Type == b.Type && a.Text == b.Text && a.Data == b.Data && a.MIMEType == b.MIMEType && a.URI == b.URI && a.Name == b.Name &&
+		a.Description == b.Description
 }
 
 func tree(t *testing.T, s string) any {

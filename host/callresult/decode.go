@@ -1,11 +1,3 @@
-// Package callresult decodes the result of an MCP tools/call from its raw
-// JSON without the copies a generic decode makes, and keeps what mcp-go's
-// types cannot hold, so the result can be written out again as the server
-// sent it: a text item of many megabytes is decoded into the message's own
-// bytes and shared, structuredContent is kept as the raw JSON the server
-// sent, items with members mcp-go does not model are Items, and the
-// result's own such members (and its _meta) are an Extra. Decoding a 50 MB
-// text result allocates a few hundred bytes.
 package callresult
 
 import (
@@ -23,23 +15,20 @@ import (
 // ownership of it: text items are decoded in place and their Text shares
 // raw's bytes, so the caller must not change or reuse raw afterwards.
 //
-// The result is what mcp.ParseCallToolResult returns, field for field, but
-// for structuredContent and for what mcp-go's types cannot hold.
-// StructuredContent and RawStructuredContent both hold the JSON as the
-// server sent it (a json.RawMessage, byte-faithful, encoded as is by
-// mcp.CallToolResult.MarshalJSON) instead of a decoded map; it shares raw's
-// bytes only when it is most of the message. A content item mcp-go's type
-// does not hold exactly is an Item. The result's _meta, isError and members
-// mcp.CallToolResult has no field for are also returned raw, as the Extra:
-// Encode(res, extra) writes the result as the server sent it, but for what
+// The result holds what mcp.ParseCallToolResult would (ToMCP gives it, field
+// for field), but for structuredContent, kept as the JSON the server sent
+// (byte-faithful; it shares raw's bytes only when it is most of the
+// message), and for what mcp-go's types cannot hold: item members, the
+// result's own members, its _meta and isError as sent, which the Result
+// keeps so that JSON writes the result as the server sent it but for what
 // plughost rewrote.
-func Decode(raw []byte) (*mcp.CallToolResult, Extra, error) {
+func Decode(raw []byte) (Result, error) {
 	d := decoder{raw: raw, view: rawjson.View(raw)}
 	if err := d.result(); err != nil {
-		return nil, Extra{}, fmt.Errorf("malformed tools/call result: %w", err)
+		return Result{}, fmt.Errorf("malformed tools/call result: %w", err)
 	}
 	d.extra.meta, d.extra.isError = d.res.Meta, d.res.IsError
-	return d.finish(), d.extra, nil
+	return d.finish(), nil
 }
 
 // decoder holds one decode. The view shares raw's bytes; it is not used
@@ -47,14 +36,16 @@ func Decode(raw []byte) (*mcp.CallToolResult, Extra, error) {
 type decoder struct {
 	raw   []byte
 	view  string
-	res   mcp.CallToolResult
-	extra Extra
+	res   mcp.CallToolResult // the fields besides content and structuredContent
+	items []Content
+	sc    json.RawMessage
+	extra rawMembers
 	texts []textSpan
 }
 
 // textSpan is a text item whose literal is decoded at the end.
 type textSpan struct {
-	item       int // index in res.Content
+	item       int // index in items
 	start, end int // the literal's bounds in raw
 }
 
@@ -74,7 +65,7 @@ func (d *decoder) result() error {
 				// large text's buffer alive after the text is dropped.
 				sc = append(json.RawMessage(nil), sc...)
 			}
-			d.res.StructuredContent, d.res.RawStructuredContent = sc, sc
+			d.sc = sc
 		case "isError":
 			err = json.Unmarshal([]byte(v), &d.res.IsError)
 			d.keep(key, start, end)
@@ -112,7 +103,7 @@ func (d *decoder) multiRoundTrip(key, v string) error {
 	return json.Unmarshal([]byte(v), &d.res.RequestState)
 }
 
-// keep records a top-level member as the server sent it, in the Extra. A
+// keep records a top-level member as the server sent it, in d.extra. A
 // copy, unless it is most of the message: a large member of its own would
 // otherwise be held twice.
 func (d *decoder) keep(key string, start, end int) {
@@ -142,29 +133,29 @@ func (d *decoder) content(start, end int) error {
 // item decodes one content item at raw[start:end]: a text item here, its
 // text decoded in place at the end, anything else with mcp-go's decoder (on
 // a copy, so raw stays the text's). An item mcp-go's type does not hold
-// exactly becomes an Item.
+// exactly keeps a rawItem.
 func (d *decoder) item(start, end int) error {
-	if lit, plain, ok := d.textItem(start, end); ok {
-		var c mcp.Content = mcp.TextContent{Type: mcp.ContentTypeText}
-		if !plain {
+	if lit, bare, ok := d.textItem(start, end); ok {
+		c := Content{Type: ContentText}
+		if !bare {
 			var err error
-			if c, err = d.annotatedText(start, end, lit); err != nil {
-				return fmt.Errorf("content item %d: %w", len(d.res.Content), err)
+			if c.from, err = d.annotatedText(start, end, lit); err != nil {
+				return fmt.Errorf("content item %d: %w", len(d.items), err)
 			}
 		}
-		d.texts = append(d.texts, textSpan{item: len(d.res.Content), start: lit[0], end: lit[1]})
-		d.res.Content = append(d.res.Content, c)
+		d.texts = append(d.texts, textSpan{item: len(d.items), start: lit[0], end: lit[1]})
+		d.items = append(d.items, c)
 		return nil
 	}
 	raw := d.raw[start:end]
 	c, err := mcp.UnmarshalContent(bytes.Clone(raw))
 	if err != nil {
-		return fmt.Errorf("content item %d: %w", len(d.res.Content), err)
+		return fmt.Errorf("content item %d: %w", len(d.items), err)
 	}
 	if skel := skeletonOf(raw); !exact(skel) {
-		c = Item{Content: c, skeleton: skel}
+		c = rawItem{Content: c, skeleton: skel}
 	}
-	d.res.Content = append(d.res.Content, c)
+	d.items = append(d.items, contentOf(c))
 	return nil
 }
 
@@ -189,7 +180,7 @@ func (d *decoder) textItem(start, end int) (lit [2]int, plain, ok bool) {
 }
 
 // annotatedText decodes a text item with members besides type and text at
-// raw[start:end], without its text (decoded in place at the end): an Item
+// raw[start:end], without its text (decoded in place at the end): a rawItem
 // when mcp.TextContent does not hold every member.
 func (d *decoder) annotatedText(start, end int, lit [2]int) (mcp.Content, error) {
 	skel := make(json.RawMessage, 0, (lit[0]-start)+2+(end-lit[1]))
@@ -202,19 +193,21 @@ func (d *decoder) annotatedText(start, end int, lit [2]int) (mcp.Content, error)
 	}
 	tc.Type = mcp.ContentTypeText
 	if !exact(skel) {
-		return Item{Content: tc, skeleton: skel}, nil
+		return rawItem{Content: tc, skeleton: skel}, nil
 	}
 	return tc, nil
 }
 
-// finish decodes the texts into raw's own bytes.
-func (d *decoder) finish() *mcp.CallToolResult {
+// finish decodes the texts into raw's own bytes and makes the Result.
+func (d *decoder) finish() Result {
 	d.view = ""
 	for _, t := range d.texts {
-		c := d.res.Content[t.item]
-		tc := Unwrap(c).(mcp.TextContent)
-		tc.Text = rawjson.DecodeInPlace(d.raw[t.start:t.end])
-		d.res.Content[t.item] = With(c, tc)
+		d.items[t.item].Text = rawjson.DecodeInPlace(d.raw[t.start:t.end])
 	}
-	return &d.res
+	r := Result{Content: d.items, StructuredContent: d.sc, IsError: d.res.IsError, raw: d.extra}
+	if d.res.Meta != nil || d.res.ResultType != "" || d.res.InputRequests != nil || d.res.RequestState != "" {
+		base := d.res
+		r.base = &base
+	}
+	return r
 }

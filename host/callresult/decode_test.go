@@ -11,8 +11,8 @@ import (
 )
 
 // Decode must give what mcp-go's generic decode gives (compared as the JSON
-// each encodes to, item by item unwrapped), with structuredContent kept as
-// sent; and Encode must give back the server's JSON.
+// each encodes to, ToMCP's plain mcp-go values), with structuredContent
+// kept as sent; and JSON must give back the server's JSON.
 func TestDecodeMatchesMCPGo(t *testing.T) {
 	tests := map[string]string{
 		"plain text":     `{"content":[{"type":"text","text":"hello"}]}`,
@@ -41,33 +41,22 @@ func TestDecodeMatchesMCPGo(t *testing.T) {
 			if err != nil {
 				t.Fatalf("mcp-go: %v", err)
 			}
-			got, extra, err := Decode([]byte(raw))
+			got, err := Decode([]byte(raw))
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
-			if diff := cmp.Diff(encode(t, want), encode(t, unwrapped(got))); diff != "" {
+			if diff := cmp.Diff(encodeTree(t, want), encodeTree(t, got.ToMCP())); diff != "" {
 				t.Errorf("Decode differs from mcp-go (-mcp-go +Decode):\n%s", diff)
 			}
-			back, err := Encode(got, extra)
+			back, err := got.JSON()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(jsonTree(t, []byte(raw)), jsonTree(t, back)); diff != "" && name != "non-UTF-8 text" {
-				t.Errorf("Encode(Decode(raw)) differs from raw (-raw +encoded):\n%s", diff)
+				t.Errorf("Decode(raw).JSON() differs from raw (-raw +encoded):\n%s", diff)
 			}
 		})
 	}
-}
-
-// unwrapped returns a copy of r with its Items replaced by their mcp-go
-// values.
-func unwrapped(r *mcp.CallToolResult) *mcp.CallToolResult {
-	cp := *r
-	cp.Content = nil
-	for _, c := range r.Content {
-		cp.Content = append(cp.Content, Unwrap(c))
-	}
-	return &cp
 }
 
 // jsonTree decodes b with numbers as written.
@@ -80,7 +69,7 @@ func jsonTree(t *testing.T, b []byte) any {
 	return v
 }
 
-func encode(t *testing.T, r *mcp.CallToolResult) any {
+func encodeTree(t *testing.T, r *mcp.CallToolResult) any {
 	t.Helper()
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -104,7 +93,7 @@ func TestDecodeRejectsMalformed(t *testing.T) {
 		"trailing data":      `{"content":[]} x`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			if res, _, err := Decode([]byte(raw)); err == nil {
+			if res, err := Decode([]byte(raw)); err == nil {
 				t.Errorf("Decode(%s) = %+v; want an error", raw, res)
 			}
 		})
@@ -118,17 +107,17 @@ func TestDecodeSharesTheMessage(t *testing.T) {
 	raw := []byte(`{"content":[{"type":"text","text":` + string(lit) + `}],"structuredContent":{"content":"x"}}`)
 	allocs := testing.AllocsPerRun(1, func() {
 		cp := append([]byte(nil), raw...)
-		if _, _, err := Decode(cp); err != nil {
+		if _, err := Decode(cp); err != nil {
 			t.Fatal(err)
 		}
 	})
-	res, _, err := Decode(raw)
+	res, err := Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sharesBytes(t, res.Content[0].(mcp.TextContent).Text, text, raw)
-	sc, ok := res.StructuredContent.(json.RawMessage)
-	if !ok || string(sc) != `{"content":"x"}` {
+	sharesBytes(t, res.Content[0].Text, text, raw)
+	sc := res.StructuredContent
+	if string(sc) != `{"content":"x"}` {
 		t.Fatalf("StructuredContent = %#v; want the raw JSON as sent", res.StructuredContent)
 	}
 	if p, base := uintptr(unsafe.Pointer(&sc[0])), uintptr(unsafe.Pointer(&raw[0])); p >= base && p < base+uintptr(len(raw)) {
@@ -139,33 +128,30 @@ func TestDecodeSharesTheMessage(t *testing.T) {
 	}
 }
 
-// What plughost rewrites (a text, a URI) is taken from the mcp-go value;
-// every other member of an Item stays as the server sent it.
+// What plughost rewrites (a text, a URI) is taken from the Content fields;
+// every other member of an item the server sent with members mcp-go does
+// not model stays as the server sent it.
 func TestItemKeepsMembersAcrossRewrites(t *testing.T) {
 	raw := `{"content":[{"type":"text","text":"long text","x-lang":"en","annotations":{"priority":1,"x-p":true}},` +
 		`{"type":"resource_link","uri":"test://a","name":"a","x-kind":"doc"},` +
 		`{"type":"resource","resource":{"uri":"test://b","text":"body","x-enc":"utf8"}}],"x-trace":"t1","_meta":{"k":1}}`
-	res, extra, err := Decode([]byte(raw))
+	res, err := Decode([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, c := range res.Content {
-		if _, ok := c.(Item); !ok {
-			t.Fatalf("item %d is a %T; want an Item (it has members mcp-go does not model)", i, c)
+		if _, ok := c.from.(rawItem); !ok {
+			t.Fatalf("item %d keeps a %T; want a rawItem (it has members mcp-go does not model)", i, c.from)
 		}
 	}
-	tc := Unwrap(res.Content[0]).(mcp.TextContent)
-	tc.Text = "bounded"
-	link := Unwrap(res.Content[1]).(mcp.ResourceLink)
-	link.URI = "plughost://s/test://a"
-	emb := Unwrap(res.Content[2]).(mcp.EmbeddedResource)
-	tr := emb.Resource.(mcp.TextResourceContents)
-	tr.URI = "plughost://s/test://b"
-	emb.Resource = tr
-	cp := *res
-	cp.Content = []mcp.Content{With(res.Content[0], tc), With(res.Content[1], link), With(res.Content[2], emb), mcp.NewTextContent("new")}
+	cp := res
+	cp.Content = append([]Content(nil), res.Content...)
+	cp.Content[0].Text = "bounded"
+	cp.Content[1].URI = "plughost://s/test://a"
+	cp.Content[2].URI = "plughost://s/test://b"
+	cp.Content = append(cp.Content, NewText("new"))
 	cp.IsError = true
-	got, err := Encode(&cp, extra)
+	got, err := cp.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,34 +162,82 @@ func TestItemKeepsMembersAcrossRewrites(t *testing.T) {
 	if diff := cmp.Diff(jsonTree(t, []byte(want)), jsonTree(t, got)); diff != "" {
 		t.Errorf("encoded (-want +got):\n%s", diff)
 	}
-	if keys := extra.Keys(); !cmp.Equal(keys, []string{"x-trace", "_meta"}) {
-		t.Errorf("Extra keys = %q", keys)
+	if orig, _ := res.JSON(); !strings.Contains(string(orig), `"text":"long text"`) || strings.Contains(string(orig), "plughost://") {
+		t.Errorf("changing a copy changed the decoded result: %s", orig)
 	}
-	// A _meta replaced by plughost is plughost's.
-	cp.Meta = &mcp.Meta{AdditionalFields: map[string]any{"mine": true}}
-	got, _ = Encode(&cp, extra)
+	if keys := cp.raw.keys(); !cmp.Equal(keys, []string{"x-trace", "_meta"}) {
+		t.Errorf("kept top-level members %q", keys)
+	}
+	// A _meta replaced by plughost (in mcp-go's type) is plughost's.
+	m := cp.toMCP()
+	m.Meta = &mcp.Meta{AdditionalFields: map[string]any{"mine": true}}
+	got, _ = encode(m, cp.raw)
 	if m, _ := jsonTree(t, got).(map[string]any)["_meta"].(map[string]any); m["mine"] != true || m["k"] != nil {
 		t.Errorf("_meta = %v; want plughost's own", m)
 	}
 }
 
+// A text item replaced by a new one (not the server's) is written as
+// plain MCP; an item whose type changed drops the server's other members.
+func TestNewItemsArePlain(t *testing.T) {
+	res, err := Decode([]byte(`{"content":[{"type":"text","text":"a","x-lang":"en"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Content[0] = Content{Type: ContentImage, Data: "aGk=", MIMEType: "image/png"}
+	got, err := res.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"content":[{"type":"image","data":"aGk=","mimeType":"image/png"}]}`; string(got) != want {
+		t.Errorf("JSON = %s; want %s", got, want)
+	}
+}
+
 // A large text item with a member mcp-go does not model still decodes in
-// place, and its Item holds no second copy of the text.
+// place, and what it keeps of the server's item holds no second copy of
+// the text (nor a reference to it).
 func TestLargeItemTextSharesTheMessage(t *testing.T) {
 	text := strings.Repeat("line of text\n", 100_000)
 	lit, _ := json.Marshal(text)
 	raw := []byte(`{"content":[{"type":"text","x-lang":"en","text":` + string(lit) + `}]}`)
-	res, _, err := Decode(raw)
+	res, err := Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, ok := res.Content[0].(Item)
+	it, ok := res.Content[0].from.(rawItem)
 	if !ok {
-		t.Fatalf("item is a %T; want an Item", res.Content[0])
+		t.Fatalf("item keeps a %T; want a rawItem", res.Content[0].from)
 	}
-	sharesBytes(t, it.Content.(mcp.TextContent).Text, text, raw)
+	sharesBytes(t, res.Content[0].Text, text, raw)
 	if len(it.skeleton) > 100 {
-		t.Errorf("the Item's skeleton holds %d bytes; want the item without its text", len(it.skeleton))
+		t.Errorf("the rawItem's skeleton holds %d bytes; want the item without its text", len(it.skeleton))
+	}
+	if tc := it.Content.(mcp.TextContent); tc.Text != "" {
+		t.Errorf("the rawItem's mcp-go value holds a text of %d bytes; want none (Content.Text has it)", len(tc.Text))
+	}
+}
+
+// Items decoded with mcp-go's decoder (an image, an embedded resource)
+// keep their large strings in the Content fields only, so a result whose
+// data shaping replaced does not keep the server's alive.
+func TestKeptItemsHoldNoLargeStrings(t *testing.T) {
+	res, err := Decode([]byte(`{"content":[{"type":"image","data":"aGk=","mimeType":"image/png","annotations":{"priority":1}},` +
+		`{"type":"resource","resource":{"uri":"a://b","blob":"aGk="}},{"type":"resource","resource":{"uri":"a://c","text":"body"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Content[0].Data != "aGk=" || res.Content[1].Data != "aGk=" || res.Content[2].Text != "body" {
+		t.Fatalf("content %+v", res.Content)
+	}
+	for i, c := range res.Content {
+		b, err := json.Marshal(c.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "aGk=") || strings.Contains(string(b), "body") {
+			t.Errorf("item %d keeps its large string beside the field: %s", i, b)
+		}
 	}
 }
 
@@ -218,5 +252,57 @@ func sharesBytes(t *testing.T, got, want string, raw []byte) {
 	base := uintptr(unsafe.Pointer(&raw[0]))
 	if start < base || start >= base+uintptr(len(raw)) {
 		t.Error("the text does not share the message's bytes")
+	}
+}
+
+// Every field of Content is written when changed, for an item the server
+// sent with members mcp-go does not model too, and the server's members
+// stay; an unchanged field stays as the server wrote it.
+func TestChangedFieldsOfRawItems(t *testing.T) {
+	raw := `{"content":[{"type":"resource_link","uri":"a://l","name":"l","x-kind":"doc"},` +
+		`{"type":"image","data":"aGk=","mimeType":"image/png","x-alt":"a cat"},` +
+		`{"type":"resource","resource":{"uri":"a://r","text":"t","mimeType":"text/plain","x-enc":"utf8"}},` +
+		`{"type":"resource_link","uri":"a://m","name":"m\u00e9","description":"d","x-kind":"doc"}]}`
+	res, err := Decode([]byte(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range res.Content {
+		if _, ok := c.from.(rawItem); !ok {
+			t.Fatalf("item %d keeps a %T; want a rawItem", i, c.from)
+		}
+	}
+	res.Content[0].Name, res.Content[0].Description, res.Content[0].MIMEType = "renamed", "now described", "text/markdown"
+	res.Content[1].MIMEType = "image/jpeg"
+	res.Content[2].MIMEType = "text/html"
+	got, err := res.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"content":[{"type":"resource_link","uri":"a://l","name":"renamed","x-kind":"doc","mimeType":"text/markdown","description":"now described"},` +
+		`{"type":"image","data":"aGk=","mimeType":"image/jpeg","x-alt":"a cat"},` +
+		`{"type":"resource","resource":{"uri":"a://r","text":"t","mimeType":"text/html","x-enc":"utf8"}},` +
+		`{"type":"resource_link","uri":"a://m","name":"m\u00e9","description":"d","x-kind":"doc"}]}`
+	if string(got) != want {
+		t.Errorf("JSON:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestSetMember(t *testing.T) {
+	for _, tt := range []struct {
+		raw  string
+		path []string
+		want string
+	}{
+		{`{"a":1}`, []string{"a"}, `{"a":"v"}`},
+		{`{"a":1}`, []string{"b"}, `{"a":1,"b":"v"}`},
+		{`{ }`, []string{"b"}, `{ "b":"v"}`},
+		{`{"r":{"u":1} ,"x":2}`, []string{"r", "m"}, `{"r":{"u":1,"m":"v"} ,"x":2}`},
+		{`{"r":{}}`, []string{"r", "m"}, `{"r":{"m":"v"}}`},
+		{`{"x":2}`, []string{"r", "m"}, `{"x":2}`},
+	} {
+		if got := setMember([]byte(tt.raw), []byte(`"v"`), tt.path...); string(got) != tt.want {
+			t.Errorf("setMember(%s, %q) = %s; want %s", tt.raw, tt.path, got, tt.want)
+		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzEncodeDecode: whatever Decode accepts, Encode writes as valid JSON
+// FuzzEncodeDecode: whatever Decode accepts, JSON writes as valid JSON
 // that decodes to the same tree when written again, and — for input
 // without duplicate keys, invalid UTF-8 or null members mcp-go drops —
 // to the input's own tree.
@@ -23,23 +23,23 @@ func FuzzEncodeDecode(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		res, extra, err := Decode([]byte(raw))
+		res, err := Decode([]byte(raw))
 		if err != nil {
 			return
 		}
-		once, err := Encode(res, extra)
+		once, err := res.JSON()
 		if err != nil {
 			return // a value mcp-go cannot encode (a number out of float64's range in a modelled field)
 		}
 		first, err := tree(once)
 		if err != nil {
-			t.Fatalf("Encode wrote invalid JSON: %v\n%s", err, once)
+			t.Fatalf("JSON wrote invalid JSON: %v\n%s", err, once)
 		}
-		res2, extra2, err := Decode(once)
+		res2, err := Decode(once)
 		if err != nil {
-			t.Fatalf("Decode of Encode's output: %v\n%s", err, once)
+			t.Fatalf("Decode of JSON's output: %v\n%s", err, once)
 		}
-		twice, err := Encode(res2, extra2)
+		twice, err := res2.JSON()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func FuzzEncodeDecode(f *testing.F) {
 			t.Fatalf("not stable:\n%s\n%s", once, twice)
 		}
 		if in, err := tree([]byte(raw)); err == nil && utf8.ValidString(raw) && plainJSON(raw) && !reflect.DeepEqual(in, first) {
-			t.Fatalf("Encode(Decode(raw)) differs from raw:\n%s\n%s", raw, once)
+			t.Fatalf("Decode(raw).JSON() differs from raw:\n%s\n%s", raw, once)
 		}
 	})
 }

@@ -11,20 +11,22 @@ import (
 	"github.com/plughost/plughost/lib/rawjson"
 )
 
-// Item is a content item whose JSON says more than its mcp-go type can
+// rawItem is a content item whose JSON says more than its mcp-go type can
 // hold: a member the type has no field for (a newer spec's, a vendor's),
 // annotations with such a member, an embedded resource with one, a _meta
-// number mcp-go's float64 would change. It reads as the mcp-go value
-// (Content), which is what plughost inspects and rewrites, and encodes as
-// the server's JSON with only the parts plughost may rewrite taken from
-// Content: the text of a text item, the data of an image or audio item,
-// the URI of a resource link, the URI and text or blob of an embedded
-// resource. Every other member is written as the server sent it.
+// number mcp-go's float64 would change. It holds the mcp-go value
+// (Content) and encodes as the server's JSON with only the parts plughost
+// may rewrite taken from Content: the text of a text item, the data of an
+// image or audio item, the URI of a resource link, the URI and text or blob
+// of an embedded resource, and, where they differ from the server's, the
+// MIME type, a link's name and description. Every other member is written
+// as the server sent it.
 //
 // Items that mcp-go's type holds exactly stay plain mcp-go values; only the
-// others are Items. Read an item through Unwrap, and put a changed value
-// back through With, so the server's other members stay.
-type Item struct {
+// others are rawItems. It never leaves the package: a Content keeps it
+// (Content.from), plain reads the mcp-go value and rewrap puts a changed
+// value back, so the server's other members stay.
+type rawItem struct {
 	mcp.Content
 	// skeleton is the item as sent, its large strings (text, data, the
 	// resource's text or blob) replaced by "": Content holds those, and a
@@ -32,35 +34,33 @@ type Item struct {
 	skeleton json.RawMessage
 }
 
-// Unwrap returns the mcp-go value of a content item: c itself, or an
-// Item's Content.
-func Unwrap(c mcp.Content) mcp.Content {
-	if it, ok := c.(Item); ok {
-		return it.Content
-	}
-	if it, ok := c.(*Item); ok && it != nil {
+// plain returns the mcp-go value of a content item: c itself, or a
+// rawItem's Content.
+func plain(c mcp.Content) mcp.Content {
+	if it, ok := c.(rawItem); ok {
 		return it.Content
 	}
 	return c
 }
 
-// With returns v in the place of the item old: an Item with old's other
-// members when old is an Item of the same mcp-go type, else v itself.
-func With(old, v mcp.Content) mcp.Content {
-	it, ok := old.(Item)
+// rewrap returns v in the place of the item old: a rawItem with old's
+// other members when old is a rawItem of the same mcp-go type, else v
+// itself.
+func rewrap(old, v mcp.Content) mcp.Content {
+	it, ok := old.(rawItem)
 	if !ok {
 		return v
 	}
-	v = Unwrap(v)
+	v = plain(v)
 	if reflect.TypeOf(v) != reflect.TypeOf(it.Content) {
 		return v
 	}
-	return Item{Content: v, skeleton: it.skeleton}
+	return rawItem{Content: v, skeleton: it.skeleton}
 }
 
 // MarshalJSON writes the server's item with the rewritable parts taken from
-// Content (see Item).
-func (it Item) MarshalJSON() ([]byte, error) {
+// Content (see rawItem).
+func (it rawItem) MarshalJSON() ([]byte, error) {
 	if it.skeleton == nil {
 		return json.Marshal(it.Content)
 	}
@@ -75,23 +75,40 @@ func (it Item) MarshalJSON() ([]byte, error) {
 			out, _ = rawjson.Replace(out, b, path...)
 		}
 	}
+	// The item's other fields plughost's Content models are written only
+	// when they differ from the server's, so an unchanged one stays as sent.
+	changed := func(v string, path ...string) {
+		if old, _ := rawjson.String(out, path...); err == nil && old != v {
+			var b []byte
+			if b, err = json.Marshal(v); err == nil {
+				out = setMember(out, b, path...)
+			}
+		}
+	}
 	switch v := it.Content.(type) {
 	case mcp.TextContent:
 		set(v.Text, "text")
 	case mcp.ImageContent:
 		set(v.Data, "data")
+		changed(v.MIMEType, "mimeType")
 	case mcp.AudioContent:
 		set(v.Data, "data")
+		changed(v.MIMEType, "mimeType")
 	case mcp.ResourceLink:
 		set(v.URI, "uri")
+		changed(v.Name, "name")
+		changed(v.MIMEType, "mimeType")
+		changed(v.Description, "description")
 	case mcp.EmbeddedResource:
 		switch r := v.Resource.(type) {
 		case mcp.TextResourceContents:
 			set(r.URI, "resource", "uri")
 			set(r.Text, "resource", "text")
+			changed(r.MIMEType, "resource", "mimeType")
 		case mcp.BlobResourceContents:
 			set(r.URI, "resource", "uri")
 			set(r.Blob, "resource", "blob")
+			changed(r.MIMEType, "resource", "mimeType")
 		}
 	default:
 		return json.Marshal(it.Content)
@@ -102,7 +119,38 @@ func (it Item) MarshalJSON() ([]byte, error) {
 	return out, nil
 }
 
-// largeStrings are the members whose values an Item takes from Content, so
+// setMember returns a copy of the object raw with value at path: in the
+// place of the member there, or added at the end of its object when it is
+// absent (raw returned as it is when that object is absent too).
+func setMember(raw, value []byte, path ...string) []byte {
+	if out, ok := rawjson.Replace(raw, value, path...); ok {
+		return out
+	}
+	start, end := 0, len(raw)
+	if parent := path[:len(path)-1]; len(parent) > 0 {
+		var ok bool
+		if start, end, ok = rawjson.Member(raw, parent...); !ok {
+			return raw
+		}
+	}
+	obj := bytes.TrimRight(raw[start:end], " \t\r\n")
+	if len(obj) < 2 || obj[len(obj)-1] != '}' {
+		return raw
+	}
+	closing := start + len(obj) - 1
+	key, _ := json.Marshal(path[len(path)-1]) // a string always encodes
+	out := make([]byte, 0, len(raw)+len(key)+len(value)+2)
+	out = append(out, raw[:closing]...)
+	if len(bytes.TrimSpace(obj[1:len(obj)-1])) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, key...)
+	out = append(out, ':')
+	out = append(out, value...)
+	return append(out, raw[closing:]...)
+}
+
+// largeStrings are the members whose values a rawItem takes from Content, so
 // its skeleton holds "" in their place.
 var largeStrings = [][]string{{"data"}, {"resource", "text"}, {"resource", "blob"}}
 

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/host/artifacts"
+	"github.com/plughost/plughost/host/callresult"
 )
 
 // Artifact kinds, as Saver.Save receives them.
@@ -36,7 +35,7 @@ func Artifact(budget int, saver Saver) Middleware {
 	if saver == nil || budget <= 0 {
 		return func(next Handler) Handler { return next }
 	}
-	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+	return onResult(func(ctx context.Context, call Call, res callresult.Result) callresult.Result {
 		rec := call.record()
 		text, _ := textOf(res)
 		if !rec.needsSaving(utf8.RuneCountInString(text), budget) {

@@ -35,7 +35,7 @@ func TestArtifact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.MCP != res {
+			if jsonOf(t, got.Result) != jsonOf(t, res) || &got.Content[0] != &res.Content[0] {
 				t.Errorf("Artifact changed the result; it must only save")
 			}
 			if tt.wantSaved == "" {

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/host/artifacts"
+	"github.com/plughost/plughost/host/callresult"
 )
 
 // benchText returns n bytes of log-like text with a few multi-byte
@@ -58,7 +57,7 @@ func benchShape(b *testing.B, text, mode string) {
 		}
 		saver = store
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}}
+	res := callresult.NewTextResult(text)
 	h := New(returning(res, nil), Options{MaxInlineChars: 16384, Saver: saver})
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/plughost/plughost/host/callresult"
 )
 
 // headPercent is the share of the budget kept from the start of a text; the
@@ -28,7 +28,7 @@ func Bound(budget int) Middleware {
 	if budget <= 0 {
 		return func(next Handler) Handler { return next }
 	}
-	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+	return onResult(func(ctx context.Context, call Call, res callresult.Result) callresult.Result {
 		rec := call.record()
 		text, _ := textOf(res)
 		total := utf8.RuneCountInString(text)

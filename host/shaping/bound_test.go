@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/callresult"
 )
 
 func TestBoundText(t *testing.T) {
@@ -73,11 +75,12 @@ func TestBoundMiddleware(t *testing.T) {
 	alpha := "abcdefghijklmnopqrstuvwxyz"
 	img := mcp.ImageContent{Type: "image", Data: "iVBORw0KGgo=", MIMEType: "image/png"}
 	meta := &mcp.Meta{AdditionalFields: map[string]any{"k": "v"}}
+	fromMCP := callresult.FromMCP
 	tests := []struct {
 		name string
-		res  *mcp.CallToolResult
+		res  callresult.Result
 		rec  record
-		want *mcp.CallToolResult
+		want callresult.Result
 	}{
 		{name: "small result untouched", res: textResult("hi"), want: textResult("hi")},
 		{
@@ -94,41 +97,31 @@ func TestBoundMiddleware(t *testing.T) {
 		},
 		{
 			name: "error results are bounded the same way",
-			res:  &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(alpha)}},
-			want: &mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent("abcd\n[MCP RESULT TRUNCATED - 16 chars omitted out of 26 total]\nuvwxyz")}},
+			res:  fromMCP(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent(alpha)}}),
+			want: fromMCP(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent("abcd\n[MCP RESULT TRUNCATED - 16 chars omitted out of 26 total]\nuvwxyz")}}),
 		},
 		{
 			name: "several text items become one, other content and _meta kept",
-			res: &mcp.CallToolResult{Result: mcp.Result{Meta: meta}, StructuredContent: map[string]any{"a": 1},
-				Content: []mcp.Content{mcp.NewTextContent("abcdefghijklm"), img, mcp.NewTextContent("nopqrstuvwxy")}},
-			want: &mcp.CallToolResult{Result: mcp.Result{Meta: meta}, StructuredContent: map[string]any{"a": 1},
-				Content: []mcp.Content{mcp.NewTextContent("abcd\n[MCP RESULT TRUNCATED - 16 chars omitted out of 26 total]\ntuvwxy"), img}},
+			res: fromMCP(&mcp.CallToolResult{Result: mcp.Result{Meta: meta}, StructuredContent: map[string]any{"a": 1},
+				Content: []mcp.Content{mcp.NewTextContent("abcdefghijklm"), img, mcp.NewTextContent("nopqrstuvwxy")}}),
+			want: fromMCP(&mcp.CallToolResult{Result: mcp.Result{Meta: meta}, StructuredContent: map[string]any{"a": 1},
+				Content: []mcp.Content{mcp.NewTextContent("abcd\n[MCP RESULT TRUNCATED - 16 chars omitted out of 26 total]\ntuvwxy"), img}}),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			orig := cloneResult(tt.res)
+			orig := jsonOf(t, tt.res)
 			rec := tt.rec
 			r, err := Bound(10)(returning(tt.res, nil))(context.Background(), callWith(&rec))
-			got := r.MCP
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("result (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(orig, tt.res); diff != "" {
+			sameResult(t, tt.want, r.Result)
+			if diff := cmp.Diff(orig, jsonOf(t, tt.res)); diff != "" {
 				t.Errorf("the server's result was mutated (-before +after):\n%s", diff)
 			}
 		})
 	}
-}
-
-// cloneResult copies a result deeply enough to detect mutation.
-func cloneResult(res *mcp.CallToolResult) *mcp.CallToolResult {
-	cp := *res
-	cp.Content = append([]mcp.Content(nil), res.Content...)
-	return &cp
 }
 
 func TestBoundNeverSplitsInvalidUTF8(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/callresult"
 )
@@ -40,16 +39,14 @@ type Call struct {
 	rec *record
 }
 
-// Result is what a Handler answers a call with.
+// Result is what a Handler answers a call with: the tool's result, which
+// the links inspect and rewrite through its fields (Content, its items'
+// Text and URI, StructuredContent, IsError — a tool's own failure has
+// IsError set), and its size. What the server sent beyond those fields
+// stays inside the callresult.Result, so its JSON is the server's result
+// but for what the links rewrote.
 type Result struct {
-	// MCP is the tool's result, which the links inspect and rewrite. A
-	// tool's own failure has IsError set.
-	MCP *mcp.CallToolResult
-	// Extra is what the server's result held beyond MCP's fields (its own
-	// members, its _meta as sent): callresult.Encode(MCP, Extra) writes
-	// the result as the server sent it but for what the links rewrote.
-	// Empty for a result not from a server.
-	Extra callresult.Extra
+	callresult.Result
 	// Size is about how many bytes of memory the server's result held
 	// (text, binary data, structured content), as the last link measured
 	// it; 0 when it did not.
@@ -156,15 +153,15 @@ func Standard(o Options) []Middleware {
 }
 
 // onResult returns a middleware that runs the next handler and passes each
-// result it returns (not an error, not nil) through f.
-func onResult(f func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult) Middleware {
+// result it returns (not an error) through f.
+func onResult(f func(ctx context.Context, call Call, res callresult.Result) callresult.Result) Middleware {
 	return func(next Handler) Handler {
 		return func(ctx context.Context, call Call) (Result, error) {
 			res, err := next(ctx, call)
-			if err != nil || res.MCP == nil {
+			if err != nil {
 				return res, err
 			}
-			res.MCP = f(ctx, call, res.MCP)
+			res.Result = f(ctx, call, res.Result)
 			return res, nil
 		}
 	}

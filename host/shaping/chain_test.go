@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host/artifacts"
+	"github.com/plughost/plughost/host/callresult"
 )
 
 func TestChainOrder(t *testing.T) {
@@ -43,7 +44,7 @@ func TestStandardChainEndToEnd(t *testing.T) {
 	pageable := strings.Repeat("row\n", 30) + "\n<mcp-result-metadata>\n{\"has_more\":true}\n</mcp-result-metadata>\n" // 184 chars
 	tests := []struct {
 		name        string
-		res         *mcp.CallToolResult
+		res         callresult.Result
 		wantInline  string // with {FILE} for the artifact path
 		wantPayload string // "" = nothing saved
 	}{
@@ -69,18 +70,16 @@ func TestStandardChainEndToEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.res.Meta, tt.res.StructuredContent = meta, structured
-			tt.res.Content = append(tt.res.Content, img)
-			orig := cloneResult(tt.res)
-			got := run(t, tt.res, Standard(Options{MaxInlineChars: 100, Saver: store})...)
-			if diff := cmp.Diff(orig, tt.res); diff != "" {
-				t.Errorf("the server's result was mutated:\n%s", diff)
+			in := tt.res.ToMCP()
+			in.Meta, in.StructuredContent = meta, structured
+			in.Content = append(in.Content, img)
+			got := run(t, callresult.FromMCP(in), Standard(Options{MaxInlineChars: 100, Saver: store})...)
+			out := got.ToMCP()
+			if out.Meta != meta || string(got.StructuredContent) != `{"rows":30}` {
+				t.Errorf("_meta or structuredContent changed: %+v %s", out.Meta, got.StructuredContent)
 			}
-			if got.Meta != meta || !cmp.Equal(got.StructuredContent, structured) {
-				t.Errorf("_meta or structuredContent changed: %+v %+v", got.Meta, got.StructuredContent)
-			}
-			if len(got.Content) != 2 || !cmp.Equal(got.Content[1], mcp.Content(img)) {
-				t.Errorf("image not kept as is: %+v", got.Content[1:])
+			if len(out.Content) != 2 || !cmp.Equal(out.Content[1], mcp.Content(img)) {
+				t.Errorf("image not kept as is: %+v", out.Content[1:])
 			}
 			text, _ := textOf(got)
 			path := ""
@@ -113,7 +112,7 @@ func TestStandardChainEndToEnd(t *testing.T) {
 func TestStandardChainRecoversFromPanics(t *testing.T) {
 	boom := func(context.Context, Call) (Result, error) { panic("boom") }
 	res, err := New(boom, Options{MaxInlineChars: 100})(context.Background(), testCall)
-	if res.MCP != nil || err == nil || !strings.Contains(err.Error(), "boom") {
+	if res.Content != nil || res.Size != 0 || err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("got %v, %v", res, err)
 	}
 }

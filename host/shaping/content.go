@@ -3,18 +3,16 @@ package shaping
 import (
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/host/callresult"
 )
 
 // textOf returns the text items of res joined with "\n", and how many there
-// are.
-func textOf(res *mcp.CallToolResult) (string, int) {
+// are. A single item's text is returned as it is, not copied.
+func textOf(res callresult.Result) (string, int) {
 	var parts []string
 	for _, c := range res.Content {
-		if t, ok := asText(c); ok {
-			parts = append(parts, t.Text)
+		if c.Type == callresult.ContentText {
+			parts = append(parts, c.Text)
 		}
 	}
 	if len(parts) == 1 {
@@ -23,41 +21,28 @@ func textOf(res *mcp.CallToolResult) (string, int) {
 	return strings.Join(parts, "\n"), len(parts)
 }
 
-// asText returns the text item c (a callresult.Item holding one too).
-func asText(c mcp.Content) (mcp.TextContent, bool) {
-	switch v := callresult.Unwrap(c).(type) {
-	case mcp.TextContent:
-		return v, true
-	case *mcp.TextContent:
-		if v != nil {
-			return *v, true
-		}
-	}
-	return mcp.TextContent{}, false
-}
-
 // withText returns a copy of res whose text items are replaced by one item
-// holding text, at the place of the first (keeping its annotations, _meta
-// and any member mcp-go does not model); other content keeps its order. A result without text gets the
-// item first. res itself is not changed.
-func withText(res *mcp.CallToolResult, text string) *mcp.CallToolResult {
-	cp := *res
-	cp.Content = make([]mcp.Content, 0, len(res.Content)+1)
+// holding text, at the place of the first (keeping what the server sent
+// with it: annotations, _meta, members mcp-go does not model); other
+// content keeps its order. A result without text gets the item first. res
+// itself is not changed.
+func withText(res callresult.Result, text string) callresult.Result {
+	out := make([]callresult.Content, 0, len(res.Content)+1)
 	placed := false
 	for _, c := range res.Content {
-		t, ok := asText(c)
-		if !ok {
-			cp.Content = append(cp.Content, c)
+		if c.Type != callresult.ContentText {
+			out = append(out, c)
 			continue
 		}
 		if !placed {
-			t.Text = text
-			cp.Content = append(cp.Content, callresult.With(c, t))
+			c.Text = text
+			out = append(out, c)
 			placed = true
 		}
 	}
 	if !placed {
-		cp.Content = append([]mcp.Content{mcp.NewTextContent(text)}, cp.Content...)
+		out = append([]callresult.Content{callresult.NewText(text)}, out...)
 	}
-	return &cp
+	res.Content = out
+	return res
 }

@@ -3,7 +3,11 @@
 // them.
 //
 // A Middleware is func(next Handler) Handler, net/http style, built once
-// when the host is configured. Chain(final, m1, m2, …) makes m1 the
+// when the host is configured. A Handler answers a Result, which carries the
+// tool result as plughost's own callresult.Result: links read and rewrite
+// its fields (Content and its items' Type, Text, URI …, StructuredContent,
+// IsError), and what the server sent beyond them stays inside the value,
+// so the client still gets it (callresult.Result.JSON). Chain(final, m1, m2, …) makes m1 the
 // outermost: it sees the call first and the result last. Shaping works on
 // results, which travel from the innermost link outwards, so the order of
 // New's chain (outermost first) is
@@ -37,7 +41,8 @@
 //
 // The links share one per-call record (the payload to save, the file it went
 // to, why saving failed), installed by Chain; each link still works alone.
-// No link mutates a result it did not create: a rewrite copies the
-// CallToolResult and its Content slice; _meta is passed through untouched,
-// and structuredContent too unless it is over the budget (Structured).
+// No link mutates a result it did not create: a rewrite copies the Content
+// slice before changing an item; _meta and the result's other members are
+// passed through untouched (no link can reach them), and structuredContent
+// too unless it is over the budget (Structured).
 package shaping

@@ -20,7 +20,7 @@ func TestChainKeepsMembersItDoesNotRewrite(t *testing.T) {
 		`{"type":"text","text":"second","_meta":{"n":12345678901234567890}},` +
 		`{"type":"resource_link","uri":"test://a","name":"a","x-kind":"doc"}],` +
 		`"x-trace":{"id":"t"},"_meta":{"k":[1,2]}}`
-	res, extra, err := callresult.Decode([]byte(raw))
+	res, err := callresult.Decode([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func TestChainKeepsMembersItDoesNotRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := callresult.Encode(got.MCP, extra)
+	out, err := got.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,35 +8,62 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/plughost/plughost/host/callresult"
 )
 
 var testCall = Call{Server: "srv", Tool: "big", Name: "mcp_srv_big", Args: []byte(`{}`)}
 
 // returning is a final handler that returns res (or err).
-func returning(res *mcp.CallToolResult, err error) Handler {
-	return func(context.Context, Call) (Result, error) { return Result{MCP: res}, err }
+func returning(res callresult.Result, err error) Handler {
+	return func(context.Context, Call) (Result, error) { return Result{Result: res}, err }
 }
 
-// run calls a chain of mws around a handler returning res.
-func run(t *testing.T, res *mcp.CallToolResult, mws ...Middleware) *mcp.CallToolResult {
+// run calls a chain of mws around a handler returning res, and checks that
+// the links did not change res itself (a link copies what it rewrites).
+func run(t *testing.T, res callresult.Result, mws ...Middleware) callresult.Result {
 	t.Helper()
+	before := jsonOf(t, res)
 	got, err := Chain(returning(res, nil), mws...)(context.Background(), testCall)
 	if err != nil {
 		t.Fatalf("chain: %v", err)
 	}
-	return got.MCP
+	if after := jsonOf(t, res); after != before {
+		t.Errorf("the server's result was mutated:\nbefore %s\nafter  %s", before, after)
+	}
+	return got.Result
 }
 
-func textResult(texts ...string) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{}
+// jsonOf is res as a client gets it: every field and every member the
+// server sent, so two results that write the same JSON are the same.
+func jsonOf(t *testing.T, res callresult.Result) string {
+	t.Helper()
+	b, err := res.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// sameResult reports a difference between want and got, compared as the
+// JSON a client gets.
+func sameResult(t *testing.T, want, got callresult.Result) {
+	t.Helper()
+	if diff := cmp.Diff(jsonOf(t, want), jsonOf(t, got)); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
+	}
+}
+
+func textResult(texts ...string) callresult.Result {
+	var res callresult.Result
 	for _, t := range texts {
-		res.Content = append(res.Content, mcp.NewTextContent(t))
+		res.Content = append(res.Content, callresult.NewText(t))
 	}
 	return res
 }
 
-func onlyText(t *testing.T, res *mcp.CallToolResult) string {
+func onlyText(t *testing.T, res callresult.Result) string {
 	t.Helper()
 	text, n := textOf(res)
 	if n != 1 {

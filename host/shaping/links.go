@@ -2,8 +2,7 @@ package shaping
 
 import (
 	"context"
-
-	"github.com/mark3labs/mcp-go/mcp"
+	"slices"
 
 	"github.com/plughost/plughost/host/callresult"
 )
@@ -14,61 +13,27 @@ import (
 // nothing to change, passes as is; otherwise the result is a copy with the
 // changed items replaced (the server's result is never modified).
 func Links() Middleware {
-	return onResult(func(_ context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+	return onResult(func(_ context.Context, call Call, res callresult.Result) callresult.Result {
 		if call.MapURI == nil {
 			return res
 		}
-		var out *mcp.CallToolResult
+		var out []callresult.Content
 		for i, c := range res.Content {
-			mapped, changed := mapLink(callresult.Unwrap(c), call.MapURI)
-			if !changed {
+			if c.Type != callresult.ContentResourceLink && c.Type != callresult.ContentResource {
+				continue
+			}
+			u := call.MapURI(c.URI)
+			if u == c.URI {
 				continue
 			}
 			if out == nil {
-				cp := *res
-				cp.Content = append([]mcp.Content(nil), res.Content...)
-				out = &cp
+				out = slices.Clone(res.Content)
 			}
-			out.Content[i] = callresult.With(c, mapped)
+			out[i].URI = u
 		}
-		if out == nil {
-			return res
+		if out != nil {
+			res.Content = out
 		}
-		return out
+		return res
 	})
-}
-
-// mapLink returns c with its resource URI mapped, and whether it changed.
-func mapLink(c mcp.Content, mapURI func(string) string) (mcp.Content, bool) {
-	switch v := c.(type) {
-	case mcp.ResourceLink:
-		if u := mapURI(v.URI); u != v.URI {
-			v.URI = u
-			return v, true
-		}
-	case *mcp.ResourceLink:
-		if v != nil {
-			return mapLink(*v, mapURI)
-		}
-	case mcp.EmbeddedResource:
-		switch r := v.Resource.(type) {
-		case mcp.TextResourceContents:
-			if u := mapURI(r.URI); u != r.URI {
-				r.URI = u
-				v.Resource = r
-				return v, true
-			}
-		case mcp.BlobResourceContents:
-			if u := mapURI(r.URI); u != r.URI {
-				r.URI = u
-				v.Resource = r
-				return v, true
-			}
-		}
-	case *mcp.EmbeddedResource:
-		if v != nil {
-			return mapLink(*v, mapURI)
-		}
-	}
-	return c, false
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Metrics counts what the chain did. It is safe for concurrent use; the
@@ -56,9 +55,9 @@ func LogMetrics(logger hclog.Logger, m *Metrics) Middleware {
 	return func(next Handler) Handler {
 		return func(ctx context.Context, call Call) (Result, error) {
 			start := time.Now()
-			r, err := next(ctx, call)
-			res, rec := r.MCP, call.record()
-			m.observe(res, err, rec)
+			res, err := next(ctx, call)
+			rec := call.record()
+			m.observe(err == nil && res.IsError, err, rec)
 			fields := []any{"tool", call.Name, "server", call.Server, "duration", time.Since(start)}
 			switch {
 			case err != nil:
@@ -66,21 +65,23 @@ func LogMetrics(logger hclog.Logger, m *Metrics) Middleware {
 			case rec.path == "" && len(rec.saveErrs) > 0:
 				logger.Warn("tool result could not be saved", append(fields, "reason", reference(rec))...)
 			default:
-				logger.Debug("tool call", append(fields, "is_error", res != nil && res.IsError,
+				logger.Debug("tool call", append(fields, "is_error", res.IsError,
 					"truncated", rec.truncated, "omitted_chars", rec.omitted, "artifact", rec.path)...)
 			}
-			return r, err
+			return res, err
 		}
 	}
 }
 
-func (m *Metrics) observe(res *mcp.CallToolResult, err error, rec *record) {
+// observe counts one call: failed with err, or a result that is a tool's
+// own failure (isError).
+func (m *Metrics) observe(isError bool, err error, rec *record) {
 	m.calls.Add(1)
 	if err != nil {
 		m.failed.Add(1)
 		return
 	}
-	if res != nil && res.IsError {
+	if isError {
 		m.toolErrors.Add(1)
 	}
 	if rec.truncated {

@@ -9,7 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/go-hclog"
-	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/callresult"
 )
 
 func TestLogMetrics(t *testing.T) {
@@ -23,9 +24,9 @@ func TestLogMetrics(t *testing.T) {
 		wantLog string
 	}{
 		{name: "plain call", next: returning(textResult("ok"), nil), budget: 100, want: MetricsSnapshot{Calls: 1}, wantLog: "tool call:"},
-		{name: "failed call", next: returning(nil, errors.New("down")), budget: 100, want: MetricsSnapshot{Calls: 1, Failed: 1}, wantLog: "tool call failed"},
+		{name: "failed call", next: returning(callresult.Result{}, errors.New("down")), budget: 100, want: MetricsSnapshot{Calls: 1, Failed: 1}, wantLog: "tool call failed"},
 		{
-			name: "tool error", next: returning(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{mcp.NewTextContent("bad")}}, nil),
+			name: "tool error", next: returning(callresult.Result{IsError: true, Content: []callresult.Content{callresult.NewText("bad")}}, nil),
 			budget: 100, want: MetricsSnapshot{Calls: 1, ToolErrors: 1}, wantLog: "is_error=true",
 		},
 		{name: "truncated and saved", next: returning(textResult(repeat("a", 30)), nil), budget: 10, want: MetricsSnapshot{Calls: 1, Truncated: 1, Saved: 1}, wantLog: "truncated=true"},

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/plughost/plughost/host/callresult"
 )
 
 func TestRecover(t *testing.T) {
@@ -15,7 +17,7 @@ func TestRecover(t *testing.T) {
 		wantErr string // substring; "" = no error
 	}{
 		{name: "result passes", next: returning(textResult("ok"), nil)},
-		{name: "error passes", next: returning(nil, boom), wantErr: "server said no"},
+		{name: "error passes", next: returning(callresult.Result{}, boom), wantErr: "server said no"},
 		{
 			name:    "panic becomes this call's error",
 			next:    func(context.Context, Call) (Result, error) { panic("index out of range") },
@@ -26,12 +28,12 @@ func TestRecover(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := Recover(nil)(tt.next)(context.Background(), testCall)
 			if tt.wantErr == "" {
-				if err != nil || res.MCP == nil {
+				if err != nil || res.Text() != "ok" {
 					t.Fatalf("got %v, %v", res, err)
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || res.MCP != nil {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || res.Content != nil {
 				t.Errorf("got %v, %v; want error containing %q", res, err, tt.wantErr)
 			}
 		})

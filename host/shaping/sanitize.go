@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/plughost/plughost/host/callresult"
 )
 
@@ -29,7 +27,7 @@ const (
 // When data was removed, the full text is kept as the payload to save, so
 // nothing is lost.
 func Sanitize() Middleware {
-	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+	return onResult(func(ctx context.Context, call Call, res callresult.Result) callresult.Result {
 		out, removed, changed := sanitizeContent(res.Content)
 		if !changed {
 			return res
@@ -40,47 +38,34 @@ func Sanitize() Middleware {
 			rec.keepPayload(text)
 			rec.sanitized = true
 		}
-		cp := *res
-		cp.Content = out
-		return &cp
+		res.Content = out
+		return res
 	})
 }
 
 // sanitizeContent returns a new content list; removed says whether data was
 // taken out of a text, changed whether anything differs.
-func sanitizeContent(in []mcp.Content) (out []mcp.Content, removed, changed bool) {
-	out = make([]mcp.Content, 0, len(in))
+func sanitizeContent(in []callresult.Content) (out []callresult.Content, removed, changed bool) {
+	out = make([]callresult.Content, 0, len(in))
 	for _, c := range in {
-		if t, ok := asText(c); ok {
-			if clean, did := SanitizeText(t.Text); did {
-				t.Text = clean
-				c, removed, changed = callresult.With(c, t), true, true
+		switch c.Type {
+		case callresult.ContentText:
+			if clean, did := SanitizeText(c.Text); did {
+				c.Text, removed, changed = clean, true, true
 			}
 			out = append(out, c)
-			continue
-		}
-		out = append(out, c)
-		if s, ok := linkSummary(c); ok {
-			out = append(out, mcp.NewTextContent(s))
+		case callresult.ContentResourceLink:
+			out = append(out, c, callresult.NewText(linkSummary(c)))
 			changed = true
+		default:
+			out = append(out, c)
 		}
 	}
 	return out, removed, changed
 }
 
-func linkSummary(c mcp.Content) (string, bool) {
-	var l mcp.ResourceLink
-	switch v := callresult.Unwrap(c).(type) {
-	case mcp.ResourceLink:
-		l = v
-	case *mcp.ResourceLink:
-		if v == nil {
-			return "", false
-		}
-		l = *v
-	default:
-		return "", false
-	}
+// linkSummary is the line of text that follows the resource link l.
+func linkSummary(l callresult.Content) string {
 	var b strings.Builder
 	b.WriteString("[resource link: ")
 	if l.Name != "" {
@@ -94,7 +79,7 @@ func linkSummary(c mcp.Content) (string, bool) {
 		b.WriteString(": " + l.Description)
 	}
 	b.WriteString("]")
-	return b.String(), true
+	return b.String()
 }
 
 // Character classes for the scanner.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/plughost/plughost/host/callresult"
 )
 
 // b64 is a base64-looking run of n characters with upper, lower case and digits.
@@ -49,8 +51,8 @@ func TestSanitizeMiddleware(t *testing.T) {
 	link := mcp.ResourceLink{Type: "resource_link", URI: "test://static/resource/2", Name: "Text Resource 2", Description: "plaintext resource", MIMEType: "text/plain"}
 	tests := []struct {
 		name        string
-		res         *mcp.CallToolResult
-		want        *mcp.CallToolResult
+		res         callresult.Result
+		want        callresult.Result
 		wantPayload string
 	}{
 		{name: "clean text untouched", res: textResult("hello"), want: textResult("hello")},
@@ -62,29 +64,27 @@ func TestSanitizeMiddleware(t *testing.T) {
 		},
 		{
 			name: "images, audio and blobs kept for the caller, not turned into text",
-			res:  &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("see"), img, audio, blob}},
-			want: &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("see"), img, audio, blob}},
+			res:  callresult.FromMCP(&mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("see"), img, audio, blob}}),
+			want: callresult.FromMCP(&mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("see"), img, audio, blob}}),
 		},
 		{
 			name: "resource link summarized",
-			res:  &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("links:"), link}},
-			want: &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("links:"), link,
-				mcp.NewTextContent("[resource link: Text Resource 2 <test://static/resource/2> (text/plain): plaintext resource]")}},
+			res:  callresult.FromMCP(&mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("links:"), link}}),
+			want: callresult.FromMCP(&mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("links:"), link,
+				mcp.NewTextContent("[resource link: Text Resource 2 <test://static/resource/2> (text/plain): plaintext resource]")}}),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			orig := cloneResult(tt.res)
+			orig := jsonOf(t, tt.res)
 			rec := &record{}
 			r, err := Sanitize()(returning(tt.res, nil))(context.Background(), callWith(rec))
-			got := r.MCP
+			got := r.Result
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("result (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(orig, tt.res); diff != "" {
+			sameResult(t, tt.want, got)
+			if diff := cmp.Diff(orig, jsonOf(t, tt.res)); diff != "" {
 				t.Errorf("the server's result was mutated:\n%s", diff)
 			}
 			if rec.payload != tt.wantPayload || rec.sanitized != (tt.wantPayload != "") {

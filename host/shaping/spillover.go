@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/plughost/plughost/host/callresult"
 )
 
 // Spillover is Artifact's fallback: when saving the payload as a KindMCP
@@ -15,7 +15,7 @@ func Spillover(saver Saver) Middleware {
 	if saver == nil {
 		return func(next Handler) Handler { return next }
 	}
-	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+	return onResult(func(ctx context.Context, call Call, res callresult.Result) callresult.Result {
 		rec := call.record()
 		if rec.path != "" || len(rec.saveErrs) == 0 || !rec.havePayload {
 			return res

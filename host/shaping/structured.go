@@ -9,8 +9,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/plughost/plughost/host/callresult"
 )
 
 // stubChars is how many characters of a long string a cut structuredContent
@@ -40,51 +41,41 @@ func Structured(budget int, saver Saver) Middleware {
 	if saver == nil || budget <= 0 {
 		return func(next Handler) Handler { return next }
 	}
-	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
-		raw, err := structuredJSON(res)
-		if err != nil || raw == nil || utf8.RuneCount(raw) <= budget {
+	return onResult(func(ctx context.Context, call Call, res callresult.Result) callresult.Result {
+		raw := res.StructuredContent
+		if raw == nil || utf8.RuneCount(raw) <= budget {
 			return res
 		}
 		return boundStructured(ctx, call, res, raw, budget, saver)
 	})
 }
 
-// structuredJSON returns a result's structuredContent as JSON, nil when it
-// has none.
-func structuredJSON(res *mcp.CallToolResult) ([]byte, error) {
-	switch {
-	case len(res.RawStructuredContent) > 0:
-		return res.RawStructuredContent, nil
-	case res.StructuredContent == nil:
-		return nil, nil
-	}
-	return json.Marshal(res.StructuredContent)
-}
-
-func boundStructured(ctx context.Context, call Call, res *mcp.CallToolResult, raw []byte, budget int, saver Saver) *mcp.CallToolResult {
+// boundStructured saves raw, res's oversized structuredContent, and cuts
+// it or takes it out (see Structured).
+func boundStructured(ctx context.Context, call Call, res callresult.Result, raw []byte, budget int, saver Saver) callresult.Result {
 	total := utf8.RuneCount(raw)
 	where, path := saveStructured(ctx, call, raw, saver)
-	cp := *res
-	cp.StructuredContent, cp.RawStructuredContent = nil, nil
+	cp := res
+	cp.StructuredContent = nil
 	var note string
 	if len(call.OutputSchema) > 0 {
 		if cut, ok := cutStrings(raw, path, min(stubChars, budget/4)); ok && utf8.RuneCount(cut) <= budget && conforms(call.OutputSchema, cut) {
-			cp.StructuredContent, cp.RawStructuredContent = json.RawMessage(cut), cut
+			cp.StructuredContent = cut
 			note = fmt.Sprintf("[structuredContent cut to fit: %d chars of JSON, its long strings shortened; %s]", total, where)
 		}
 	}
-	if cp.RawStructuredContent == nil {
+	if cp.StructuredContent == nil {
 		note = fmt.Sprintf("[structuredContent omitted: %d chars of JSON, over the %d-char budget; %s]", total, budget, where)
 		if len(call.OutputSchema) > 0 && !cp.IsError {
 			cp.IsError = true
 			note += "\n[reported as an error: the tool declares an outputSchema, and a success result without structuredContent would not satisfy it]"
 		}
 	}
-	text, _ := textOf(&cp)
+	text, _ := textOf(cp)
 	if text != "" {
 		text += "\n"
 	}
-	return withText(&cp, text+note)
+	return withText(cp, text+note)
 }
 
 // saveStructured saves the whole value, indented so read_file can page it,

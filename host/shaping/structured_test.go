@@ -6,16 +6,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/plughost/plughost/host/callresult"
 )
 
 // fileSchema is server-filesystem's read_text_file outputSchema.
 const fileSchema = `{"type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`
 
-func structuredResult(text string, structured string) *mcp.CallToolResult {
+func structuredResult(text string, structured string) callresult.Result {
 	res := textResult(text)
-	res.RawStructuredContent = json.RawMessage(structured)
-	res.StructuredContent = res.RawStructuredContent
+	res.StructuredContent = json.RawMessage(structured)
 	return res
 }
 
@@ -51,12 +50,12 @@ func TestStructured(t *testing.T) {
 			call := testCall
 			call.OutputSchema = json.RawMessage(tt.schema)
 			r, err := Chain(returning(res, nil), Structured(budget, saver))(context.Background(), call)
-			got := r.MCP
+			got := r.Result
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tt.want == "same" {
-				if got != res {
+				if jsonOf(t, got) != jsonOf(t, res) || &got.Content[0] != &res.Content[0] {
 					t.Errorf("a structuredContent within budget changed the result: %+v", got)
 				}
 				return
@@ -75,20 +74,20 @@ func TestStructured(t *testing.T) {
 			}
 			switch tt.want {
 			case "gone":
-				if got.StructuredContent != nil || got.RawStructuredContent != nil {
-					t.Errorf("structuredContent kept: %s", got.RawStructuredContent)
+				if got.StructuredContent != nil {
+					t.Errorf("structuredContent kept: %s", got.StructuredContent)
 				}
 			case "cut":
-				cut := string(got.RawStructuredContent)
+				cut := string(got.StructuredContent)
 				if len([]rune(cut)) > budget || !strings.Contains(cut, "[STRING CUT - 850 chars omitted out of 1000 total; whole structuredContent in file:"+path+"]") ||
 					!strings.HasPrefix(cut, `{"content":"0123456789`) {
 					t.Errorf("cut copy %s; want the string's head and tail around a note, within %d chars", cut, budget)
 				}
-				if !conforms([]byte(tt.schema), got.RawStructuredContent) {
+				if !conforms([]byte(tt.schema), got.StructuredContent) {
 					t.Error("the cut copy does not validate against the outputSchema")
 				}
 			}
-			if res.RawStructuredContent == nil || string(res.RawStructuredContent) != tt.structured {
+			if string(res.StructuredContent) != tt.structured || res.Text() != "the text" {
 				t.Error("the server's result was modified")
 			}
 		})

@@ -42,7 +42,7 @@ func TestTimeout(t *testing.T) {
 				t.Errorf("inner deadline = %v, want %v", sawDeadline, tt.wantDead)
 			}
 			if tt.wantErr == "" {
-				if err != nil || res.MCP == nil {
+				if err != nil || res.Content == nil {
 					t.Fatalf("got %v, %v", res, err)
 				}
 				return

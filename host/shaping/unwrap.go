@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/lib/rawjson"
 )
 
@@ -44,7 +44,7 @@ func Unwrap(budget int) Middleware {
 	if budget <= 0 {
 		return func(next Handler) Handler { return next }
 	}
-	return onResult(func(ctx context.Context, call Call, res *mcp.CallToolResult) *mcp.CallToolResult {
+	return onResult(func(ctx context.Context, call Call, res callresult.Result) callresult.Result {
 		text, n := textOf(res)
 		if n != 1 || len(text) <= budget || !strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "{") ||
 			utf8.RuneCountInString(text) <= budget {

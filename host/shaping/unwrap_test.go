@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/internal/randjson"
 )
 
@@ -64,8 +65,8 @@ func TestUnwrapMiddleware(t *testing.T) {
 	structured := map[string]any{"result": "structured stays"}
 	tests := []struct {
 		name         string
-		res          *mcp.CallToolResult
-		want         *mcp.CallToolResult
+		res          callresult.Result
+		want         callresult.Result
 		wantUnwrap   bool
 		wantRecorded string
 	}{
@@ -76,10 +77,10 @@ func TestUnwrapMiddleware(t *testing.T) {
 		},
 		{
 			name: "structuredContent and _meta untouched",
-			res: &mcp.CallToolResult{Result: mcp.Result{Meta: meta}, StructuredContent: structured,
-				Content: []mcp.Content{mcp.NewTextContent(wrapped)}},
-			want: &mcp.CallToolResult{Result: mcp.Result{Meta: meta}, StructuredContent: structured,
-				Content: []mcp.Content{mcp.NewTextContent(unwrapped)}},
+			res: callresult.FromMCP(&mcp.CallToolResult{Result: mcp.Result{Meta: meta}, StructuredContent: structured,
+				Content: []mcp.Content{mcp.NewTextContent(wrapped)}}),
+			want: callresult.FromMCP(&mcp.CallToolResult{Result: mcp.Result{Meta: meta}, StructuredContent: structured,
+				Content: []mcp.Content{mcp.NewTextContent(unwrapped)}}),
 			wantUnwrap: true, wantRecorded: unwrapped,
 		},
 		{
@@ -92,20 +93,18 @@ func TestUnwrapMiddleware(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			orig := cloneResult(tt.res)
+			orig := jsonOf(t, tt.res)
 			rec := &record{}
 			r, err := Unwrap(20)(returning(tt.res, nil))(context.Background(), callWith(rec))
-			got := r.MCP
+			got := r.Result
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("result (-want +got):\n%s", diff)
-			}
-			if got.Meta != tt.res.Meta {
+			sameResult(t, tt.want, got)
+			if got.ToMCP().Meta != tt.res.ToMCP().Meta {
 				t.Errorf("_meta was replaced")
 			}
-			if diff := cmp.Diff(orig, tt.res); diff != "" {
+			if diff := cmp.Diff(orig, jsonOf(t, tt.res)); diff != "" {
 				t.Errorf("the server's result was mutated:\n%s", diff)
 			}
 			if rec.unwrapped != tt.wantUnwrap || rec.payload != tt.wantRecorded {

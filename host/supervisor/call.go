@@ -30,32 +30,21 @@ type ToolCall struct {
 	OnID func(id string)
 }
 
-// ToolResult is the answer to a tools/call, decoded leanly (see
-// callresult.Decode).
-type ToolResult struct {
-	// Result is the result in mcp-go's type.
-	Result *mcp.CallToolResult
-	// Extra is what the result held beyond Result's fields (its own
-	// members, its _meta as sent): callresult.Encode(Result, Extra) writes
-	// the result as the server sent it.
-	Extra callresult.Extra
-}
-
-// CallTool runs a tool on the server. A tool's own failure is a result
-// with IsError set; an error means the call could not be made or
+// CallTool runs a tool on the server and decodes its result leanly (see
+// callresult.Decode). A tool's own failure is a result with IsError set; an error means the call could not be made or
 // completed: the server is down, it crashed mid-call (then it is being
 // restarted), or the call timed out (then the server was told to cancel
 // it).
-func (s *Server) CallTool(ctx context.Context, c ToolCall) (ToolResult, error) {
+func (s *Server) CallTool(ctx context.Context, c ToolCall) (callresult.Result, error) {
 	conn, limit, err := s.liveConnection()
 	if err != nil {
-		return ToolResult{}, err
+		return callresult.Result{}, err
 	}
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	res, err := callTool(callCtx, conn, c)
 	if err != nil {
-		return ToolResult{}, s.requestError(ctx, callCtx, fmt.Sprintf("tool %q", c.Tool), limit, maskAnswerError(s.spec.Masker, err))
+		return callresult.Result{}, s.requestError(ctx, callCtx, fmt.Sprintf("tool %q", c.Tool), limit, maskAnswerError(s.spec.Masker, err))
 	}
 	return res, nil
 }
@@ -118,20 +107,16 @@ func (c ToolCall) encode() (json.RawMessage, error) {
 // a large result is decoded into the message's own buffer, never copied (see
 // callresult), where mcp-go's client would decode it through several
 // generic copies. A JSON-RPC error answer is an *RPCError.
-func callTool(ctx context.Context, conn *connection, c ToolCall) (ToolResult, error) {
+func callTool(ctx context.Context, conn *connection, c ToolCall) (callresult.Result, error) {
 	params, err := c.encode()
 	if err != nil {
-		return ToolResult{}, err
+		return callresult.Result{}, err
 	}
 	raw, err := conn.transport.Request(ctx, Request{Method: string(mcp.MethodToolsCall), Params: params, OnID: c.OnID})
 	if err != nil {
-		return ToolResult{}, err
+		return callresult.Result{}, err
 	}
-	res, extra, err := callresult.Decode(raw)
-	if err != nil {
-		return ToolResult{}, err
-	}
-	return ToolResult{Result: res, Extra: extra}, nil
+	return callresult.Decode(raw)
 }
 
 // deadlinePassed reports whether ctx's deadline is (all but) reached. The

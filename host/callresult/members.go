@@ -10,13 +10,13 @@ import (
 	"github.com/plughost/plughost/lib/rawjson"
 )
 
-// Extra is what a tools/call result held at its top level beyond the
+// rawMembers is what a tools/call result held at its top level beyond the
 // members plughost reads and may rewrite (content, structuredContent): its
 // _meta and isError as sent, and every member mcp.CallToolResult has no
 // field for (a newer spec's, a vendor's "x-trace", …), each as the raw JSON
-// the server sent, in its order. The zero Extra holds nothing. Encode writes
-// a result with it.
-type Extra struct {
+// the server sent, in its order. The zero rawMembers holds nothing. A
+// Result keeps it; encode writes a result with it.
+type rawMembers struct {
 	members []member
 	// meta is the decoded _meta the raw one stands for: while a result's
 	// Meta is still this pointer, the raw _meta is written.
@@ -31,11 +31,11 @@ type member struct {
 	value json.RawMessage
 }
 
-// Empty reports whether x holds nothing.
-func (x Extra) Empty() bool { return len(x.members) == 0 }
+// empty reports whether x holds nothing.
+func (x rawMembers) empty() bool { return len(x.members) == 0 }
 
-// Keys returns the names of the members x holds, in the server's order.
-func (x Extra) Keys() []string {
+// keys returns the names of the members x holds, in the server's order.
+func (x rawMembers) keys() []string {
 	keys := make([]string, len(x.members))
 	for i, m := range x.members {
 		keys[i] = m.key
@@ -43,13 +43,13 @@ func (x Extra) Keys() []string {
 	return keys
 }
 
-// Encode returns res as JSON with x's members: those mcp.CallToolResult
+// encode returns res as JSON with x's members: those mcp.CallToolResult
 // has no field for, always; the raw _meta while res.Meta is the one Decode
 // made of it, and the raw isError while res.IsError is what it said (so a
 // server's explicit "isError": false stays, and shaping may still mark a
-// result as an error). Content items that are Items encode as the server's
-// JSON (Item.MarshalJSON).
-func Encode(res *mcp.CallToolResult, x Extra) (json.RawMessage, error) {
+// result as an error). Content items that are rawItems encode as the
+// server's JSON (rawItem.MarshalJSON).
+func encode(res *mcp.CallToolResult, x rawMembers) (json.RawMessage, error) {
 	if res == nil {
 		return nil, fmt.Errorf("encode a tools/call result: no result")
 	}
@@ -57,7 +57,7 @@ func Encode(res *mcp.CallToolResult, x Extra) (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode a tools/call result: %w", err)
 	}
-	if x.Empty() {
+	if x.empty() {
 		return b, nil
 	}
 	add := make([]member, 0, len(x.members))
