@@ -63,6 +63,13 @@ func TestRemovedServerLeavesNoState(t *testing.T) {
 	if got := host.ServerState(h, "x"); !slices.Equal(got, all) {
 		t.Fatalf("before the reload x has %v; want %v (else the test shows nothing)", got, all)
 	}
+	// What y keeps depends on timing (its catalog is a cache, kept only
+	// once y's connection is seen in a published state); the removal of x
+	// must leave it as it was.
+	yBefore := host.ServerState(h, "y")
+	if !slices.Contains(yBefore, "subscription") {
+		t.Fatalf("before the reload y has %v; want a subscription (else the test shows nothing)", yBefore)
+	}
 
 	apply(t, h, mcpCfg("y"))
 	if got := host.ServerState(h, "x"); slices.ContainsFunc(got, func(what string) bool { return what != "last done" }) {
@@ -72,7 +79,7 @@ func TestRemovedServerLeavesNoState(t *testing.T) {
 	if got := host.ServerState(h, "x"); len(got) > 0 {
 		t.Errorf("once x is down, the host keeps %v of it; want nothing", got)
 	}
-	if got, want := host.ServerState(h, "y"), []string{"applied", "catalog", "last done", "subscription"}; !slices.Equal(got, want) {
+	if got, want := host.ServerState(h, "y"), yBefore; !slices.Equal(got, want) {
 		t.Errorf("removing x left y with %v; want %v", got, want)
 	}
 
