@@ -177,12 +177,12 @@ func (g *Gateway) cannotAnswer(ctx context.Context, session string, r host.Serve
 		return "the client session ended"
 	}
 	capName := map[string]string{"sampling/createMessage": "sampling", "elicitation/create": "elicitation", "roots/list": "roots"}[r.Method]
-	if _, _, ok := rawjson.Member(st.Client, "capabilities", capName); !ok {
+	if _, _, ok := rawjson.Member(st.ClientInfo, "capabilities", capName); !ok {
 		return fmt.Sprintf("the client did not declare the %q capability", capName)
 	}
 	if r.Method == "elicitation/create" {
 		if mode, _ := rawjson.String(r.Params, "mode"); mode == "url" {
-			if _, _, ok := rawjson.Member(st.Client, "capabilities", "elicitation", "url"); !ok {
+			if _, _, ok := rawjson.Member(st.ClientInfo, "capabilities", "elicitation", "url"); !ok {
 				return `the client did not declare URL-mode elicitation ("elicitation": {"url": {}})`
 			}
 		}

@@ -50,7 +50,7 @@ func (g *Gateway) initialize(ctx context.Context, x *exchange) (json.RawMessage,
 		Capabilities json.RawMessage `json:"capabilities,omitempty"`
 	}{p.ClientInfo, p.Capabilities})
 	st, err := g.h.Sessions().Update(ctx, x.sess.ID(), func(st *host.SessionRecord) error {
-		st.Protocol, st.Client = version, client
+		st.Protocol, st.ClientInfo = version, client
 		return nil
 	})
 	if err != nil {

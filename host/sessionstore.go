@@ -36,9 +36,13 @@ type SessionRecord struct {
 	Listed uint64 `json:"listed,omitempty"`
 	// Protocol is the MCP protocol version negotiated with the client.
 	Protocol string `json:"protocol,omitempty"`
-	// Client is what the client said about itself at initialize
+	// ClientInfo is what the client said about itself at initialize
 	// (clientInfo and capabilities), as JSON.
-	Client json.RawMessage `json:"client,omitempty"`
+	ClientInfo json.RawMessage `json:"client,omitempty"`
+	// ClientName is the configured client (tools.mcp.gateway.clients)
+	// whose token opened the session, or "" for the administrator's token
+	// and an embedding agent's sessions. It never changes.
+	ClientName string `json:"client_name,omitempty"`
 	// Scope is the server the session is scoped to (the gateway's
 	// /servers/<name>/mcp: that server alone, under its own names), or ""
 	// for every server under plughost's names. It never changes.
