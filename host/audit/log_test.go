@@ -107,8 +107,8 @@ func TestRotationBounded(t *testing.T) {
 	const n = 500
 	for i := range n {
 		l.Write(Record{Time: time.Now(), Client: "c", Server: "s", Method: "tools/call", Name: "t", Outcome: OK, BytesIn: i})
-		if i%20 == 0 {
-			time.Sleep(time.Millisecond) // let batches stay small, so files rotate many times
+		if i%10 == 9 { // keep batches small, so files rotate many times
+			waitStats(t, l, func(s Stats) bool { return s.Written == int64(i+1) })
 		}
 	}
 	stop()
@@ -208,4 +208,35 @@ func TestCompareRotated(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
+}
+
+// Two logs on one directory (serve and plughost stdio) keep every line
+// whole and the files bounded.
+func TestSharedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	a := New(Options{Dir: dir, MaxFileBytes: 4000, MaxFiles: 2})
+	b := New(Options{Dir: dir, MaxFileBytes: 4000, MaxFiles: 2})
+	stopA, stopB := runLog(t, a), runLog(t, b)
+	for i := range 400 {
+		a.Write(Record{Method: "tools/call", Name: "a", Outcome: OK, BytesIn: i})
+		b.Write(Record{Method: "tools/call", Name: "b", Outcome: OK, BytesIn: i})
+		if i%10 == 9 {
+			waitStats(t, a, func(s Stats) bool { return s.Written == int64(i+1) })
+			waitStats(t, b, func(s Stats) bool { return s.Written == int64(i+1) })
+		}
+	}
+	stopA()
+	stopB()
+	names, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(names) > 3 {
+		t.Errorf("files %v: want at most the current one and 2 rotated", names)
+	}
+	for _, name := range names {
+		// Each log counts only its own writes: a file may take both logs'
+		// lines past the bound, never much more.
+		if fi, _ := os.Stat(name); fi.Size() > 2*4000+1500 {
+			t.Errorf("%s: %d bytes", name, fi.Size())
+		}
+	}
+	lines(t, dir) // every line parses
 }

@@ -41,6 +41,11 @@ func (r *rotator) write(b []byte, now time.Time) error {
 			return err
 		}
 	}
+	if r.size > 0 && r.size+int64(len(b)) > r.maxBytes && r.rotatedElsewhere() {
+		if err := r.reopen(); err != nil {
+			return err
+		}
+	}
 	if r.size > 0 && r.size+int64(len(b)) > r.maxBytes {
 		if err := r.rotate(now); err != nil {
 			return err
@@ -74,6 +79,24 @@ func (r *rotator) open() error {
 	}
 	r.f, r.size = f, fi.Size()
 	return nil
+}
+
+// rotatedElsewhere reports whether another process sharing the directory
+// (plughost stdio beside serve) rotated the file meanwhile: the name then
+// is another file than the one open.
+func (r *rotator) rotatedElsewhere() bool {
+	open, err := r.f.Stat()
+	if err != nil {
+		return false
+	}
+	named, err := os.Stat(r.path())
+	return err != nil || !os.SameFile(open, named)
+}
+
+// reopen opens the file the name now holds.
+func (r *rotator) reopen() error {
+	r.close()
+	return r.open()
 }
 
 // rotate renames the current file to audit-<time>.jsonl, opens a new one
