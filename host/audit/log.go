@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -176,11 +175,7 @@ func (w *writer) batch(r Record) {
 }
 
 func (w *writer) append(r Record) {
-	line, err := json.Marshal(r)
-	if err != nil { // a Record always encodes; keep the line whole anyway
-		return
-	}
-	w.buf = append(append(w.buf, line...), '\n')
+	w.buf = append(r.appendJSON(w.buf), '\n')
 }
 
 // write writes the batch of n records; a failure is logged when the disk

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -38,5 +39,25 @@ func BenchmarkHashArgs(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		HashArgs(args)
+	}
+}
+
+// BenchmarkRun is the writer's side: encoding records and writing them
+// out in batches (what bounds how many records per second the log keeps
+// up with).
+func BenchmarkRun(b *testing.B) {
+	l := New(Options{Dir: b.TempDir(), MaxFileBytes: 10 << 20, MaxFiles: 2, Queue: b.N + 1})
+	r := Record{Time: time.Now(), Client: "admin", Session: "x_jjBeLUOHsGh9Ud-aOKrg", Server: "fs", Method: "tools/call",
+		Name: "read_text_file", DurationMS: 1.234, Outcome: OK, BytesIn: 120, BytesOut: 4096, ArgsSHA256: HashArgs([]byte(`{"path":"/tmp/x"}`))}
+	for range b.N {
+		l.Write(r)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Run writes what is queued, then returns
+	b.ResetTimer()
+	l.Run(ctx)
+	b.StopTimer()
+	if s := l.Stats(); s.Written != int64(b.N) {
+		b.Fatalf("%+v, want %d written", s, b.N)
 	}
 }

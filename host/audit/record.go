@@ -3,7 +3,6 @@ package audit
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"time"
 )
 
@@ -96,13 +95,10 @@ type Record struct {
 // TimeFormat is how Record.Time is written: RFC 3339, UTC, milliseconds.
 const TimeFormat = "2006-01-02T15:04:05.000Z07:00"
 
-// MarshalJSON writes the record with its time in TimeFormat.
+// MarshalJSON writes the record with its time in TimeFormat, as one line
+// of the log file holds it.
 func (r Record) MarshalJSON() ([]byte, error) {
-	type plain Record // without this method
-	return json.Marshal(struct {
-		Time string `json:"time"`
-		plain
-	}{r.Time.UTC().Format(TimeFormat), plain(r)})
+	return r.appendJSON(nil), nil
 }
 
 // HashArgs returns Record.ArgsSHA256 of raw arguments ("" for none).
