@@ -59,7 +59,8 @@ type Record struct {
 	// Time is when the call began.
 	Time time.Time `json:"time"`
 	// Client is the configured client whose session made the call, or
-	// AdminClient.
+	// AdminClient; "" when no session is known (a relayed request no
+	// session took, or whose session ended meanwhile).
 	Client string `json:"client"`
 	// Session is the session's id ("" when not known).
 	Session string `json:"session,omitempty"`
