@@ -123,6 +123,7 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("POST /api/servers/{name}/login", a.login)
 	mux.HandleFunc("POST /api/search", a.search)
 	mux.HandleFunc("GET /api/events", a.events)
+	mux.HandleFunc("GET /api/activity", a.activity)
 	mux.HandleFunc("GET /api/settings", a.settings)
 	mux.HandleFunc("PUT /api/settings", a.updateSettings)
 	mux.HandleFunc("GET /api/catalog", a.getCatalog)

@@ -401,6 +401,7 @@ func (ld *loader) reported(path string) bool {
 func expandPaths(cfg *Config, home string) {
 	m := &cfg.MCP
 	m.Workspace = ExpandHome(m.Workspace, home)
+	m.Audit.Dir = ExpandHome(m.Audit.Dir, home)
 	m.Gateway.TokenFile = ExpandHome(m.Gateway.TokenFile, home)
 	for i, d := range m.Plugins.Dirs {
 		m.Plugins.Dirs[i] = ExpandHome(d, home)

@@ -24,6 +24,7 @@ func TestLoadDefaults(t *testing.T) {
 		MaxResultMB:        256,
 		Workspace:          filepath.Join(e.home, ".plughost", "workspace"),
 		Artifacts:          Artifacts{MaxAgeHours: 168, MaxTotalMB: 1024, SearchTimeoutSeconds: 10, SearchMaxMB: 256},
+		Audit:              Audit{Enabled: true, Dir: filepath.Join(e.home, ".plughost", "audit"), MaxFileMB: 10, MaxFiles: 10},
 		Timeouts:           TimeoutSeconds{Start: 15, Initialize: 30, ListTools: 30, Call: 120},
 		Restart:            Restart{InitialBackoffSeconds: 1, MaxBackoffSeconds: 60},
 		Plugins:            Plugins{Dirs: []string{}, SHA256: map[string]string{}},

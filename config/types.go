@@ -80,6 +80,8 @@ type MCP struct {
 	Workspace string `json:"workspace"`
 	// Artifacts says how long saved results are kept.
 	Artifacts Artifacts `json:"artifacts"`
+	// Audit is the log of every call (tools.mcp.audit).
+	Audit Audit `json:"audit"`
 	// Timeouts are the global per-phase timeouts, in seconds.
 	Timeouts TimeoutSeconds `json:"timeouts"`
 	// Restart paces the restarts of crashed servers.

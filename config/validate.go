@@ -56,6 +56,7 @@ func checkGlobal(p *Problems, m MCP) {
 		p.fatal("tools.mcp.workspace", `must not be empty; set it to a directory for result artifacts (default "~/.plughost/workspace")`)
 	}
 	checkArtifacts(p, m.Artifacts)
+	checkAudit(p, m.Audit)
 	checkTimeouts(p, m.Timeouts)
 	checkRestart(p, m.Restart)
 	checkPlugins(p, m.Plugins)

@@ -266,6 +266,15 @@ func TestValidateGlobal(t *testing.T) {
 		},
 		{name: "artifact retention fractions ok", mcp: `{"artifacts":{"max_age_hours":0.5,"max_total_mb":0.25}}`},
 		{
+			name: "audit", mcp: `{"audit":{"dir":" ","max_file_mb":0,"max_files":0}}`,
+			want: []string{
+				`tools.mcp.audit.dir: must name a directory when the audit log is enabled (default "~/.plughost/audit"), or set tools.mcp.audit.enabled to false`,
+				"tools.mcp.audit.max_file_mb: must be greater than 0, got 0; set how many MiB one audit file may grow to before it is rotated (default 10)",
+				"tools.mcp.audit.max_files: must be at least 1, got 0; set how many rotated audit files are kept (default 10)",
+			},
+		},
+		{name: "audit off is not checked", mcp: `{"audit":{"enabled":false,"dir":"","max_file_mb":0}}`},
+		{
 			name: "limits checked with discovery off", mcp: `{"discovery":{"ttl":-1,"max_search_results":51}}`,
 			want: []string{
 				"tools.mcp.discovery.ttl: must be at least 1, got -1; set the number of turns a found tool stays unlocked (default 5)",

@@ -347,6 +347,7 @@ func changedSettings(a, b config.MCP) []string {
 		{"tools.mcp.max_result_mb", a.MaxResultMB, b.MaxResultMB},
 		{"tools.mcp.workspace", a.Workspace, b.Workspace},
 		{"tools.mcp.artifacts", a.Artifacts, b.Artifacts},
+		{"tools.mcp.audit", a.Audit, b.Audit},
 		{"tools.mcp.timeouts", a.Timeouts, b.Timeouts},
 		{"tools.mcp.restart", a.Restart, b.Restart},
 		{"tools.mcp.plugins", a.Plugins, b.Plugins},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/plughost/plughost/host/supervisor"
 )
@@ -21,6 +22,19 @@ import (
 // opts.Handlers or the session's. A method the aggregate endpoint does not
 // serve is an *RPCError -32601.
 func (s *Session) Request(ctx context.Context, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+	if s.h.audit == nil || !audited(method) {
+		return s.request(ctx, method, params, opts, &callee{})
+	}
+	began := time.Now()
+	var to callee
+	res, err := s.request(ctx, method, params, opts, &to)
+	s.auditRequest(began, method, params, to, res, err)
+	return res, err
+}
+
+// request is Request, noting in to the server (and name) a resources/read
+// or prompts/get went to.
+func (s *Session) request(ctx context.Context, method string, params json.RawMessage, opts CallOptions, to *callee) (json.RawMessage, error) {
 	scope, err := s.scopeOf(ctx)
 	if err != nil {
 		return nil, err
@@ -52,6 +66,7 @@ func (s *Session) Request(ctx context.Context, method string, params json.RawMes
 		return s.listTasks(ctx, scope)
 	}
 	if scope != "" {
+		to.server = scope
 		return s.forward(ctx, scope, scope, method, params, opts)
 	}
 	switch method {
@@ -60,11 +75,11 @@ func (s *Session) Request(ctx context.Context, method string, params json.RawMes
 	case "resources/templates/list":
 		return s.listResources(ctx, true)
 	case "resources/read":
-		return s.readResource(ctx, params, opts)
+		return s.readResource(ctx, params, opts, to)
 	case "prompts/list":
 		return s.promptsList(ctx)
 	case "prompts/get":
-		return s.getPrompt(ctx, params, opts)
+		return s.getPrompt(ctx, params, opts, to)
 	case "completion/complete":
 		return s.complete(ctx, params, opts)
 	}

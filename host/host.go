@@ -17,6 +17,7 @@ import (
 
 	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/artifacts"
+	"github.com/plughost/plughost/host/audit"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/plugindir"
 	"github.com/plughost/plughost/host/registry"
@@ -96,6 +97,7 @@ type Host struct {
 	sessions  SessionStore
 	unlocks   atomic.Int64    // tools unlocked by searches and exact-name calls
 	router    *routing.Router // ties what servers send on their own to sessions
+	audit     *audit.Log      // the audit log; nil when off
 	// diagnose asks a server's plugin for its diagnostics: Diagnostics, or
 	// a test's stand-in (SetDiagnosticsHook).
 	diagnose func(ctx context.Context, name string) (pluginapi.Diagnostics, bool)
@@ -222,6 +224,7 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
 	h.router = routing.New(routingServers{h}, h.logger.Named("routing"))
+	h.audit = h.newAudit(cfg)
 	h.diagnose = h.Diagnostics
 	h.auth = newAuth(opts.TokenStore, h.logger)
 	st, err := h.buildSetup(cfg, problems, nil)
@@ -478,6 +481,13 @@ func (h *Host) Start(ctx context.Context) {
 	h.mu.Unlock()
 	st := h.st()
 	h.restartRetention(st)
+	if h.audit != nil {
+		h.running.Add(1)
+		go func() {
+			defer h.running.Done()
+			h.audit.Run(h.runCtx)
+		}()
+	}
 	if h.opts.ReturnMemoryAfterLargeResults {
 		h.running.Add(1)
 		go func() {

@@ -124,8 +124,9 @@ func unknownPrompt(name, server, down string) *RPCError {
 }
 
 // getPrompt answers prompts/get for an aggregate session: routed by name,
-// and the URIs of resources in its messages as the session sees them.
-func (s *Session) getPrompt(ctx context.Context, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+// and the URIs of resources in its messages as the session sees them; to
+// gets the server and its prompt name once resolved.
+func (s *Session) getPrompt(ctx context.Context, params json.RawMessage, opts CallOptions, to *callee) (json.RawMessage, error) {
 	name, ok := rawjson.String(params, "name")
 	if !ok {
 		return nil, &RPCError{Code: codeInvalidParams, Message: `prompts/get: params must be {"name": "<prompt>", "arguments": {...}}`}
@@ -134,6 +135,7 @@ func (s *Session) getPrompt(ctx context.Context, params json.RawMessage, opts Ca
 	if err != nil {
 		return nil, err
 	}
+	*to = callee{p.Server, p.Tool}
 	params, _ = rawjson.Replace(params, quote(p.Tool), "name")
 	raw, err := s.forward(ctx, "", p.Server, "prompts/get", params, opts)
 	if err != nil {

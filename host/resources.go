@@ -169,8 +169,9 @@ func (s *Session) listResources(ctx context.Context, templates bool) (json.RawMe
 	return json.RawMessage(b.String()), nil
 }
 
-// readResource answers resources/read for an aggregate session.
-func (s *Session) readResource(ctx context.Context, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+// readResource answers resources/read for an aggregate session, noting in
+// to the server and its URI once resolved.
+func (s *Session) readResource(ctx context.Context, params json.RawMessage, opts CallOptions, to *callee) (json.RawMessage, error) {
 	uri, ok := rawjson.String(params, "uri")
 	if !ok {
 		return nil, &RPCError{Code: codeInvalidParams, Message: `resources/read: params must be {"uri": "<resource URI>"}`}
@@ -179,6 +180,7 @@ func (s *Session) readResource(ctx context.Context, params json.RawMessage, opts
 	if err != nil {
 		return nil, err
 	}
+	*to = callee{server, own}
 	if own != uri {
 		params, _ = rawjson.Replace(params, quote(own), "uri")
 	}

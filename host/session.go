@@ -33,6 +33,7 @@ type Session struct {
 	// a Session but Host.Session reads or sets it).
 	scope      string
 	scopeKnown bool
+	client     string // SessionRecord.ClientName, known with scope
 }
 
 // NewSession starts a session for an embedding agent. Nothing is stored
@@ -49,7 +50,7 @@ func (h *Host) CreateSession(ctx context.Context, st SessionRecord) (*Session, e
 	if _, ok := h.Server(st.Scope); st.Scope != "" && !ok {
 		return nil, fmt.Errorf("create session: server %q is not running (not configured, disabled or invalid)", st.Scope)
 	}
-	s := &Session{h: h, id: newSessionID(), scope: st.Scope, scopeKnown: true}
+	s := &Session{h: h, id: newSessionID(), scope: st.Scope, scopeKnown: true, client: st.ClientName}
 	if st.Created.IsZero() {
 		st.Created = time.Now()
 	}
@@ -69,7 +70,7 @@ func (h *Host) OpenSession(ctx context.Context, id string) (*Session, SessionRec
 	if err != nil {
 		return nil, SessionRecord{}, err
 	}
-	return &Session{h: h, id: id, scope: st.Scope, scopeKnown: true}, st, nil
+	return &Session{h: h, id: id, scope: st.Scope, scopeKnown: true, client: st.ClientName}, st, nil
 }
 
 // Session returns a handle on the session with id without reading the
@@ -92,7 +93,7 @@ func (s *Session) scopeOf(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s.scope, s.scopeKnown = st.Scope, true
+	s.scope, s.scopeKnown, s.client = st.Scope, true, st.ClientName
 	return st.Scope, nil
 }
 
@@ -254,7 +255,9 @@ func (r CallResult) JSON() (json.RawMessage, error) {
 // unknown tool, or not made because the session store is unavailable, does
 // not.
 func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (CallResult, error) {
+	began := time.Now()
 	r, err := s.callTool(ctx, name, args, opts)
+	s.auditCall(began, args, r, err)
 	r.Search = s.IsSearchTool(name)
 	var unknown *UnknownToolError
 	if r.Search || opts.OwnTurns || errors.As(err, &unknown) || errors.Is(err, ErrStoreUnavailable) {

@@ -335,11 +335,21 @@ func (r *Router) sessionTarget(id string) target {
 // Request answers a server→client request through the session that caused
 // it, or -32601 when none can.
 func (r *Router) Request(ctx context.Context, server string, req supervisor.ServerRequest) (json.RawMessage, error) {
-	method, params := req.Method, req.Params
+	rec := Relay{Server: server, Method: req.Method, Params: req.Params, Began: time.Now()}
+	rec.Result, rec.Err = r.request(ctx, &rec, req)
+	rec.Took = time.Since(rec.Began)
+	r.servers.Relayed(rec)
+	return rec.Result, rec.Err
+}
+
+// request is Request, noting in rec where the request went.
+func (r *Router) request(ctx context.Context, rec *Relay, req supervisor.ServerRequest) (json.RawMessage, error) {
+	server, method, params := rec.Server, req.Method, req.Params
 	t, ok, why := r.cause(server, req.Related, params)
 	if !ok {
 		return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("plughost cannot route %s: %s", method, why)}
 	}
+	rec.Session = t.session
 	var h RequestHandler
 	if t.handlers != nil {
 		switch method {
@@ -368,6 +378,7 @@ func (r *Router) Request(ctx context.Context, server string, req supervisor.Serv
 		ctx, cancel = context.WithTimeout(ctx, limit)
 		defer cancel()
 	}
+	rec.Routed = true
 	return h(ctx, ServerRequest{Server: server, Method: method, Params: params})
 }
 

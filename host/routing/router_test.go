@@ -21,6 +21,7 @@ func (noServers) Running(string) bool                      { return false }
 func (noServers) Server(string) (*supervisor.Server, bool) { return nil, false }
 func (noServers) Capabilities(string) (Capabilities, bool) { return Capabilities{}, false }
 func (noServers) CallTimeout(string) time.Duration         { return 0 }
+func (noServers) Relayed(Relay)                            {}
 
 // A request's progress comes back to its own handlers with the client's
 // token in place of the one the server got.

@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -21,6 +22,28 @@ type Servers interface {
 	Capabilities(server string) (caps Capabilities, ok bool)
 	// CallTimeout is the server's call timeout (0: none known).
 	CallTimeout(server string) time.Duration
+	// Relayed is told of every server→client request Request answered,
+	// once answered (for the host's audit log). It must not block.
+	Relayed(r Relay)
+}
+
+// Relay is a server→client request the router answered: relayed to the
+// session that caused it, or refused (Routed false).
+type Relay struct {
+	// Session is the session it was relayed to ("" when none).
+	Session string
+	// Routed is false when no session could take it: none or several
+	// could have caused it, or its client does not support the method.
+	Routed bool
+	// Server and Method name the request, Params are its params as sent.
+	Server, Method string
+	Params         json.RawMessage
+	// Result and Err are the answer.
+	Result json.RawMessage
+	Err    error
+	// Began is when it came in, Took how long its answer took.
+	Began time.Time
+	Took  time.Duration
 }
 
 // ErrServerNotRunning is the cause of an error for a server that has no
