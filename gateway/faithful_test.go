@@ -152,7 +152,7 @@ func resourceText(t *testing.T, res *mcp.ReadResourceResult) (uri, text string) 
 func TestAggregateEndpointIsFaithful(t *testing.T) {
 	integration(t)
 	h := startHost(t, map[string]any{
-		"a": testserver(nil, "-name", "a", "-faithful"),
+		"a": testserver(map[string]any{"roots": []string{"/srv/configured"}}, "-name", "a", "-faithful"),
 		"b": testserver(nil, "-name", "b", "-faithful"),
 	}, nil)
 	url, _ := serveHTTP(t, h)
@@ -247,9 +247,11 @@ func TestAggregateEndpointIsFaithful(t *testing.T) {
 		if !strings.Contains(text(res), `"zed"`) || !strings.Contains(text(res), "accept") {
 			t.Errorf("elicitation: %q", text(res))
 		}
+		// A shared connection gets the server's configured roots, never a
+		// client's (see isolation_test.go for a session's own connection).
 		res = c.call(t, "mcp_a_roots", nil)
-		if !strings.Contains(text(res), "file:///work") {
-			t.Errorf("roots: %q", text(res))
+		if !strings.Contains(text(res), "file:///srv/configured") || strings.Contains(text(res), "file:///work") {
+			t.Errorf("roots: %q; want the configured file:///srv/configured, not the client's file:///work", text(res))
 		}
 		req := mcp.CallToolRequest{}
 		req.Params.Name, req.Params.Arguments = "mcp_b_progress", map[string]any{"steps": 3}

@@ -205,6 +205,14 @@ func (s *Session) subscription(ctx context.Context, scope string, subscribe bool
 			return nil, err
 		}
 	}
+	if s.h.isolated(server) { // the session's own connection: nothing to share
+		method := "resources/unsubscribe"
+		if subscribe {
+			method = "resources/subscribe"
+		}
+		params, _ := json.Marshal(map[string]string{"uri": own}) // a string always encodes
+		return s.forward(ctx, scope, server, method, params, CallOptions{})
+	}
 	if subscribe {
 		return json.RawMessage("{}"), s.h.router.Subscribe(ctx, s.id, server, own)
 	}

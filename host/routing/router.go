@@ -332,14 +332,27 @@ func (r *Router) sessionTarget(id string) target {
 	return t
 }
 
-// Request answers a server→client request through the session that caused
-// it, or -32601 when none can.
+// Request answers a server→client request of a shared connection through
+// the session that caused it, or -32601 when none can. roots/list is
+// answered with the server's configured roots: a client's roots never
+// reach a connection other clients share (see ForSession for a session's
+// own connection).
 func (r *Router) Request(ctx context.Context, server string, req supervisor.ServerRequest) (json.RawMessage, error) {
 	method, params := req.Method, req.Params
+	if method == "roots/list" {
+		return r.servers.Roots(server), nil
+	}
 	t, ok, why := r.cause(server, req.Related, params)
 	if !ok {
 		return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("plughost cannot route %s: %s", method, why)}
 	}
+	return r.answer(ctx, server, t, req)
+}
+
+// answer has t's handlers answer a server request, within the server's
+// call timeout; -32601 when they cannot.
+func (r *Router) answer(ctx context.Context, server string, t target, req supervisor.ServerRequest) (json.RawMessage, error) {
+	method, params := req.Method, req.Params
 	var h RequestHandler
 	if t.handlers != nil {
 		switch method {

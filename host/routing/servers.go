@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -21,6 +22,9 @@ type Servers interface {
 	Capabilities(server string) (caps Capabilities, ok bool)
 	// CallTimeout is the server's call timeout (0: none known).
 	CallTimeout(server string) time.Duration
+	// Roots is the roots/list result plughost answers server's shared
+	// connection with: its configured roots, never a client's.
+	Roots(server string) json.RawMessage
 }
 
 // ErrServerNotRunning is the cause of an error for a server that has no
