@@ -27,6 +27,7 @@ import (
 type faithfulClient struct {
 	*mcpClient
 	name  string // in its sampling answers
+	root  string // the name of its one root, file:///<root> ("": work)
 	hold  func() // if set, runs before a sampling answer
 	mu    sync.Mutex
 	notes []mcp.JSONRPCNotification
@@ -49,7 +50,11 @@ func (c *faithfulClient) Elicit(_ context.Context, req mcp.ElicitationRequest) (
 
 func (c *faithfulClient) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
 	c.record("roots/list")
-	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///work", Name: "work"}}}, nil
+	root := c.root
+	if root == "" {
+		root = "work"
+	}
+	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///" + root, Name: root}}}, nil
 }
 
 func (c *faithfulClient) record(method string) {
@@ -108,6 +113,20 @@ func connectFaithful(t *testing.T, url string, capabilities bool) *faithfulClien
 func startFaithful(t *testing.T, tr transport.Interface, capabilities bool) *faithfulClient {
 	t.Helper()
 	c := &faithfulClient{got: make(chan struct{}, 1)}
+	if capabilities {
+		return startFaithfulClient(t, c, tr)
+	}
+	return startClient(t, c, tr, false)
+}
+
+// startFaithfulClient starts c, declaring sampling, elicitation and roots.
+func startFaithfulClient(t *testing.T, c *faithfulClient, tr transport.Interface) *faithfulClient {
+	t.Helper()
+	return startClient(t, c, tr, true)
+}
+
+func startClient(t *testing.T, c *faithfulClient, tr transport.Interface, capabilities bool) *faithfulClient {
+	t.Helper()
 	opts := []client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}
 	if capabilities {
 		opts = append(opts, client.WithSamplingHandler(c), client.WithElicitationHandler(c), client.WithRootsHandler(c))
