@@ -286,3 +286,50 @@ func TestSharedConnectionKeepsLevelsAndSubscriptionsApart(t *testing.T) {
 		}
 	}
 }
+
+// A reload that changes a server's isolation restarts it: to "session"
+// each session then gets a connection of its own; back to "shared" the
+// sessions' connections close, their processes with them.
+func TestReloadChangesIsolation(t *testing.T) {
+	integration(t)
+	entry := func(iso string) map[string]any {
+		return map[string]any{"servers": map[string]any{"a": map[string]any{"enabled": true, "command": bins.Path("testserver"), "isolation": iso}},
+			"enabled": true, "restart": map[string]any{"initial_backoff_seconds": 0.2, "max_backoff_seconds": 1}}
+	}
+	h := startHost(t, entry("shared")["servers"].(map[string]any))
+	dir := t.TempDir()
+	apply := func(iso string) host.ApplyResult {
+		t.Helper()
+		res, err := h.ApplyLoaded(loaded(t, dir, entry(iso)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := h.WaitSettled(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := apply("session"); !slices.Contains(res.Restarted, "a") {
+		t.Fatalf("to session: %+v; want a restarted", res)
+	}
+	before := proctree.Descendants(os.Getpid())
+	s := newSessions(t, h, 1)[0]
+	shared, _ := h.Status("a")
+	testwait.Eventually(t, 20*time.Second, "a connected", func() bool {
+		shared, _ = h.Status("a")
+		return shared.ServerPID != 0
+	})
+	if pid := serverPID(t, s, "mcp_a_pid"); pid == shared.ServerPID {
+		t.Errorf("with isolation session the call went on the shared connection (pid %d)", pid)
+	}
+	started := newProcesses(before)
+	if res := apply("shared"); !slices.Contains(res.Restarted, "a") {
+		t.Fatalf("back to shared: %+v; want a restarted", res)
+	}
+	waitExited(t, started, "after isolation went back to shared")
+	if res := apply("shared"); len(res.Restarted) > 0 {
+		t.Errorf("the same config again restarted a: %+v", res)
+	}
+}
