@@ -22,8 +22,8 @@ import (
 )
 
 // Router ties what servers send on their own to client sessions (see
-// docs/gateway.md, "Routing to the client"). Every upstream connection is
-// shared by all sessions, so the router keeps what tells sessions apart: the
+// docs/gateway.md, "Routing to the client"). A shared upstream connection
+// serves all sessions, so the router keeps what tells sessions apart: the
 // requests in flight to each server (which session made them, the
 // handlers of their channel, their progress tokens), the tasks sessions
 // created, the resources they subscribed to, the log level each asked for,
