@@ -21,12 +21,14 @@ import (
 // noServers is a host of which the routers know nothing.
 type noServers struct{}
 
-func (noServers) Names() []string                                  { return nil }
-func (noServers) Running(string) bool                              { return false }
-func (noServers) Server(string) (*supervisor.Server, bool)         { return nil, false }
-func (noServers) Capabilities(string) (routing.Capabilities, bool) { return routing.Capabilities{}, false }
-func (noServers) CallTimeout(string) time.Duration                 { return 0 }
-func (noServers) Roots(string) json.RawMessage                     { return json.RawMessage(`{"roots":[]}`) }
+func (noServers) Names() []string                          { return nil }
+func (noServers) Running(string) bool                      { return false }
+func (noServers) Server(string) (*supervisor.Server, bool) { return nil, false }
+func (noServers) Capabilities(string) (routing.Capabilities, bool) {
+	return routing.Capabilities{}, false
+}
+func (noServers) CallTimeout(string) time.Duration { return 0 }
+func (noServers) Roots(string) json.RawMessage     { return json.RawMessage(`{"roots":[]}`) }
 
 // newPool returns a running pool of an in-process server with one tool,
 // whose shared connection is said to list shared.
