@@ -54,7 +54,7 @@ func deleteSession(t *testing.T, url, id string) {
 // /servers/<name>/mcp, against server-everything (which keeps the first
 // roots it gets per connection): with isolation "session" each sees its
 // own roots, and a resource one creates is in its own resources/list
-// only; a shared server sees its configured roots, never a client's.
+// only (on /mcp in the per-server URI form); a shared server sees its configured roots, never a client's.
 // Deleting the sessions stops their processes.
 func TestIsolationThroughTheGateway(t *testing.T) {
 	integration(t)
@@ -94,18 +94,26 @@ func TestIsolationThroughTheGateway(t *testing.T) {
 			}
 		}
 	}
-	// Session resources on the per-server door: one client's never in
-	// another's list.
-	scoped := clients[3:]
-	scoped[0].call(t, "gzip-file-as-resource", map[string]any{"name": "mine.gz", "data": "data:text/plain;base64,aGVsbG8=", "outputType": "resourceLink"})
-	for i, c := range scoped {
-		list, err := c.ListResources(ctx20(t), mcp.ListResourcesRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		has := slices.ContainsFunc(list.Resources, func(r mcp.Resource) bool { return strings.Contains(r.URI, "mine.gz") })
-		if has != (i == 0) {
-			t.Errorf("client %d lists the session resource mine.gz: %v; want only the client that created it to", i, has)
+	// Session resources, on each door: one client's are in its own
+	// resources/list, never in another's, and it can read them.
+	for d, door := range doors {
+		group := clients[3*d : 3*d+3]
+		group[0].call(t, door.prefix+"gzip-file-as-resource", map[string]any{"name": "mine.gz", "data": "data:text/plain;base64,aGVsbG8=", "outputType": "resourceLink"})
+		for i, c := range group {
+			list, err := c.ListResources(ctx20(t), mcp.ListResourcesRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := slices.IndexFunc(list.Resources, func(r mcp.Resource) bool { return strings.Contains(r.URI, "mine.gz") })
+			if (at >= 0) != (i == 0) {
+				t.Errorf("%s client %d lists the session resource mine.gz: %v; want only the client that created it to", door.name, i, at >= 0)
+			}
+			if at < 0 {
+				continue
+			}
+			if _, err := c.ReadResource(ctx20(t), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: list.Resources[at].URI}}); err != nil {
+				t.Errorf("%s: reading its own %s: %v", door.name, list.Resources[at].URI, err)
+			}
 		}
 	}
 	started := newProcesses(before)
