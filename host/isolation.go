@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/plughost/plughost/config"
@@ -98,7 +99,7 @@ func (h *Host) closeSessionConns(session string) {
 // next whose configured roots changed (notifications/roots/list_changed).
 func (h *Host) announceRoots(prev, next *setup) {
 	for name, s := range next.servers {
-		if prev.servers[name] != s || slicesEqual(prev.cfg.MCP.Servers[name].Roots, next.cfg.MCP.Servers[name].Roots) {
+		if prev.servers[name] != s || slices.Equal(prev.cfg.MCP.Servers[name].Roots, next.cfg.MCP.Servers[name].Roots) {
 			continue
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -107,16 +108,4 @@ func (h *Host) announceRoots(prev, next *setup) {
 		}
 		cancel()
 	}
-}
-
-func slicesEqual(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
