@@ -333,3 +333,37 @@ func TestReloadChangesIsolation(t *testing.T) {
 		t.Errorf("the same config again restarted a: %+v", res)
 	}
 }
+
+// A reload that changes only a shared server's roots does not restart it:
+// its next roots/list gets the new roots.
+func TestReloadChangesConfiguredRoots(t *testing.T) {
+	integration(t)
+	cfg := func(root string) map[string]any {
+		return map[string]any{"enabled": true, "servers": map[string]any{"a": map[string]any{"enabled": true,
+			"command": bins.Path("testserver"), "args": []string{"-faithful"}, "roots": []string{root}}}}
+	}
+	h := startHost(t, cfg("/srv/one")["servers"].(map[string]any))
+	s := newSessions(t, h, 1)[0]
+	if got := text(t, call(t, s, "mcp_a_roots", nil)); !strings.Contains(got, "file:///srv/one") {
+		t.Fatalf("roots %s; want file:///srv/one", got)
+	}
+	dir := t.TempDir()
+	if _, err := h.ApplyLoaded(loaded(t, dir, cfg("/srv/one"))); err != nil { // another home: a restart
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.WaitSettled(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.ApplyLoaded(loaded(t, dir, cfg("/srv/two")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Restarted) > 0 {
+		t.Errorf("changing roots restarted %v", res.Restarted)
+	}
+	if got := text(t, call(t, s, "mcp_a_roots", nil)); !strings.Contains(got, "file:///srv/two") || strings.Contains(got, "one") {
+		t.Errorf("roots after the reload %s; want file:///srv/two alone", got)
+	}
+}
