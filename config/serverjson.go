@@ -43,6 +43,10 @@ type fileServer struct {
 	Timeouts   TimeoutOverrides  `json:"timeouts,omitzero"`
 	MaxMessage *int              `json:"max_message_mb,omitempty"`
 	MaxResult  *int              `json:"max_result_mb,omitempty"`
+	Isolation  string            `json:"isolation,omitempty"`
+	IdleSecs   int               `json:"isolation_idle_seconds,omitempty"`
+	MaxSess    int               `json:"max_sessions,omitempty"`
+	Roots      []string          `json:"roots,omitempty"`
 }
 
 // fileOAuth is an OAuth block as the file holds it: the client secret in
@@ -74,6 +78,7 @@ func (s Server) FileJSON() (json.RawMessage, error) {
 		Command: s.Command, Args: s.Args, Env: reveal(s.Env), EnvFile: s.EnvFile, InheritEnv: s.InheritEnv,
 		URL: s.URL.Reveal(), Headers: reveal(s.Headers), OAuth: s.OAuth.file(), Timeouts: s.TimeoutOverrides,
 		MaxMessage: s.MaxMessageMBOverride, MaxResult: s.MaxResultMBOverride,
+		Isolation: s.Isolation, IdleSecs: s.IsolationIdleSeconds, MaxSess: s.MaxSessions, Roots: s.Roots,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encode server entry: %w", err)

@@ -378,6 +378,20 @@ type Server struct {
 	// MaxResultMBOverride replaces tools.mcp.max_result_mb for this server;
 	// nil when omitted. Use the MaxResultBytes method.
 	MaxResultMBOverride *int `json:"max_result_mb,omitempty"`
+	// Isolation is "shared" (one upstream connection for every session;
+	// the default when "") or "session" (each session its own). Use the
+	// IsolationMode method for the effective value.
+	Isolation string `json:"isolation,omitempty"`
+	// IsolationIdleSeconds closes a session's own connection after this
+	// long unused (0: DefaultIsolationIdleSeconds). Use IsolationIdle.
+	IsolationIdleSeconds int `json:"isolation_idle_seconds,omitempty"`
+	// MaxSessions bounds the session connections open at once with
+	// isolation "session" (0: DefaultMaxSessions). Use SessionLimit.
+	MaxSessions int `json:"max_sessions,omitempty"`
+	// Roots are what plughost answers the server's roots/list with on a
+	// shared connection: absolute directory paths or file:// URIs. A
+	// client's roots never reach a shared connection.
+	Roots []string `json:"roots,omitempty"`
 	// Extra holds the keys this schema does not know, each with its raw JSON
 	// value (a secret, since it may hold one). They are kept for servers of
 	// third-party transport types, whose plugin receives (and validates) them;

@@ -27,6 +27,7 @@ import (
 type faithfulClient struct {
 	*mcpClient
 	name  string // in its sampling answers
+	root  string // the name of its one root, file:///<root> ("": work)
 	hold  func() // if set, runs before a sampling answer
 	mu    sync.Mutex
 	notes []mcp.JSONRPCNotification
@@ -49,7 +50,11 @@ func (c *faithfulClient) Elicit(_ context.Context, req mcp.ElicitationRequest) (
 
 func (c *faithfulClient) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
 	c.record("roots/list")
-	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///work", Name: "work"}}}, nil
+	root := c.root
+	if root == "" {
+		root = "work"
+	}
+	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///" + root, Name: root}}}, nil
 }
 
 func (c *faithfulClient) record(method string) {
@@ -108,6 +113,20 @@ func connectFaithful(t *testing.T, url string, capabilities bool) *faithfulClien
 func startFaithful(t *testing.T, tr transport.Interface, capabilities bool) *faithfulClient {
 	t.Helper()
 	c := &faithfulClient{got: make(chan struct{}, 1)}
+	if capabilities {
+		return startFaithfulClient(t, c, tr)
+	}
+	return startClient(t, c, tr, false)
+}
+
+// startFaithfulClient starts c, declaring sampling, elicitation and roots.
+func startFaithfulClient(t *testing.T, c *faithfulClient, tr transport.Interface) *faithfulClient {
+	t.Helper()
+	return startClient(t, c, tr, true)
+}
+
+func startClient(t *testing.T, c *faithfulClient, tr transport.Interface, capabilities bool) *faithfulClient {
+	t.Helper()
 	opts := []client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}
 	if capabilities {
 		opts = append(opts, client.WithSamplingHandler(c), client.WithElicitationHandler(c), client.WithRootsHandler(c))
@@ -152,7 +171,7 @@ func resourceText(t *testing.T, res *mcp.ReadResourceResult) (uri, text string) 
 func TestAggregateEndpointIsFaithful(t *testing.T) {
 	integration(t)
 	h := startHost(t, map[string]any{
-		"a": testserver(nil, "-name", "a", "-faithful"),
+		"a": testserver(map[string]any{"roots": []string{"/srv/configured"}}, "-name", "a", "-faithful"),
 		"b": testserver(nil, "-name", "b", "-faithful"),
 	}, nil)
 	url, _ := serveHTTP(t, h)
@@ -247,9 +266,11 @@ func TestAggregateEndpointIsFaithful(t *testing.T) {
 		if !strings.Contains(text(res), `"zed"`) || !strings.Contains(text(res), "accept") {
 			t.Errorf("elicitation: %q", text(res))
 		}
+		// A shared connection gets the server's configured roots, never a
+		// client's (see isolation_test.go for a session's own connection).
 		res = c.call(t, "mcp_a_roots", nil)
-		if !strings.Contains(text(res), "file:///work") {
-			t.Errorf("roots: %q", text(res))
+		if !strings.Contains(text(res), "file:///srv/configured") || strings.Contains(text(res), "file:///work") {
+			t.Errorf("roots: %q; want the configured file:///srv/configured, not the client's file:///work", text(res))
 		}
 		req := mcp.CallToolRequest{}
 		req.Params.Name, req.Params.Arguments = "mcp_b_progress", map[string]any{"steps": 3}

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -38,6 +39,7 @@ func TestSSEServerRequestsReachTheClient(t *testing.T) {
 	integration(t)
 	servers := map[string]struct {
 		start func(t *testing.T) string
+		iso   map[string]any // isolation settings
 		asks  []sseAsk
 	}{
 		"testserver": {
@@ -49,6 +51,9 @@ func TestSSEServerRequestsReachTheClient(t *testing.T) {
 				t.Cleanup(stop)
 				return url
 			},
+			// The bridge serves one stream at a time: a shared connection,
+			// whose roots/list plughost answers with the configured roots.
+			iso: map[string]any{"roots": []string{"/work"}},
 			asks: []sseAsk{
 				{"sampling/createMessage", "sample", map[string]any{"prompt": "hi"}, "sampled by the test client"},
 				{"elicitation/create", "elicit", map[string]any{"message": "name?"}, `"zed"`},
@@ -57,6 +62,8 @@ func TestSSEServerRequestsReachTheClient(t *testing.T) {
 		},
 		"server-everything": {
 			start: func(t *testing.T) string { return startEverything(t, "sse") + "/sse" },
+			// A connection of the session's own: the client's roots reach it.
+			iso: map[string]any{"isolation": "session"},
 			asks: []sseAsk{
 				{"sampling/createMessage", "trigger-sampling-request", map[string]any{"prompt": "hi", "maxTokens": 5}, "sampled by the test client"},
 				{"elicitation/create", "trigger-elicitation-request", map[string]any{}, "zed"},
@@ -81,8 +88,9 @@ func TestSSEServerRequestsReachTheClient(t *testing.T) {
 			// A server and a host per door: server-everything asks for roots
 			// once per connection and then answers from its cache.
 			t.Run(name+door.name, func(t *testing.T) {
-				h := startHost(t, map[string]any{"e": map[string]any{"enabled": true, "type": "sse", "url": srv.start(t),
-					"timeouts": map[string]any{"call_seconds": 15}}}, nil)
+				entry := map[string]any{"enabled": true, "type": "sse", "url": srv.start(t), "timeouts": map[string]any{"call_seconds": 15}}
+				maps.Copy(entry, srv.iso)
+				h := startHost(t, map[string]any{"e": entry}, nil)
 				gw, _ := serveHTTP(t, h)
 				c := startFaithful(t, door.tr(t, h, gw), true)
 				for _, ask := range srv.asks {
@@ -99,6 +107,12 @@ func TestSSEServerRequestsReachTheClient(t *testing.T) {
 				asked := slices.Clone(c.asked)
 				c.mu.Unlock()
 				for _, ask := range srv.asks {
+					if ask.method == "roots/list" && srv.iso["isolation"] != "session" {
+						if slices.Contains(asked, ask.method) {
+							t.Errorf("the client was asked roots/list for a shared connection; plughost must answer it")
+						}
+						continue
+					}
 					if !slices.Contains(asked, ask.method) {
 						t.Errorf("the client was asked %v; want %s among them", asked, ask.method)
 					}

@@ -185,6 +185,7 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 	res := diffStates(prev, next)
 	h.switchServers(prev, next)
 	h.forgetStopped(prev, next)
+	h.announceRoots(prev, next)
 	if h.started() && retentionChanged(prev, next) {
 		h.restartRetention(next)
 	}

@@ -17,11 +17,11 @@ import (
 // The audit log (docs/audit.md) records every tools/call, resources/read
 // and prompts/get of a session, whatever door it came through (the stdio
 // and HTTP gateways, the API, the Go API: they all call Session), and
-// every server→client request the router relays (routingServers.Relayed).
+// every server→client request the router answers (routingServers.Answered).
 
-// relayLookupTimeout bounds reading a relayed request's session for its
+// answerLookupTimeout bounds reading an answered request's session for its
 // client's name.
-const relayLookupTimeout = time.Second
+const answerLookupTimeout = time.Second
 
 // newAudit returns the audit log cfg asks for, or nil when it is off. Its
 // settings are read once: a reload does not change them.
@@ -124,13 +124,13 @@ func (s *Session) auditRequest(began time.Time, method string, params json.RawMe
 	s.h.audit.Write(rec)
 }
 
-// Relayed records a server→client request the router answered.
-func (s routingServers) Relayed(r routing.Relay) {
+// Answered records a server→client request the router answered.
+func (s routingServers) Answered(r routing.Answer) {
 	h := s.h
 	if h.audit == nil {
 		return
 	}
-	rec := audit.Record{Time: r.Began, Client: h.relayClient(r.Session), Session: r.Session, Server: r.Server,
+	rec := audit.Record{Time: r.Began, Client: h.answerClient(r.Session), Session: r.Session, Server: r.Server,
 		Method: r.Method, DurationMS: audit.Milliseconds(r.Took), BytesIn: len(r.Params), BytesOut: len(r.Result)}
 	rec.Outcome, rec.Code = outcomeOf(r.Err)
 	switch {
@@ -147,12 +147,12 @@ func (s routingServers) Relayed(r routing.Relay) {
 	h.audit.Write(rec)
 }
 
-// relayClient is the audit.Record.Client of session id ("" for none).
-func (h *Host) relayClient(id string) string {
+// answerClient is the audit.Record.Client of session id ("" for none).
+func (h *Host) answerClient(id string) string {
 	if id == "" {
 		return ""
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), relayLookupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), answerLookupTimeout)
 	defer cancel()
 	st, err := h.sessions.Load(ctx, id)
 	if err != nil {

@@ -70,12 +70,13 @@ func (h *Host) call(ctx context.Context, c shaping.Call) (shaping.Result, error)
 
 // callServer is the chain's last link: the call to the server's plugin.
 func (h *Host) callServer(ctx context.Context, c shaping.Call) (shaping.Result, error) {
-	srv, ok := h.st().servers[c.Server]
-	if !ok {
-		return shaping.Result{}, fmt.Errorf("tool %q: server %q: %w", c.Name, c.Server, errServerNotRunning)
+	sup, release, err := h.conn(ctx, c.Session, c.Server)
+	if err != nil {
+		return shaping.Result{}, fmt.Errorf("tool %q: server %q: %w", c.Name, c.Server, err)
 	}
+	defer release()
 	began := time.Now()
-	res, err := srv.sup.CallTool(ctx, supervisor.ToolCall{Tool: c.Tool, Args: c.Args, Meta: c.Meta, OnID: c.OnID})
+	res, err := sup.CallTool(ctx, supervisor.ToolCall{Tool: c.Tool, Args: c.Args, Meta: c.Meta, OnID: c.OnID})
 	h.calls.Record(c.Server, time.Since(began), err != nil || res.IsError)
 	if err != nil {
 		return shaping.Result{}, h.masker.Error(err) // a crashed server's error quotes its stderr

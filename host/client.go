@@ -66,9 +66,13 @@ func (s *Session) ClearHandlers() { s.h.router.ClearHandlers(s.id) }
 
 // Release forgets everything the router keeps for an ended session: its
 // handlers, log level, resource subscriptions (unsubscribed at the servers
-// when no other session holds them) and task records. Close does it; a
+// when no other session holds them) and task records; and it closes the
+// session's own connections (isolation "session"). Close does it; a
 // front end calls it for a session that expired.
-func (s *Session) Release() { s.h.router.Release(s.id) }
+func (s *Session) Release() {
+	s.h.router.Release(s.id)
+	s.h.closeSessionConns(s.id)
+}
 
 // FormDefaults returns the content a client pre-fills an elicitation form
 // with (SEP-1034): for params of an elicitation/create request in form

@@ -91,13 +91,17 @@ func (s *Session) request(ctx context.Context, method string, params json.RawMes
 // routing.Router.Begin). A server still starting is waited for
 // (awaitStart).
 func (s *Session) forward(ctx context.Context, scope, server, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
-	srv, ok := s.h.Server(server)
-	if !ok {
+	if _, ok := s.h.Server(server); !ok {
 		return nil, fmt.Errorf("server %q: %w", server, errServerNotRunning)
 	}
 	if _, err := s.h.awaitStart(ctx, server); err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
+	srv, release, err := s.h.conn(ctx, s.id, server)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	defer release()
 	f, params := s.h.router.Begin(s.id, scope, server, params, opts.Handlers)
 	defer s.h.router.End(f)
 	res, err := srv.Do(ctx, supervisor.Request{Method: method, Params: params, OnID: s.h.router.NoteID(f)})
@@ -108,8 +112,10 @@ func (s *Session) forward(ctx context.Context, scope, server, method string, par
 }
 
 // Notify passes a notification of the session's client to the servers it
-// concerns: notifications/roots/list_changed to every server of the
-// session's scope. Others are ignored.
+// concerns: notifications/roots/list_changed to the session's own
+// connections (isolation "session") of the servers of its scope, never to
+// a shared connection, whose roots are the server's configured ones.
+// Others are ignored.
 func (s *Session) Notify(ctx context.Context, method string, params json.RawMessage) {
 	if method != "notifications/roots/list_changed" {
 		return
@@ -122,8 +128,8 @@ func (s *Session) Notify(ctx context.Context, method string, params json.RawMess
 		if scope != "" && name != scope {
 			continue
 		}
-		srv, ok := s.h.Server(name)
-		if !ok {
+		srv := s.h.ownConn(s.id, name)
+		if srv == nil {
 			continue
 		}
 		if err := srv.Notify(ctx, method, params); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/plughost/plughost/host/plugindir"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/routing"
+	"github.com/plughost/plughost/host/sessionconn"
 	"github.com/plughost/plughost/host/shaping"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/lib/callstats"
@@ -151,16 +152,20 @@ type server struct {
 	sup  *supervisor.Server
 	spec supervisor.Spec
 	auth oauthKey // zero without oauth
+	// iso and pool: a server with isolation "session" has a pool of the
+	// sessions' own connections (the sup above lists its tools).
+	iso  isolation
+	pool *sessionconn.Pool // nil for isolation "shared"
 
 	stop context.CancelFunc // nil until started
 	done chan struct{}      // closed when its Run has returned
 }
 
 // newServer prepares (does not start) the supervisor of a server.
-func (h *Host) newServer(name string, spec supervisor.Spec, auth oauthKey) *server {
+func (h *Host) newServer(name string, spec supervisor.Spec, auth oauthKey, iso isolation) *server {
 	var sup *supervisor.Server
 	sup = supervisor.New(spec, h.logger, func() { h.serverChanged(name, sup) })
-	return &server{sup: sup, spec: spec, auth: auth}
+	return &server{sup: sup, spec: spec, auth: auth, iso: iso, pool: h.newPool(spec, iso, sup)}
 }
 
 // New validates cfg and prepares a Host; nothing is started until Start. A
@@ -313,12 +318,12 @@ func (h *Host) addRunnable(st, prev *setup, name string, srv config.Server, auth
 		spec.Auth = creds
 	}
 	if prev != nil {
-		if old, ok := prev.servers[name]; ok && old.auth == auth && sameConnection(old.spec, spec) {
+		if old, ok := prev.servers[name]; ok && old.auth == auth && old.iso == isolationOf(name, srv) && sameConnection(old.spec, spec) {
 			st.servers[name] = old
 			return nil
 		}
 	}
-	st.servers[name] = h.newServer(name, spec, auth)
+	st.servers[name] = h.newServer(name, spec, auth, isolationOf(name, srv))
 	return nil
 }
 
@@ -532,6 +537,14 @@ func (h *Host) startServer(s *server) {
 				return
 			}
 		}
+		if s.pool != nil {
+			poolDone := make(chan struct{})
+			go func() {
+				defer close(poolDone)
+				s.pool.Run(ctx)
+			}()
+			defer func() { <-poolDone }() // its processes are gone before done closes
+		}
 		s.sup.Run(ctx)
 	}()
 }
@@ -644,7 +657,7 @@ func (h *Host) Status(name string) (supervisor.Status, bool) { return h.st().sta
 // status is a server's status, with its OAuth login state if it has one.
 func (st *setup) status(name string) (supervisor.Status, bool) {
 	if s, ok := st.servers[name]; ok {
-		return st.withAuth(st.withKept(s.sup.Status())), true
+		return st.withAuth(st.withKept(s.withSessions(s.sup.Status()))), true
 	}
 	s, ok := st.inactive[name]
 	return st.withAuth(s), ok

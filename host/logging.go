@@ -2,7 +2,9 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/plughost/plughost/host/routing"
 )
@@ -21,5 +23,12 @@ func (s *Session) SetLogLevel(ctx context.Context, level string) error {
 		return err
 	}
 	s.h.router.SetLevel(ctx, s.id, scope, level)
+	for _, name := range s.h.st().order {
+		if srv := s.h.ownConn(s.id, name); srv != nil && (scope == "" || scope == name) {
+			if _, err := srv.Request(ctx, "logging/setLevel", json.RawMessage(`{"level":`+strconv.Quote(level)+`}`)); err != nil {
+				s.h.logger.Warn("setting the log level of a session connection failed", "server", name, "error", err)
+			}
+		}
+	}
 	return nil
 }

@@ -138,6 +138,10 @@ func (s *Session) listResources(ctx context.Context, templates bool) (json.RawMe
 	if templates {
 		member, key = "resourceTemplates", "uriTemplate"
 	}
+	var own []json.RawMessage
+	if !templates {
+		own = s.ownResources(ctx, servers, lists)
+	}
 	var b strings.Builder
 	b.WriteString(`{"` + member + `":[`)
 	n := 0
@@ -165,8 +169,65 @@ func (s *Session) listResources(ctx context.Context, templates bool) (json.RawMe
 			b.Write(it)
 		}
 	}
+	for _, it := range own {
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		b.Write(it)
+	}
 	b.WriteString(`]}`)
 	return json.RawMessage(b.String()), nil
+}
+
+// maxOwnPages bounds the pages of one session connection's resources/list.
+const maxOwnPages = 100
+
+// ownResources returns, for the isolated servers among servers on which
+// the session has a connection of its own, the resources that connection
+// lists beyond the shared catalog (lists, by server): those the session
+// created. Their URIs are in the per-server form, which routes reads to
+// the session's connection; no other session sees them.
+func (s *Session) ownResources(ctx context.Context, servers []string, lists []*routing.ResourceList) []json.RawMessage {
+	var out []json.RawMessage
+	for i, server := range servers {
+		srv := s.h.ownConn(s.id, server)
+		if srv == nil {
+			continue
+		}
+		cursor := ""
+		for range maxOwnPages {
+			params := json.RawMessage(`{}`)
+			if cursor != "" {
+				params, _ = json.Marshal(map[string]string{"cursor": cursor}) // a string always encodes
+			}
+			raw, err := srv.Request(ctx, "resources/list", params)
+			if err != nil {
+				s.h.router.Logger().Warn("listing a session connection's resources failed", "server", server, "error", err)
+				break
+			}
+			var page struct {
+				Resources  []json.RawMessage `json:"resources"`
+				NextCursor string            `json:"nextCursor"`
+			}
+			if json.Unmarshal(raw, &page) != nil {
+				break
+			}
+			for _, it := range page.Resources {
+				uri, ok := rawjson.String(it, "uri")
+				if !ok || (lists[i] != nil && lists[i].URIs[uri]) {
+					continue
+				}
+				it, _ = rawjson.Replace(it, quote(resourceuri.Encode(server, uri)), "uri")
+				out = append(out, it)
+			}
+			if page.NextCursor == "" || page.NextCursor == cursor {
+				break
+			}
+			cursor = page.NextCursor
+		}
+	}
+	return out
 }
 
 // readResource answers resources/read for an aggregate session, noting in
@@ -206,6 +267,14 @@ func (s *Session) subscription(ctx context.Context, scope string, subscribe bool
 		if server, own, err = s.h.resolveURI(ctx, uri); err != nil {
 			return nil, err
 		}
+	}
+	if s.h.isolated(server) { // the session's own connection: nothing to share
+		method := "resources/unsubscribe"
+		if subscribe {
+			method = "resources/subscribe"
+		}
+		params, _ := json.Marshal(map[string]string{"uri": own}) // a string always encodes
+		return s.forward(ctx, scope, server, method, params, CallOptions{})
 	}
 	if subscribe {
 		return json.RawMessage("{}"), s.h.router.Subscribe(ctx, s.id, server, own)

@@ -1,8 +1,10 @@
 package host
 
 import (
+	"encoding/json"
 	"time"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/routing"
 	"github.com/plughost/plughost/host/supervisor"
 )
@@ -38,4 +40,15 @@ func (s routingServers) CallTimeout(server string) time.Duration {
 		return 0
 	}
 	return srv.Timeouts(st.cfg.MCP.Timeouts.Durations()).Call
+}
+
+// Roots is the roots/list result of server's shared connection: its
+// configured roots (tools.mcp.servers.<name>.roots), none by default.
+func (s routingServers) Roots(server string) json.RawMessage {
+	roots := s.h.st().cfg.MCP.Servers[server].RootList()
+	b, err := json.Marshal(map[string][]config.Root{"roots": roots})
+	if err != nil { // strings always encode
+		return json.RawMessage(`{"roots":[]}`)
+	}
+	return b
 }

@@ -316,7 +316,7 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	if _, err := s.h.awaitStart(ctx, tool.Server); err != nil { // restarting
 		return r, s.h.unavailable(tool.Name, tool.Server, err)
 	}
-	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: tool.Name, Args: args, OutputSchema: tool.OutputSchema}
+	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: tool.Name, Args: args, OutputSchema: tool.OutputSchema, Session: s.id}
 	if scope == "" {
 		call.MapURI = func(u string) string { return s.h.router.ClientURI(tool.Server, u) }
 	}

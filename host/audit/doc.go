@@ -1,6 +1,6 @@
 // Package audit keeps the record of what was done through the host: one
 // Record per call (tools/call, resources/read, prompts/get) and per
-// server→client request relayed to a client (sampling, elicitation,
+// server→client request passed to a client (sampling, elicitation,
 // roots). A record says who, what, how long and with what outcome — never
 // the arguments or results themselves, at most a hash of the arguments.
 //

@@ -18,7 +18,7 @@ const (
 	ToolError Outcome = "tool_error"
 	// Task: the server created a task for the call (its result comes later).
 	Task Outcome = "task"
-	// RPCError: the server (or the client, for a relayed request) answered
+	// RPCError: the server (or the client, for a server request passed to it) answered
 	// with a JSON-RPC error; Record.Code holds its code.
 	RPCError Outcome = "rpc_error"
 	// Unknown: no such tool, resource or prompt.
@@ -59,7 +59,7 @@ type Record struct {
 	// Time is when the call began.
 	Time time.Time `json:"time"`
 	// Client is the configured client whose session made the call, or
-	// AdminClient; "" when no session is known (a relayed request no
+	// AdminClient; "" when no session is known (a server request no
 	// session took, or whose session ended meanwhile).
 	Client string `json:"client"`
 	// Session is the session's id ("" when not known).
@@ -72,7 +72,7 @@ type Record struct {
 	// sampling/createMessage, elicitation/create or roots/list.
 	Method string `json:"method"`
 	// Name is the tool (the server's own name), the resource URI or the
-	// prompt; empty for a relayed request.
+	// prompt; empty for a server request passed to it.
 	Name string `json:"name,omitempty"`
 	// DurationMS is how long the call took, in milliseconds.
 	DurationMS float64 `json:"duration_ms"`

@@ -6,7 +6,9 @@
 //
 // Its Router implements supervisor.Router (what a supervisor hands on) and
 // sees the host only through Servers. The root package host builds
-// sessions on it; this package never imports host. "Routing", not
+// sessions on it; this package never imports host. A connection of one
+// session's own (isolation "session") has a SessionRouter instead, which
+// sends everything to that session. "Routing", not
 // "relay": in plughost the relay is the plugin carrying messages between
 // the host and a server.
 package routing

@@ -22,8 +22,8 @@ import (
 )
 
 // Router ties what servers send on their own to client sessions (see
-// docs/gateway.md, "Routing to the client"). Every upstream connection is
-// shared by all sessions, so the router keeps what tells sessions apart: the
+// docs/gateway.md, "Routing to the client"). A shared upstream connection
+// serves all sessions, so the router keeps what tells sessions apart: the
 // requests in flight to each server (which session made them, the
 // handlers of their channel, their progress tokens), the tasks sessions
 // created, the resources they subscribed to, the log level each asked for,
@@ -332,24 +332,43 @@ func (r *Router) sessionTarget(id string) target {
 	return t
 }
 
-// Request answers a server→client request through the session that caused
-// it, or -32601 when none can.
+// Request answers a server→client request of a shared connection through
+// the session that caused it, or -32601 when none can. roots/list is
+// answered with the server's configured roots: a client's roots never
+// reach a connection other clients share (see ForSession for a session's
+// own connection).
 func (r *Router) Request(ctx context.Context, server string, req supervisor.ServerRequest) (json.RawMessage, error) {
-	rec := Relay{Server: server, Method: req.Method, Params: req.Params, Began: time.Now()}
-	rec.Result, rec.Err = r.request(ctx, &rec, req)
+	if req.Method == "roots/list" {
+		return r.servers.Roots(server), nil
+	}
+	return r.recorded(ctx, server, req, func() (target, error) {
+		t, ok, why := r.cause(server, req.Related, req.Params)
+		if !ok {
+			return t, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("plughost cannot route %s: %s", req.Method, why)}
+		}
+		return t, nil
+	})
+}
+
+// recorded answers req through the target find picks and tells the host
+// of the answer (Servers.Answered).
+func (r *Router) recorded(ctx context.Context, server string, req supervisor.ServerRequest, find func() (target, error)) (json.RawMessage, error) {
+	rec := Answer{Server: server, Method: req.Method, Params: req.Params, Began: time.Now()}
+	t, err := find()
+	if rec.Err = err; err == nil {
+		rec.Session = t.session
+		rec.Result, rec.Err = r.answer(ctx, server, t, req, &rec)
+	}
 	rec.Took = time.Since(rec.Began)
-	r.servers.Relayed(rec)
+	r.servers.Answered(rec)
 	return rec.Result, rec.Err
 }
 
-// request is Request, noting in rec where the request went.
-func (r *Router) request(ctx context.Context, rec *Relay, req supervisor.ServerRequest) (json.RawMessage, error) {
-	server, method, params := rec.Server, req.Method, req.Params
-	t, ok, why := r.cause(server, req.Related, params)
-	if !ok {
-		return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("plughost cannot route %s: %s", method, why)}
-	}
-	rec.Session = t.session
+// answer has t's handlers answer a server request, within the server's
+// call timeout; -32601 when they cannot. It notes in rec whether the
+// request reached a client.
+func (r *Router) answer(ctx context.Context, server string, t target, req supervisor.ServerRequest, rec *Answer) (json.RawMessage, error) {
+	method, params := req.Method, req.Params
 	var h RequestHandler
 	if t.handlers != nil {
 		switch method {

@@ -21,7 +21,8 @@ func (noServers) Running(string) bool                      { return false }
 func (noServers) Server(string) (*supervisor.Server, bool) { return nil, false }
 func (noServers) Capabilities(string) (Capabilities, bool) { return Capabilities{}, false }
 func (noServers) CallTimeout(string) time.Duration         { return 0 }
-func (noServers) Relayed(Relay)                            {}
+func (noServers) Answered(Answer)                          {}
+func (noServers) Roots(string) json.RawMessage             { return json.RawMessage(`{"roots":[]}`) }
 
 // A request's progress comes back to its own handlers with the client's
 // token in place of the one the server got.
@@ -53,10 +54,10 @@ func TestProgressGoesBackWithTheClientsToken(t *testing.T) {
 func TestRequestOfTwoPossibleSessionsIsRefused(t *testing.T) {
 	r := New(noServers{}, hclog.NewNullLogger())
 	answer := func(context.Context, ServerRequest) (json.RawMessage, error) { return json.RawMessage(`{}`), nil }
-	h := &ClientHandlers{Roots: answer}
+	h := &ClientHandlers{Sampling: answer}
 	f1, _ := r.Begin("s1", "", "x", nil, h)
 	defer r.End(f1)
-	req := supervisor.ServerRequest{Method: "roots/list"}
+	req := supervisor.ServerRequest{Method: "sampling/createMessage"}
 	if _, err := r.Request(context.Background(), "x", req); err != nil {
 		t.Fatalf("one session in flight: %v", err)
 	}

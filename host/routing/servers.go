@@ -22,15 +22,19 @@ type Servers interface {
 	Capabilities(server string) (caps Capabilities, ok bool)
 	// CallTimeout is the server's call timeout (0: none known).
 	CallTimeout(server string) time.Duration
-	// Relayed is told of every server→client request Request answered,
-	// once answered (for the host's audit log). It must not block.
-	Relayed(r Relay)
+	// Answered is told of every server→client request the router
+	// answered, once answered (for the host's audit log). It must not
+	// block.
+	Answered(a Answer)
+	// Roots is the roots/list result plughost answers server's shared
+	// connection with: its configured roots, never a client's.
+	Roots(server string) json.RawMessage
 }
 
-// Relay is a server→client request the router answered: relayed to the
+// Answer is a server→client request the router answered: passed to the
 // session that caused it, or refused (Routed false).
-type Relay struct {
-	// Session is the session it was relayed to ("" when none).
+type Answer struct {
+	// Session is the session it was passed to ("" when none).
 	Session string
 	// Routed is false when no session could take it: none or several
 	// could have caused it, or its client does not support the method.

@@ -33,6 +33,9 @@ type Call struct {
 	// sent to the server, before it is sent, so the caller can tie the
 	// server's requests during the call to it.
 	OnID func(id string)
+	// Session is the id of the session making the call: a server with
+	// isolation "session" runs it on that session's own connection.
+	Session string
 
 	// rec is what the chain's links of this call tell each other; nil
 	// outside a Chain.

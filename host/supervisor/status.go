@@ -73,6 +73,9 @@ type Status struct {
 	// PluginPID and ServerPID identify the processes (0 when unknown).
 	PluginPID int `json:"plugin_pid,omitempty"`
 	ServerPID int `json:"server_pid,omitempty"`
+	// SessionConnections counts the sessions' own connections open to a
+	// server with isolation "session" (the host sets it).
+	SessionConnections int `json:"session_connections,omitempty"`
 	// Auth is the OAuth login state of a server with oauth (nil otherwise).
 	Auth *tokens.Status `json:"auth,omitempty"`
 }

@@ -211,3 +211,42 @@ func TestReload(t *testing.T) {
 		t.Errorf("result %+v: want 2 rounds, reconnection after application", r)
 	}
 }
+
+// BenchmarkSessionIsolation opens 100 sessions, one after the other, on a
+// server with isolation "session" (each its own stdio process), then
+// closes them: the figures of docs/benchmarks.md, "Session isolation".
+// Run it with -benchtime 1x.
+func BenchmarkSessionIsolation(b *testing.B) {
+	for b.Loop() {
+		r, err := SessionIsolation(context.Background(), options(), 100)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Left > 0 {
+			b.Fatalf("%d processes still running after the sessions closed", r.Left)
+		}
+		ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+		b.ReportMetric(ms(r.FirstCall.P50), "first-call-p50-ms")
+		b.ReportMetric(ms(r.FirstCall.P99), "first-call-p99-ms")
+		b.ReportMetric(ms(r.NextCall.P50), "next-call-p50-ms")
+		b.ReportMetric(ms(r.Total), "total-100-ms")
+		b.ReportMetric(float64(r.PerSessionRSS)/(1<<20), "rss-MiB/session")
+		b.ReportMetric(float64(r.Processes), "processes")
+		b.ReportMetric(ms(r.Closed), "closed-ms")
+	}
+}
+
+// TestSessionIsolationMeasures runs the isolation measurement small: every
+// session's processes are counted and gone after it closed.
+func TestSessionIsolationMeasures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts plugin and server processes: heavy integration test, skipped under -short")
+	}
+	r, err := SessionIsolation(t.Context(), options(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Processes < 3 || r.RSSBytes <= 0 || r.FirstCall.N != 3 || r.Left != 0 {
+		t.Errorf("%+v; want 3 sessions' processes measured and gone", r)
+	}
+}
