@@ -49,14 +49,17 @@ func auditLines(t *testing.T, dir string) ([]audit.Record, string) {
 
 // Every call through a session — tools/call (a server's tool, a search
 // tool, an unknown name), resources/read, prompts/get — and every server
-// request relayed to its client (sampling, elicitation, roots) is exactly
+// request passed to its client (sampling, elicitation, roots) is exactly
 // one line, naming the session's client; secrets configured are masked,
-// and arguments never written.
+// and arguments never written. The server is isolated per session: only a
+// session's own connection asks its client for roots (a shared one gets
+// the configured roots from plughost, which is not a request to a client).
 func TestAuditOneLinePerCall(t *testing.T) {
 	integration(t)
 	dir := filepath.Join(t.TempDir(), "audit")
 	srv := server("-faithful", "-name", "f")
 	srv["env"] = map[string]any{"API_TOKEN": auditSecret}
+	srv["isolation"] = "session"
 	h := startHost(t, map[string]any{"f": srv}, func(m map[string]any) {
 		m["audit"] = map[string]any{"enabled": true, "dir": dir, "max_file_mb": 1, "max_files": 2}
 	})
