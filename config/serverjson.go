@@ -43,6 +43,8 @@ type fileServer struct {
 	Timeouts   TimeoutOverrides  `json:"timeouts,omitzero"`
 	MaxMessage *int              `json:"max_message_mb,omitempty"`
 	MaxResult  *int              `json:"max_result_mb,omitempty"`
+	Include    []string          `json:"include_tools,omitempty"`
+	Exclude    []string          `json:"exclude_tools,omitempty"`
 }
 
 // fileOAuth is an OAuth block as the file holds it: the client secret in
@@ -74,6 +76,7 @@ func (s Server) FileJSON() (json.RawMessage, error) {
 		Command: s.Command, Args: s.Args, Env: reveal(s.Env), EnvFile: s.EnvFile, InheritEnv: s.InheritEnv,
 		URL: s.URL.Reveal(), Headers: reveal(s.Headers), OAuth: s.OAuth.file(), Timeouts: s.TimeoutOverrides,
 		MaxMessage: s.MaxMessageMBOverride, MaxResult: s.MaxResultMBOverride,
+		Include: s.IncludeTools, Exclude: s.ExcludeTools,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encode server entry: %w", err)

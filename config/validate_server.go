@@ -29,6 +29,7 @@ func (v serverValidator) check(reportExtra bool) {
 	v.checkName()
 	v.checkMasked()
 	v.checkTimeouts()
+	v.checkToolFilters()
 	if mb := v.s.MaxMessageMBOverride; mb != nil {
 		if msg := messageMBProblem(*mb); msg != "" {
 			v.fail("max_message_mb", msg+", or remove it to use tools.mcp.max_message_mb")
