@@ -21,7 +21,7 @@ import (
 // opts.Handlers or the session's. A method the aggregate endpoint does not
 // serve is an *RPCError -32601.
 func (s *Session) Request(ctx context.Context, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
-	scope, err := s.scopeOf(ctx)
+	scope, rule, err := s.access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (s *Session) Request(ctx context.Context, method string, params json.RawMes
 		}
 		return json.RawMessage("{}"), s.SetLogLevel(ctx, p.Level)
 	case "resources/subscribe", "resources/unsubscribe":
-		return s.subscription(ctx, scope, method == "resources/subscribe", params)
+		return s.subscription(ctx, scope, rule, method == "resources/subscribe", params)
 	case "tasks/get", "tasks/result", "tasks/cancel":
 		return s.taskRequest(ctx, scope, method, params, opts)
 	case "tasks/list":
@@ -56,17 +56,17 @@ func (s *Session) Request(ctx context.Context, method string, params json.RawMes
 	}
 	switch method {
 	case "resources/list":
-		return s.listResources(ctx, false)
+		return s.listResources(ctx, false, rule)
 	case "resources/templates/list":
-		return s.listResources(ctx, true)
+		return s.listResources(ctx, true, rule)
 	case "resources/read":
-		return s.readResource(ctx, params, opts)
+		return s.readResource(ctx, params, opts, rule)
 	case "prompts/list":
-		return s.promptsList(ctx)
+		return s.promptsList(ctx, rule)
 	case "prompts/get":
-		return s.getPrompt(ctx, params, opts)
+		return s.getPrompt(ctx, params, opts, rule)
 	case "completion/complete":
-		return s.complete(ctx, params, opts)
+		return s.complete(ctx, params, opts, rule)
 	}
 	return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q is not supported by the plughost gateway", method)}
 }
@@ -76,6 +76,11 @@ func (s *Session) Request(ctx context.Context, method string, params json.RawMes
 // routing.Router.Begin). A server still starting is waited for
 // (awaitStart).
 func (s *Session) forward(ctx context.Context, scope, server, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+	if _, rule, err := s.access(ctx); err != nil {
+		return nil, err
+	} else if !rule.AllowsServer(server) { // the callers route only to allowed servers: a last guard
+		return nil, fmt.Errorf("server %q: %w", server, errServerNotRunning)
+	}
 	srv, ok := s.h.Server(server)
 	if !ok {
 		return nil, fmt.Errorf("server %q: %w", server, errServerNotRunning)
