@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -107,4 +108,20 @@ func (v serverValidator) checkToolFilters() {
 			}
 		}
 	}
+}
+
+// FileJSON returns the client entry as the user's config file holds it
+// (the token digest in clear, empty lists left out), for front ends that
+// write it. Never print it; json.Marshal of a Client masks the digest.
+func (c Client) FileJSON() (json.RawMessage, error) {
+	b, err := marshalText(struct {
+		TokenSHA256  string   `json:"token_sha256"`
+		Servers      []string `json:"servers"`
+		IncludeTools []string `json:"include_tools,omitempty"`
+		ExcludeTools []string `json:"exclude_tools,omitempty"`
+	}{c.TokenSHA256.Reveal(), c.Servers, c.IncludeTools, c.ExcludeTools})
+	if err != nil {
+		return nil, fmt.Errorf("encode client entry: %w", err)
+	}
+	return b, nil
 }
