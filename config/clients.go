@@ -58,10 +58,10 @@ func CheckClientName(name string) string {
 // character), [a-z] (a class).
 func CheckToolGlob(glob string) error {
 	if strings.TrimSpace(glob) == "" {
-		return fmt.Errorf("empty glob; write a pattern such as \"mcp_github_*\" or remove the entry")
+		return fmt.Errorf("empty glob; write a pattern such as \"delete_*\" or remove the entry")
 	}
 	if _, err := path.Match(glob, ""); err != nil {
-		return fmt.Errorf("glob %q is malformed (%v); use * ? and [a-z], e.g. \"mcp_github_*\"", trunc(glob), err)
+		return fmt.Errorf("glob %q is malformed (%v); use * ? and [a-z], e.g. \"delete_*\"", trunc(glob), err)
 	}
 	return nil
 }

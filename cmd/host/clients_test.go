@@ -185,6 +185,43 @@ func TestServeClients(t *testing.T) {
 	}
 }
 
+// mcp edit NAME --include-tools/--exclude-tools sets a server's tool
+// filters in the file; '' removes a list; a bad glob writes nothing.
+func TestMCPEditToolFilter(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	cfg := c.writeUserConfig(t, mcpConfig(map[string]any{"enabled": true, "servers": map[string]any{"gh": testserver()}}))
+	if r := c.run(t, "mcp", "edit", "gh", "--exclude-tools", "delete_*,drop_*", "--include-tools", "get_*"); r.code != 0 {
+		t.Fatalf("edit: %s", r)
+	}
+	gh := servers(t, cfg)["gh"]
+	if diff := cmp.Diff([]any{"delete_*", "drop_*"}, gh["exclude_tools"]); diff != "" {
+		t.Errorf("exclude_tools (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]any{"get_*"}, gh["include_tools"]); diff != "" {
+		t.Errorf("include_tools (-want +got):\n%s", diff)
+	}
+	if r := c.run(t, "mcp", "edit", "gh", "--include-tools", ""); r.code != 0 {
+		t.Fatalf("edit clearing include_tools: %s", r)
+	}
+	if gh := servers(t, cfg)["gh"]; gh["include_tools"] != nil || gh["exclude_tools"] == nil {
+		t.Errorf("after clearing include_tools: %v", gh)
+	}
+	before := string(readFile(t, cfg))
+	if r := c.run(t, "mcp", "edit", "gh", "--exclude-tools", "[x"); r.code != 1 || !strings.Contains(r.stderr, "tools.mcp.servers.gh.exclude_tools[0]") {
+		t.Errorf("edit with a bad glob: %s", r)
+	}
+	if string(readFile(t, cfg)) != before {
+		t.Error("a refused edit changed the file")
+	}
+	if r := c.run(t, "mcp", "edit", "nope", "--exclude-tools", "x"); r.code != 1 || !strings.Contains(r.stderr, `no server named "nope"`) {
+		t.Errorf("edit of an unknown server: %s", r)
+	}
+	if r := c.run(t, "mcp", "edit", "--exclude-tools", "x"); r.code != 2 {
+		t.Errorf("filters without a name: %s", r)
+	}
+}
+
 func rpc(t *testing.T, url, token, body string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
