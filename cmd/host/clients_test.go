@@ -186,7 +186,8 @@ func TestServeClients(t *testing.T) {
 }
 
 // mcp edit NAME --include-tools/--exclude-tools sets a server's tool
-// filters in the file; '' removes a list; a bad glob writes nothing.
+// filters in the file; an empty value removes a list; a bad glob
+// writes nothing.
 func TestMCPEditToolFilter(t *testing.T) {
 	c := newCLI(t)
 	t.Parallel()
