@@ -31,9 +31,6 @@ type Client struct {
 	ExcludeTools []string `json:"exclude_tools,omitempty"`
 }
 
-// clientsPath is the JSON path of tools.mcp.gateway.clients.
-const clientsPath = "tools.mcp.gateway.clients"
-
 // ClientPath returns the JSON path of a client entry or of a key below it.
 func ClientPath(name string, keys ...string) string {
 	return pathOf(append([]string{"tools", "mcp", "gateway", "clients", name}, keys...)...)

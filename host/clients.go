@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
 
@@ -74,25 +73,6 @@ func (h *Host) ClientRule(client string) (access.Rule, error) {
 		return access.Rule{}, fmt.Errorf("client %q: %w", client, ErrClientGone)
 	}
 	return access.Limited(c.Servers, c.IncludeTools, c.ExcludeTools), nil
-}
-
-// ruleHash identifies a client's rule for list fingerprints (0 for the
-// administrator), so that editing a client's lists tells its sessions
-// their tool list changed.
-func (h *Host) ruleHash(client string) uint64 {
-	c, ok := h.st().cfg.MCP.Gateway.Clients[client]
-	if client == "" || !ok {
-		return 0
-	}
-	f := fnv.New64a()
-	for _, list := range [][]string{c.Servers, c.IncludeTools, c.ExcludeTools} {
-		for _, s := range list {
-			f.Write([]byte(s))
-			f.Write([]byte{0})
-		}
-		f.Write([]byte{1})
-	}
-	return f.Sum64()
 }
 
 // checkClient refuses a session of a client that is gone, or scoped to a
