@@ -99,17 +99,17 @@ func (s *Session) forward(ctx context.Context, scope, server, method string, par
 
 // Notify passes a notification of the session's client to the servers it
 // concerns: notifications/roots/list_changed to every server of the
-// session's scope. Others are ignored.
+// session's scope that its client may use. Others are ignored.
 func (s *Session) Notify(ctx context.Context, method string, params json.RawMessage) {
 	if method != "notifications/roots/list_changed" {
 		return
 	}
-	scope, err := s.scopeOf(ctx)
+	scope, rule, err := s.access(ctx)
 	if err != nil {
 		return
 	}
 	for _, name := range s.h.st().order {
-		if scope != "" && name != scope {
+		if (scope != "" && name != scope) || !rule.AllowsServer(name) {
 			continue
 		}
 		srv, ok := s.h.Server(name)
