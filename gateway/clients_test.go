@@ -9,6 +9,7 @@ import (
 
 	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/internal/testbin"
 	"github.com/plughost/plughost/lib/secret"
 )
 
@@ -270,5 +271,65 @@ func apply(t *testing.T, h *host.Host, edit func(map[string]config.Client)) {
 	edit(cfg.MCP.Gateway.Clients)
 	if _, err := h.Apply(&cfg); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A client limited to the test server never meets server-everything: not
+// its tools, resources, templates or prompts, and neither a prompt nor a
+// completion of it goes through; the administrator sees them all.
+func TestClientScopeEverything(t *testing.T) {
+	integration(t)
+	everything, err := testbin.NPMServer("@modelcontextprotocol/server-everything", "dist/index.js")
+	if err != nil {
+		loudSkip(t, err)
+	}
+	token, digest := host.NewClientToken()
+	h := startHost(t, map[string]any{
+		"everything": map[string]any{"enabled": true, "command": "node", "args": []string{everything, "stdio"}},
+		"t":          testserver(nil, "-faithful", "-name", "t"),
+	}, func(m map[string]any) {
+		m["gateway"] = map[string]any{"clients": map[string]any{"ci": map[string]any{"token_sha256": digest, "servers": []string{"t"}}}}
+	})
+	url, _ := serveHTTP(t, h)
+	admin := newRaw(t, url)
+	admin.initialize()
+	ci := newRaw(t, url)
+	ci.token = token
+	ci.initialize()
+
+	if names := listNames(t, admin); !names["mcp_everything_echo"] {
+		t.Fatalf("the admin does not see server-everything's tools: %v", names)
+	}
+	for n := range listNames(t, ci) {
+		if strings.HasPrefix(n, "mcp_everything_") {
+			t.Errorf("the client sees %s", n)
+		}
+	}
+	for _, m := range []struct{ method, mark string }{
+		{"resources/list", "demo://"}, {"resources/templates/list", "demo://"}, {"prompts/list", "mcp_everything_"},
+	} {
+		admins, clients := admin.request(5, m.method, `{}`).body, ci.request(5, m.method, `{}`).body
+		if !strings.Contains(admins, m.mark) {
+			t.Errorf("%s: the admin's answer has nothing of server-everything: %s", m.method, admins)
+		}
+		if strings.Contains(clients, m.mark) || strings.Contains(clients, "everything") {
+			t.Errorf("%s: the client's answer shows server-everything: %s", m.method, clients)
+		}
+	}
+	madeUp := callError(t, ci, "mcp_everything_no_such_tool")
+	if got := callError(t, ci, "mcp_everything_echo"); got != strings.ReplaceAll(madeUp, "mcp_everything_no_such_tool", "mcp_everything_echo") {
+		t.Errorf("call of server-everything's echo: %q, want the made-up name's error %q", got, madeUp)
+	}
+	for _, c := range []struct{ method, params string }{
+		{"prompts/get", `{"name":"mcp_everything_args-prompt","arguments":{"city":"Oslo"}}`},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"mcp_everything_completable-prompt"},"argument":{"name":"department","value":"E"}}`},
+	} {
+		m := ci.request(6, c.method, c.params).msg(t)
+		if _, msg := errorOf(t, m); !strings.Contains(msg, "unknown prompt") {
+			t.Errorf("%s of server-everything's prompt: %q, want unknown prompt", c.method, msg)
+		}
+		if a := admin.request(6, c.method, c.params); strings.Contains(a.body, `"error"`) {
+			t.Errorf("%s for the admin: %s", c.method, a.body)
+		}
 	}
 }
