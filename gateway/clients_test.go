@@ -2,10 +2,14 @@ package gateway_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
@@ -331,5 +335,49 @@ func TestClientScopeEverything(t *testing.T) {
 		if a := admin.request(6, c.method, c.params); strings.Contains(a.body, `"error"`) {
 			t.Errorf("%s for the admin: %s", c.method, a.body)
 		}
+	}
+}
+
+// A resources/list_changed of a server outside a client's scope reaches
+// the administrator's session, never the client's.
+func TestClientScopeNotifications(t *testing.T) {
+	integration(t)
+	_, url, token := clientsHost(t)
+	stream := func(tok string) *faithfulClient {
+		tr, err := transport.NewStreamableHTTP(url,
+			transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + tok}),
+			//lint:ignore SA1019 plughost speaks protocol 2025-11-25 (docs/architecture.md), where the GET stream carries a session's notifications
+			transport.WithContinuousListening())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return startFaithful(t, tr, false)
+	}
+	admin, ci := stream(testToken.Reveal()), stream(token)
+	const method = "notifications/resources/list_changed"
+	// Both GET streams are open once a list_changed of a (the client's
+	// server) reaches both; they open after initialize, so try a few times.
+	waitCount := func(c *faithfulClient, n int) bool {
+		deadline := time.Now().Add(2 * time.Second)
+		for len(c.notifications(method)) < n && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		return len(c.notifications(method)) >= n
+	}
+	for i := 0; len(ci.notifications(method)) == 0 || len(admin.notifications(method)) == 0; i++ {
+		if i == 10 {
+			t.Fatalf("no list_changed of a reached both sessions (admin %d, client %d)", len(admin.notifications(method)), len(ci.notifications(method)))
+		}
+		admin.call(t, "mcp_a_add_resource", map[string]any{"uri": fmt.Sprintf("test://a/new%d", i)})
+		waitCount(ci, 1)
+	}
+	before, adminBefore := len(ci.notifications(method)), len(admin.notifications(method))
+	admin.call(t, "mcp_b_add_resource", map[string]any{"uri": "test://b/new"})
+	if !waitCount(admin, adminBefore+1) {
+		t.Fatal("the admin's session did not get b's list_changed")
+	}
+	time.Sleep(300 * time.Millisecond) // what would reach the client has by now
+	if n := len(ci.notifications(method)); n != before {
+		t.Errorf("the client got %d list_changed from a server outside its scope", n-before)
 	}
 }
