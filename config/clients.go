@@ -76,7 +76,7 @@ func checkClients(p *Problems, clients map[string]Client) {
 		}
 		if len(c.Servers) == 0 {
 			p.fatal(ClientPath(name, "servers"), "must list at least one server the client may use, e.g. [\"github\"]; "+
-				"run `plughost mcp client add "+name+" --servers NAME,...` or remove the client")
+				"add them here, or remove the client (plughost mcp client remove "+name+")")
 		}
 		for i, s := range c.Servers {
 			if strings.TrimSpace(s) == "" {

@@ -200,8 +200,8 @@ func (g *Gateway) clientMayUse(w http.ResponseWriter, client, server string) boo
 		return true
 	}
 	httpError(w, http.StatusForbidden, &rpcError{Code: codeInvalidRequest,
-		Message: fmt.Sprintf("client %q may not use server %q: it is not in the client's servers (tools.mcp.gateway.clients.%s.servers); "+
-			"use /mcp, or ask the administrator to add the server to the client (plughost mcp client add %s --servers ...)", client, server, client, client)})
+		Message: fmt.Sprintf("client %q may not use server %q: it is not among the servers of the client's entry in tools.mcp.gateway.clients; "+
+			"use /mcp for the client's servers, or ask the administrator to add this one to the entry", client, server)})
 	return false
 }
 
