@@ -42,6 +42,7 @@ func checkGateway(p *Problems, g Gateway) {
 		}
 	}
 	checkStore(p, g.Store)
+	checkClients(p, g.Clients)
 }
 
 // redisURLExample shows the form of tools.mcp.gateway.store.url.

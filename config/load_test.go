@@ -502,7 +502,7 @@ func TestThirdPartyExtraKeys(t *testing.T) {
 	if err := p.ServerErr("ws"); err != nil {
 		t.Errorf("third-party server: %v", err)
 	}
-	want := []string{`tools.mcp.servers.std.proxy: unknown key "proxy" in /home/u/.plughost/config.json; remove it or use one of the known keys: args, command, deferred, enabled, env, env_file, headers, inherit_env, isolation, isolation_idle_seconds, max_message_mb, max_result_mb, max_sessions, oauth, roots, timeouts, type, url`}
+	want := []string{`tools.mcp.servers.std.proxy: unknown key "proxy" in /home/u/.plughost/config.json; remove it or use one of the known keys: args, command, deferred, enabled, env, env_file, exclude_tools, headers, include_tools, inherit_env, isolation, isolation_idle_seconds, max_message_mb, max_result_mb, max_sessions, oauth, roots, timeouts, type, url`}
 	if diff := cmp.Diff(want, messages(p.Servers["std"])); diff != "" {
 		t.Errorf("built-in server with unknown key (-want +got):\n%s", diff)
 	}

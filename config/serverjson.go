@@ -47,6 +47,8 @@ type fileServer struct {
 	IdleSecs   int               `json:"isolation_idle_seconds,omitempty"`
 	MaxSess    int               `json:"max_sessions,omitempty"`
 	Roots      []string          `json:"roots,omitempty"`
+	Include    []string          `json:"include_tools,omitempty"`
+	Exclude    []string          `json:"exclude_tools,omitempty"`
 }
 
 // fileOAuth is an OAuth block as the file holds it: the client secret in
@@ -79,6 +81,7 @@ func (s Server) FileJSON() (json.RawMessage, error) {
 		URL: s.URL.Reveal(), Headers: reveal(s.Headers), OAuth: s.OAuth.file(), Timeouts: s.TimeoutOverrides,
 		MaxMessage: s.MaxMessageMBOverride, MaxResult: s.MaxResultMBOverride,
 		Isolation: s.Isolation, IdleSecs: s.IsolationIdleSeconds, MaxSess: s.MaxSessions, Roots: s.Roots,
+		Include: s.IncludeTools, Exclude: s.ExcludeTools,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encode server entry: %w", err)

@@ -134,6 +134,9 @@ type Gateway struct {
 	// Store says where the sessions' state is kept: in this process (the
 	// default) or in Redis, shared by every replica that uses it.
 	Store Store `json:"store"`
+	// Clients are the named clients besides the administrator: each has
+	// its own token and sees only its servers and tools (see Client).
+	Clients map[string]Client `json:"clients,omitempty"`
 }
 
 // Session store types of tools.mcp.gateway.store.type.
@@ -392,6 +395,13 @@ type Server struct {
 	// shared connection: absolute directory paths or file:// URIs. A
 	// client's roots never reach a shared connection.
 	Roots []string `json:"roots,omitempty"`
+	// IncludeTools, when set, shows only the server's tools whose own
+	// names match one of these globs (path.Match syntax: * ? [a-z]);
+	// the others are hidden from every client.
+	IncludeTools []string `json:"include_tools,omitempty"`
+	// ExcludeTools hides the server's tools whose own names match one of
+	// these globs, from every client.
+	ExcludeTools []string `json:"exclude_tools,omitempty"`
 	// Extra holds the keys this schema does not know, each with its raw JSON
 	// value (a secret, since it may hold one). They are kept for servers of
 	// third-party transport types, whose plugin receives (and validates) them;

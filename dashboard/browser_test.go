@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -110,11 +111,14 @@ func TestDashboardInBrowser(t *testing.T) {
 	// A valid edit: three more tools; the masked credential keeps its value.
 	setField(t, b, `dialog [data-path="type"] select`, "stdio")
 	setField(t, b, `dialog [data-path="args"] textarea`, "-name\ntestkit\n-tools\n3")
+	// and a tool filter hides echo from everyone.
+	setField(t, b, `dialog [data-path="exclude_tools"] textarea`, "echo")
 	b.run(t, "save the edit", chromedp.Click(chromedp.CSS(`dialog button[type="submit"]`)))
-	b.waitJS(t, "testkit restarted with 3 more tools", `(() => { const c = document.querySelector('`+card("testkit")+`');
-		return c.dataset.state === 'connected' && c.querySelectorAll('.tool').length > 0 &&
-			[...c.querySelectorAll('.tool-name')].some((e) => e.textContent === 'mcp_testkit_tool_2'); })()`)
-	if cfg := s.readConfig(t); !strings.Contains(cfg, `"TESTKIT_TOKEN": "`+canary+`"`) || !strings.Contains(cfg, `"-tools"`) {
+	b.waitJS(t, "testkit restarted with 3 more tools, echo hidden", `(() => { const c = document.querySelector('`+card("testkit")+`');
+		const names = [...c.querySelectorAll('.tool-name')].map((e) => e.textContent);
+		return c.dataset.state === 'connected' && names.includes('mcp_testkit_tool_2') && !names.includes('mcp_testkit_echo'); })()`)
+	if cfg := s.readConfig(t); !strings.Contains(cfg, `"TESTKIT_TOKEN": "`+canary+`"`) || !strings.Contains(cfg, `"-tools"`) ||
+		!regexp.MustCompile(`"exclude_tools":\s*\[\s*"echo"\s*\]`).MatchString(cfg) {
 		t.Fatalf("after the edit, the config lost the credential or misses the change:\n%s", cfg)
 	}
 

@@ -22,7 +22,25 @@ const tokenHelp = "the gateway token is in the file tools.mcp.gateway.token_file
 // <token>". The comparison is constant-time (over sha256 digests, so the
 // length leaks nothing either). A refused request's connection is closed
 // at once, its body unread.
-func requireToken(tok secret.String, next http.Handler) http.Handler {
+func requireToken(tok secret.String, clients ClientTokens, next http.Handler) http.Handler {
+	return requireTokenFor(tok, clients, func(client string) http.Handler {
+		if client != "" {
+			return clientRefused(client)
+		}
+		return next
+	})
+}
+
+// ClientTokens recognizes the token of a configured client
+// (host.Host.ClientOfToken), by the config in force at each request.
+type ClientTokens interface {
+	ClientOfToken(token string) (string, bool)
+}
+
+// requireTokenFor lets a request through with the administrator's token
+// (to handlerFor("")) or a configured client's (to handlerFor(client)),
+// else answers 401. Every comparison is constant-time.
+func requireTokenFor(tok secret.String, clients ClientTokens, handlerFor func(client string) http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(tok.Reveal()))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if refuseQueryToken(w, r) {
@@ -35,12 +53,25 @@ func requireToken(tok secret.String, next http.Handler) http.Handler {
 			return
 		}
 		digest := sha256.Sum256([]byte(got))
-		if subtle.ConstantTimeCompare(digest[:], want[:]) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="plughost", error="invalid_token"`)
-			refuse(w, http.StatusUnauthorized, "plughost: wrong bearer token; "+tokenHelp)
+		if subtle.ConstantTimeCompare(digest[:], want[:]) == 1 {
+			handlerFor("").ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		if client, ok := clients.ClientOfToken(got); ok {
+			handlerFor(client).ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="plughost", error="invalid_token"`)
+		refuse(w, http.StatusUnauthorized, "plughost: wrong bearer token; "+tokenHelp)
+	})
+}
+
+// clientRefused answers 403 to a client's token on a route only the
+// administrator's token opens (/api, the dashboard, /metrics, …).
+func clientRefused(client string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		refuse(w, http.StatusForbidden, fmt.Sprintf("plughost: the token of client %q opens only /mcp and /servers/<name>/mcp; "+
+			"this route needs the gateway (administrator) token", client))
 	})
 }
 

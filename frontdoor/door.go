@@ -105,7 +105,7 @@ func New(h *host.Host, o Options) (*Door, error) {
 	d := &Door{h: h, opts: o, origins: rule, mux: http.NewServeMux()}
 	d.guard = func(next http.Handler) http.Handler { return refuseQueryTokens(next) }
 	if o.Token != "" {
-		d.guard = func(next http.Handler) http.Handler { return requireToken(o.Token, next) }
+		d.guard = func(next http.Handler) http.Handler { return requireToken(o.Token, h, next) }
 	}
 	reg := prometheus.NewRegistry()
 	cs := append([]prometheus.Collector{serverCollector{h},
@@ -123,6 +123,26 @@ func New(h *host.Host, o Options) (*Door, error) {
 
 // Mount serves handler at pattern (http.ServeMux syntax) behind the token.
 func (d *Door) Mount(pattern string, handler http.Handler) { d.mux.Handle(pattern, d.guard(handler)) }
+
+// MountClients serves, at pattern, the handler handlerFor returns for the
+// request's client: "" for the administrator's token, or the name of the
+// configured client (tools.mcp.gateway.clients) whose token it carries.
+// Other routes take the administrator's token only. Without auth (a
+// loopback listener and no token), a request carrying a client's token is
+// that client's, any other the administrator's.
+func (d *Door) MountClients(pattern string, handlerFor func(client string) http.Handler) {
+	if d.opts.Token != "" {
+		d.mux.Handle(pattern, requireTokenFor(d.opts.Token, d.h, handlerFor))
+		return
+	}
+	d.mux.Handle(pattern, refuseQueryTokens(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		client := ""
+		if tok, ok := bearer(r.Header.Get("Authorization")); ok {
+			client, _ = d.h.ClientOfToken(tok)
+		}
+		handlerFor(client).ServeHTTP(w, r)
+	})))
+}
 
 // MountPublic serves handler at pattern without the token (for what a
 // browser reaches by redirect, such as an OAuth callback). The limits and

@@ -161,12 +161,12 @@ func (g *Gateway) serveBatch(ctx context.Context, sess *host.Session, items []ba
 // postBatch serves a POSTed batch: 202 when it holds no request, else the
 // responses as one JSON array, or as events when the answer became an
 // event stream.
-func (g *Gateway) postBatch(w http.ResponseWriter, r *http.Request, scope string, body []byte) {
+func (g *Gateway) postBatch(w http.ResponseWriter, r *http.Request, scope, client string, body []byte) {
 	if r.Header.Get(sessionHeader) == "" {
 		httpError(w, http.StatusBadRequest, batchRefused(""))
 		return
 	}
-	sess := g.sessionOf(w, r, scope)
+	sess := g.sessionOf(w, r, scope, client)
 	if sess == nil {
 		return
 	}

@@ -124,8 +124,8 @@ func serveHTTP(t *testing.T, h *host.Host) (string, *gateway.Gateway) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	door.Mount(gateway.MCPPath, gw.HTTPHandler())
-	door.Mount(gateway.ServerPattern, gw.ServerHTTPHandler())
+	door.MountClients(gateway.MCPPath, gw.HTTPHandlerFor)
+	door.MountClients(gateway.ServerPattern, gw.ServerHTTPHandlerFor)
 	door.OnShutdown(gw.Shutdown)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -53,8 +53,15 @@ func URL(addr net.Addr) string {
 // initialize and checked against the host's session store on every
 // request, so no session state lives only in this process. Run must run
 // beside it for list_changed to reach GET streams.
-func (g *Gateway) HTTPHandler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { g.serveHTTP(w, r, "") })
+func (g *Gateway) HTTPHandler() http.Handler { return g.HTTPHandlerFor("") }
+
+// HTTPHandlerFor is HTTPHandler for the requests of a configured client
+// (tools.mcp.gateway.clients; "" for the administrator), which the front
+// door recognized by its token: its sessions belong to it (a session id is
+// good only with the token of the client that opened it) and see only
+// what its entry allows.
+func (g *Gateway) HTTPHandlerFor(client string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { g.serveHTTP(w, r, "", client) })
 }
 
 // ServerHTTPHandler returns the per-server endpoints, to mount at
@@ -63,26 +70,34 @@ func (g *Gateway) HTTPHandler() http.Handler {
 // its own capabilities and serverInfo — through the same supervision,
 // shaping, sessions and limits as /mcp. A name that is not a running
 // server is 404.
-func (g *Gateway) ServerHTTPHandler() http.Handler {
+func (g *Gateway) ServerHTTPHandler() http.Handler { return g.ServerHTTPHandlerFor("") }
+
+// ServerHTTPHandlerFor is ServerHTTPHandler for the requests of a
+// configured client ("" for the administrator): a server outside the
+// client's servers answers 403, whether it exists or not.
+func (g *Gateway) ServerHTTPHandlerFor(client string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := r.PathValue("name")
+		if !g.clientMayUse(w, client, name) {
+			return
+		}
 		if _, ok := g.h.Server(name); !ok || name == "" {
 			httpError(w, http.StatusNotFound, &rpcError{Code: codeInvalidRequest,
 				Message: fmt.Sprintf("no running server %q: /servers/<name>/mcp serves one configured, enabled server (see plughost mcp list)", name)})
 			return
 		}
-		g.serveHTTP(w, r, name)
+		g.serveHTTP(w, r, name, client)
 	})
 }
 
-func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request, scope string) {
+func (g *Gateway) serveHTTP(w http.ResponseWriter, r *http.Request, scope, client string) {
 	switch r.Method {
 	case http.MethodPost:
-		g.post(w, r, scope)
+		g.post(w, r, scope, client)
 	case http.MethodGet:
-		g.get(w, r, scope)
+		g.get(w, r, scope, client)
 	case http.MethodDelete:
-		g.delete(w, r, scope)
+		g.delete(w, r, scope, client)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		httpError(w, http.StatusMethodNotAllowed, &rpcError{Code: codeInvalidRequest, Message: "method not allowed: use POST, GET or DELETE"})
@@ -96,7 +111,7 @@ func httpError(w http.ResponseWriter, status int, e *rpcError) {
 	_, _ = w.Write(encodeError(nil, e)) // the client went away: nothing to do
 }
 
-func (g *Gateway) post(w http.ResponseWriter, r *http.Request, scope string) {
+func (g *Gateway) post(w http.ResponseWriter, r *http.Request, scope, client string) {
 	if !checkVersionHeader(w, r) {
 		return
 	}
@@ -112,7 +127,7 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, scope string) {
 		return
 	}
 	if isBatch(body) {
-		g.postBatch(w, r, scope, body)
+		g.postBatch(w, r, scope, client, body)
 		return
 	}
 	msg, k, perr := parseMessage(body)
@@ -125,12 +140,12 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, scope string) {
 	ctx := r.Context()
 	var sess *host.Session
 	if k == kindRequest && msg.Method == "initialize" {
-		if sess, err = g.h.CreateSession(ctx, host.SessionRecord{Scope: scope}); err != nil {
-			storeError(w, err)
+		if sess, err = g.h.CreateSession(ctx, host.SessionRecord{Scope: scope, ClientName: client}); err != nil {
+			sessionError(w, err)
 			return
 		}
 		w.Header().Set(sessionHeader, sess.ID())
-	} else if sess = g.sessionOf(w, r, scope); sess == nil {
+	} else if sess = g.sessionOf(w, r, scope, client); sess == nil {
 		return
 	}
 	x := &exchange{g: g, msg: msg, sess: sess}
@@ -153,8 +168,8 @@ func (g *Gateway) post(w http.ResponseWriter, r *http.Request, scope string) {
 
 // sessionOf returns the session named by the request's Mcp-Session-Id,
 // or answers 400 (no id) or 404 (unknown or expired, or a session of
-// another endpoint: initialize again).
-func (g *Gateway) sessionOf(w http.ResponseWriter, r *http.Request, scope string) *host.Session {
+// another endpoint or another client's: initialize again).
+func (g *Gateway) sessionOf(w http.ResponseWriter, r *http.Request, scope, client string) *host.Session {
 	id := r.Header.Get(sessionHeader)
 	if id == "" {
 		httpError(w, http.StatusBadRequest, &rpcError{Code: codeInvalidRequest,
@@ -162,8 +177,8 @@ func (g *Gateway) sessionOf(w http.ResponseWriter, r *http.Request, scope string
 		return nil
 	}
 	sess, st, err := g.h.OpenSession(r.Context(), id)
-	if err == nil && st.Scope != scope {
-		err = host.ErrSessionNotFound // a session id is good for the endpoint that issued it
+	if err == nil && (st.Scope != scope || st.ClientName != client) {
+		err = host.ErrSessionNotFound // a session id is good for the endpoint and the client that opened it
 	}
 	if errors.Is(err, host.ErrSessionNotFound) {
 		httpError(w, http.StatusNotFound, &rpcError{Code: codeInvalidRequest,
@@ -175,6 +190,29 @@ func (g *Gateway) sessionOf(w http.ResponseWriter, r *http.Request, scope string
 		return nil
 	}
 	return sess
+}
+
+// clientMayUse answers 403 unless client ("" for the administrator) may
+// use server.
+func (g *Gateway) clientMayUse(w http.ResponseWriter, client, server string) bool {
+	rule, err := g.h.ClientRule(client)
+	if err == nil && rule.AllowsServer(server) {
+		return true
+	}
+	httpError(w, http.StatusForbidden, &rpcError{Code: codeInvalidRequest,
+		Message: fmt.Sprintf("client %q may not use server %q: it is not among the servers of the client's entry in tools.mcp.gateway.clients; "+
+			"use /mcp for the client's servers, or ask the administrator to add this one to the entry", client, server)})
+	return false
+}
+
+// sessionError answers a failure to create a session: 403 when the
+// session's client may not have it, else as a store failure.
+func sessionError(w http.ResponseWriter, err error) {
+	if errors.Is(err, host.ErrClientGone) {
+		httpError(w, http.StatusForbidden, &rpcError{Code: codeInvalidRequest, Message: err.Error()})
+		return
+	}
+	storeError(w, err)
 }
 
 // storeError answers 503 when the session store failed (down or slow, its
@@ -215,7 +253,7 @@ func accepts(r *http.Request, mediaType string) bool {
 }
 
 // get opens the session's event stream for server-initiated messages.
-func (g *Gateway) get(w http.ResponseWriter, r *http.Request, scope string) {
+func (g *Gateway) get(w http.ResponseWriter, r *http.Request, scope, client string) {
 	if !checkVersionHeader(w, r) {
 		return
 	}
@@ -223,7 +261,7 @@ func (g *Gateway) get(w http.ResponseWriter, r *http.Request, scope string) {
 		httpError(w, http.StatusNotAcceptable, &rpcError{Code: codeInvalidRequest, Message: "GET opens an event stream: send Accept: text/event-stream"})
 		return
 	}
-	sess := g.sessionOf(w, r, scope)
+	sess := g.sessionOf(w, r, scope, client)
 	if sess == nil {
 		return
 	}
@@ -261,8 +299,8 @@ func (g *Gateway) get(w http.ResponseWriter, r *http.Request, scope string) {
 }
 
 // delete ends the session.
-func (g *Gateway) delete(w http.ResponseWriter, r *http.Request, scope string) {
-	sess := g.sessionOf(w, r, scope)
+func (g *Gateway) delete(w http.ResponseWriter, r *http.Request, scope, client string) {
+	sess := g.sessionOf(w, r, scope, client)
 	if sess == nil {
 		return
 	}

@@ -105,6 +105,7 @@ type rawClient struct {
 	url     string
 	session string
 	accept  string
+	token   string // the bearer token; testToken when empty
 }
 
 type reply struct {
@@ -151,7 +152,11 @@ func (c *rawClient) do(method, body string, header map[string]string) reply {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+testToken.Reveal())
+	tok := c.token
+	if tok == "" {
+		tok = testToken.Reveal()
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", c.accept)
 	if c.session != "" {

@@ -182,6 +182,9 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 		return ApplyResult{}, h.rejected(err, problems)
 	}
 	h.state.Store(next)
+	if h.setToolFilters(prev.cfg, next.cfg) {
+		h.reindex() // tools shown or hidden without a restart
+	}
 	res := diffStates(prev, next)
 	h.switchServers(prev, next)
 	h.forgetStopped(prev, next)

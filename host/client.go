@@ -56,8 +56,21 @@ type CallOptions struct {
 
 // SetHandlers sets what the session's client does for the servers (see
 // ClientHandlers); a session without handlers answers every server request
-// -32601. It replaces earlier handlers; ClearHandlers removes them.
-func (s *Session) SetHandlers(c ClientHandlers) { s.h.router.SetHandlers(s.id, s.scope, c) }
+// -32601. It replaces earlier handlers; ClearHandlers removes them. A
+// session of a named client (known from CreateSession or OpenSession) is
+// never notified by a server outside the client's scope (a list_changed
+// broadcast, say), by the config in force at each notification.
+func (s *Session) SetHandlers(c ClientHandlers) {
+	if s.client != "" && c.Notify != nil {
+		notify, h, client := c.Notify, s.h, s.client
+		c.Notify = func(n Notification) {
+			if rule, err := h.ClientRule(client); err == nil && (n.Server == "" || rule.AllowsServer(n.Server)) {
+				notify(n)
+			}
+		}
+	}
+	s.h.router.SetHandlers(s.id, s.scope, c)
+}
 
 // ClearHandlers removes the session's handlers: notifications outside its
 // calls are no longer routed to it, and server requests that cannot be

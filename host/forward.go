@@ -35,7 +35,7 @@ func (s *Session) Request(ctx context.Context, method string, params json.RawMes
 // request is Request, noting in to the server (and name) a resources/read
 // or prompts/get went to.
 func (s *Session) request(ctx context.Context, method string, params json.RawMessage, opts CallOptions, to *callee) (json.RawMessage, error) {
-	scope, err := s.scopeOf(ctx)
+	scope, rule, err := s.access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (s *Session) request(ctx context.Context, method string, params json.RawMes
 		}
 		return json.RawMessage("{}"), s.SetLogLevel(ctx, p.Level)
 	case "resources/subscribe", "resources/unsubscribe":
-		return s.subscription(ctx, scope, method == "resources/subscribe", params)
+		return s.subscription(ctx, scope, rule, method == "resources/subscribe", params)
 	case "tasks/get", "tasks/result", "tasks/cancel":
 		return s.taskRequest(ctx, scope, method, params, opts)
 	case "tasks/list":
@@ -71,17 +71,17 @@ func (s *Session) request(ctx context.Context, method string, params json.RawMes
 	}
 	switch method {
 	case "resources/list":
-		return s.listResources(ctx, false)
+		return s.listResources(ctx, false, rule)
 	case "resources/templates/list":
-		return s.listResources(ctx, true)
+		return s.listResources(ctx, true, rule)
 	case "resources/read":
-		return s.readResource(ctx, params, opts, to)
+		return s.readResource(ctx, params, opts, rule, to)
 	case "prompts/list":
-		return s.promptsList(ctx)
+		return s.promptsList(ctx, rule)
 	case "prompts/get":
-		return s.getPrompt(ctx, params, opts, to)
+		return s.getPrompt(ctx, params, opts, rule, to)
 	case "completion/complete":
-		return s.complete(ctx, params, opts)
+		return s.complete(ctx, params, opts, rule)
 	}
 	return nil, &RPCError{Code: codeMethodNotFound, Message: fmt.Sprintf("method %q is not supported by the plughost gateway", method)}
 }
@@ -91,6 +91,11 @@ func (s *Session) request(ctx context.Context, method string, params json.RawMes
 // routing.Router.Begin). A server still starting is waited for
 // (awaitStart).
 func (s *Session) forward(ctx context.Context, scope, server, method string, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+	if _, rule, err := s.access(ctx); err != nil {
+		return nil, err
+	} else if !rule.AllowsServer(server) { // the callers route only to allowed servers: a last guard
+		return nil, fmt.Errorf("server %q: %w", server, errServerNotRunning)
+	}
 	if _, ok := s.h.Server(server); !ok {
 		return nil, fmt.Errorf("server %q: %w", server, errServerNotRunning)
 	}
@@ -113,19 +118,19 @@ func (s *Session) forward(ctx context.Context, scope, server, method string, par
 
 // Notify passes a notification of the session's client to the servers it
 // concerns: notifications/roots/list_changed to the session's own
-// connections (isolation "session") of the servers of its scope, never to
-// a shared connection, whose roots are the server's configured ones.
-// Others are ignored.
+// connections (isolation "session") of the servers of its scope that its
+// client may use, never to a shared connection, whose roots are the
+// server's configured ones. Others are ignored.
 func (s *Session) Notify(ctx context.Context, method string, params json.RawMessage) {
 	if method != "notifications/roots/list_changed" {
 		return
 	}
-	scope, err := s.scopeOf(ctx)
+	scope, rule, err := s.access(ctx)
 	if err != nil {
 		return
 	}
 	for _, name := range s.h.st().order {
-		if scope != "" && name != scope {
+		if (scope != "" && name != scope) || !rule.AllowsServer(name) {
 			continue
 		}
 		srv := s.h.ownConn(s.id, name)

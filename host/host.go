@@ -237,6 +237,7 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 		return nil, fmt.Errorf("invalid config: %w", err)
 	}
 	h.state.Store(st)
+	h.setToolFilters(nil, st.cfg)
 	return h, nil
 }
 

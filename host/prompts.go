@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plughost/plughost/host/access"
 	"github.com/plughost/plughost/host/naming"
 	"github.com/plughost/plughost/host/routing"
 	"github.com/plughost/plughost/host/supervisor"
@@ -60,12 +61,15 @@ func (h *Host) listPrompts(ctx context.Context) ([]string, [][]routing.PromptEnt
 
 // promptsList answers prompts/list for an aggregate session: every prompt
 // in one page, its definition as the server listed it but for the name.
-func (s *Session) promptsList(ctx context.Context) (json.RawMessage, error) {
+func (s *Session) promptsList(ctx context.Context, rule access.Rule) (json.RawMessage, error) {
 	servers, lists, tb := s.h.listPrompts(ctx)
 	var b strings.Builder
 	b.WriteString(`{"prompts":[`)
 	n := 0
 	for i, l := range lists {
+		if !rule.AllowsServer(servers[i]) {
+			continue
+		}
 		for _, p := range l {
 			name, _ := tb.Name(naming.Pair{Server: servers[i], Tool: p.Name})
 			raw, _ := rawjson.Replace(p.Raw, quote(name), "name")
@@ -82,18 +86,18 @@ func (s *Session) promptsList(ctx context.Context) (json.RawMessage, error) {
 
 // resolvePrompt maps an aggregate prompt name to its server and the
 // server's name; an unknown name lists the prompts again once.
-func (h *Host) resolvePrompt(ctx context.Context, name string) (naming.Pair, error) {
+func (h *Host) resolvePrompt(ctx context.Context, name string, rule access.Rule) (naming.Pair, error) {
 	tb := h.router.PromptNames()
 	if tb != nil {
-		if p, ok := tb.Lookup(name); ok {
+		if p, ok := tb.Lookup(name); ok && rule.AllowsServer(p.Server) {
 			return p, nil
 		}
 	}
 	_, _, tb = h.listPrompts(ctx)
-	if p, ok := tb.Lookup(name); ok {
+	if p, ok := tb.Lookup(name); ok && rule.AllowsServer(p.Server) {
 		return p, nil
 	}
-	server := h.serverOfName(name)
+	server := h.serverOfNameFor(name, rule)
 	waited, err := h.awaitStart(ctx, server)
 	var starting *StartTimeoutError
 	switch {
@@ -104,7 +108,7 @@ func (h *Host) resolvePrompt(ctx context.Context, name string) (naming.Pair, err
 		return naming.Pair{}, err
 	case waited: // the server it names was starting: its prompts are known now
 		_, _, tb = h.listPrompts(ctx)
-		if p, ok := tb.Lookup(name); ok {
+		if p, ok := tb.Lookup(name); ok && rule.AllowsServer(p.Server) {
 			return p, nil
 		}
 	}
@@ -126,12 +130,12 @@ func unknownPrompt(name, server, down string) *RPCError {
 // getPrompt answers prompts/get for an aggregate session: routed by name,
 // and the URIs of resources in its messages as the session sees them; to
 // gets the server and its prompt name once resolved.
-func (s *Session) getPrompt(ctx context.Context, params json.RawMessage, opts CallOptions, to *callee) (json.RawMessage, error) {
+func (s *Session) getPrompt(ctx context.Context, params json.RawMessage, opts CallOptions, rule access.Rule, to *callee) (json.RawMessage, error) {
 	name, ok := rawjson.String(params, "name")
 	if !ok {
 		return nil, &RPCError{Code: codeInvalidParams, Message: `prompts/get: params must be {"name": "<prompt>", "arguments": {...}}`}
 	}
-	p, err := s.h.resolvePrompt(ctx, name)
+	p, err := s.h.resolvePrompt(ctx, name, rule)
 	if err != nil {
 		return nil, err
 	}
@@ -158,13 +162,13 @@ func (s *Session) getPrompt(ctx context.Context, params json.RawMessage, opts Ca
 // complete answers completion/complete for an aggregate session: a prompt
 // reference is routed by the prompt's name, a resource reference by its
 // template (or URI).
-func (s *Session) complete(ctx context.Context, params json.RawMessage, opts CallOptions) (json.RawMessage, error) {
+func (s *Session) complete(ctx context.Context, params json.RawMessage, opts CallOptions, rule access.Rule) (json.RawMessage, error) {
 	typ, _ := rawjson.String(params, "ref", "type")
 	var server string
 	switch typ {
 	case "ref/prompt":
 		name, _ := rawjson.String(params, "ref", "name")
-		p, err := s.h.resolvePrompt(ctx, name)
+		p, err := s.h.resolvePrompt(ctx, name, rule)
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +176,7 @@ func (s *Session) complete(ctx context.Context, params json.RawMessage, opts Cal
 		params, _ = rawjson.Replace(params, quote(p.Tool), "ref", "name")
 	case "ref/resource":
 		uri, _ := rawjson.String(params, "ref", "uri")
-		srv, own, err := s.h.resolveTemplate(ctx, uri)
+		srv, own, err := s.h.resolveTemplate(ctx, uri, rule)
 		if err != nil {
 			return nil, err
 		}
@@ -189,9 +193,9 @@ func (s *Session) complete(ctx context.Context, params json.RawMessage, opts Cal
 // resolveTemplate routes a resource reference of a completion: a template
 // in the per-server form, a template one server offers as written, or a
 // URI (routed like a read).
-func (h *Host) resolveTemplate(ctx context.Context, uri string) (string, string, error) {
+func (h *Host) resolveTemplate(ctx context.Context, uri string, rule access.Rule) (string, string, error) {
 	var owners []string
-	for _, srv := range h.router.ResourceServers() {
+	for _, srv := range allowedServers(h.router.ResourceServers(), rule) {
 		l := h.router.CachedResources(srv)
 		if l == nil {
 			var err error
@@ -206,5 +210,5 @@ func (h *Host) resolveTemplate(ctx context.Context, uri string) (string, string,
 	if len(owners) == 1 {
 		return owners[0], uri, nil
 	}
-	return h.resolveURI(ctx, uri)
+	return h.resolveURI(ctx, uri, rule)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/plughost/plughost/host/access"
 	"github.com/plughost/plughost/host/resourceuri"
 	"github.com/plughost/plughost/host/routing"
 	"github.com/plughost/plughost/lib/rawjson"
@@ -69,14 +70,14 @@ func sampleExpansion(tmpl string) string {
 
 // resolveURI routes a URI from an aggregate session: the server and the
 // server's own URI. Catalogs not known yet are listed first.
-func (h *Host) resolveURI(ctx context.Context, uri string) (string, string, error) {
+func (h *Host) resolveURI(ctx context.Context, uri string, rule access.Rule) (string, string, error) {
 	if server, own, ok := resourceuri.Decode(uri); ok {
-		if _, known := h.Server(server); known {
+		if _, known := h.Server(server); known && rule.AllowsServer(server) {
 			return server, own, nil
 		}
 		return "", "", &RPCError{Code: codeResourceNotFound, Message: fmt.Sprintf("resource %q: no server %q is running", uri, server)}
 	}
-	servers := h.listedResourceServers(ctx)
+	servers := allowedServers(h.listedResourceServers(ctx), rule)
 	if len(h.router.Claimants(uri, servers)) == 0 {
 		// No server claims it: it may be one of a server starting for the
 		// first time, whose resources are not known yet.
@@ -85,7 +86,7 @@ func (h *Host) resolveURI(ctx context.Context, uri string) (string, string, erro
 			return "", "", fmt.Errorf("resource %q: %w", uri, err)
 		}
 		if waited {
-			servers = h.listedResourceServers(ctx)
+			servers = allowedServers(h.listedResourceServers(ctx), rule)
 		}
 	}
 	switch o := h.router.Owners(uri, servers); len(o) {
@@ -118,9 +119,9 @@ func (h *Host) listedResourceServers(ctx context.Context) []string {
 // resources/templates/list) for an aggregate session: every resource
 // server's entries in one page, URIs as the session sees them. A server
 // that fails is left out (and logged).
-func (s *Session) listResources(ctx context.Context, templates bool) (json.RawMessage, error) {
+func (s *Session) listResources(ctx context.Context, templates bool, rule access.Rule) (json.RawMessage, error) {
 	h := s.h
-	servers := h.router.ResourceServers()
+	servers := allowedServers(h.router.ResourceServers(), rule)
 	lists := make([]*routing.ResourceList, len(servers))
 	var wg sync.WaitGroup
 	for i, srv := range servers {
@@ -232,12 +233,12 @@ func (s *Session) ownResources(ctx context.Context, servers []string, lists []*r
 
 // readResource answers resources/read for an aggregate session, noting in
 // to the server and its URI once resolved.
-func (s *Session) readResource(ctx context.Context, params json.RawMessage, opts CallOptions, to *callee) (json.RawMessage, error) {
+func (s *Session) readResource(ctx context.Context, params json.RawMessage, opts CallOptions, rule access.Rule, to *callee) (json.RawMessage, error) {
 	uri, ok := rawjson.String(params, "uri")
 	if !ok {
 		return nil, &RPCError{Code: codeInvalidParams, Message: `resources/read: params must be {"uri": "<resource URI>"}`}
 	}
-	server, own, err := s.h.resolveURI(ctx, uri)
+	server, own, err := s.h.resolveURI(ctx, uri, rule)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +257,7 @@ func (s *Session) readResource(ctx context.Context, params json.RawMessage, opts
 
 // subscription answers resources/subscribe and resources/unsubscribe:
 // routed like a read for an aggregate session, as is for a server's.
-func (s *Session) subscription(ctx context.Context, scope string, subscribe bool, params json.RawMessage) (json.RawMessage, error) {
+func (s *Session) subscription(ctx context.Context, scope string, rule access.Rule, subscribe bool, params json.RawMessage) (json.RawMessage, error) {
 	uri, ok := rawjson.String(params, "uri")
 	if !ok {
 		return nil, &RPCError{Code: codeInvalidParams, Message: `params must be {"uri": "<resource URI>"}`}
@@ -264,7 +265,7 @@ func (s *Session) subscription(ctx context.Context, scope string, subscribe bool
 	server, own := scope, uri
 	if scope == "" {
 		var err error
-		if server, own, err = s.h.resolveURI(ctx, uri); err != nil {
+		if server, own, err = s.h.resolveURI(ctx, uri, rule); err != nil {
 			return nil, err
 		}
 	}

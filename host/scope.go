@@ -18,12 +18,22 @@ import (
 
 // fingerprint identifies the tool list a session with state st sees.
 func (h *Host) fingerprint(v *discovery.View, st SessionRecord) uint64 {
-	if st.Scope == "" {
+	rule, err := h.ClientRule(st.ClientName)
+	if err != nil { // the client is gone: its sessions fail before listing
+		return 1
+	}
+	if st.Scope == "" && !rule.IsLimited() {
 		return v.Fingerprint(st.Discovery)
+	}
+	if st.Scope == "" {
+		return v.FingerprintFor(st.Discovery, func(t registry.Tool) bool { return t.Server == "" || rule.Allows(t.Server, t.Name) }) | 1
 	}
 	f := fnv.New64a()
 	var b [8]byte
 	for _, t := range v.Snapshot().Server(st.Scope) {
+		if !rule.Allows(t.Server, t.Name) {
+			continue
+		}
 		for i := range b {
 			b[i] = byte(t.ListedHash >> (8 * i))
 		}
@@ -49,7 +59,7 @@ func serverTool(snap *registry.Snapshot, server, name string) (registry.Tool, bo
 // search_files unless the server has tools of those names. Like Visible,
 // it records the list as learned (see TakeListChange).
 func (s *Session) ToolDefinitions(ctx context.Context) ([]json.RawMessage, error) {
-	scope, err := s.scopeOf(ctx)
+	scope, rule, err := s.access(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +76,9 @@ func (s *Session) ToolDefinitions(ctx context.Context) ([]json.RawMessage, error
 	out := make([]json.RawMessage, 0, len(tools)+2)
 	taken := map[string]bool{}
 	for _, t := range tools {
+		if !rule.Allows(t.Server, t.Name) {
+			continue
+		}
 		out = append(out, t.Listed)
 		taken[t.ServerTool] = true
 	}

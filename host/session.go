@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/plughost/plughost/host/access"
 	"github.com/plughost/plughost/host/artifacts"
 	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/host/discovery"
@@ -33,7 +34,8 @@ type Session struct {
 	// a Session but Host.Session reads or sets it).
 	scope      string
 	scopeKnown bool
-	client     string // SessionRecord.ClientName, known with scope
+	// client is the state's ClientName, known with the scope.
+	client string
 }
 
 // NewSession starts a session for an embedding agent. Nothing is stored
@@ -49,6 +51,9 @@ func (h *Host) NewSession() *Session {
 func (h *Host) CreateSession(ctx context.Context, st SessionRecord) (*Session, error) {
 	if _, ok := h.Server(st.Scope); st.Scope != "" && !ok {
 		return nil, fmt.Errorf("create session: server %q is not running (not configured, disabled or invalid)", st.Scope)
+	}
+	if _, err := h.checkClient(st.ClientName, st.Scope); err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
 	}
 	s := &Session{h: h, id: newSessionID(), scope: st.Scope, scopeKnown: true, client: st.ClientName}
 	if st.Created.IsZero() {
@@ -93,7 +98,7 @@ func (s *Session) scopeOf(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s.scope, s.scopeKnown, s.client = st.Scope, true, st.ClientName
+	s.scope, s.client, s.scopeKnown = st.Scope, st.ClientName, true
 	return st.Scope, nil
 }
 
@@ -147,10 +152,14 @@ func (s *Session) Tools(ctx context.Context) ([]registry.Tool, error) {
 // Visible is Tools without the copy: the slice may be shared with other
 // sessions and must not be modified. It costs O(what the session sees).
 func (s *Session) Visible(ctx context.Context) ([]registry.Tool, error) {
+	_, rule, err := s.access(ctx)
+	if err != nil {
+		return nil, err
+	}
 	v := s.h.view()
 	var tools []registry.Tool
-	_, err := s.update(ctx, func(st *SessionRecord) error {
-		tools = v.Visible(st.Discovery)
+	_, err = s.update(ctx, func(st *SessionRecord) error {
+		tools = allowedTools(v.Visible(st.Discovery), rule)
 		fp := s.h.fingerprint(v, *st)
 		if st.Listed == fp {
 			return ErrSessionUnchanged
@@ -273,7 +282,7 @@ func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessag
 // (CallResult.Server, Tool) whenever that is known.
 func (s *Session) callTool(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (CallResult, error) {
 	r := CallResult{Server: hostLabel, Tool: name}
-	scope, err := s.scopeOf(ctx)
+	scope, rule, err := s.access(ctx)
 	if err != nil {
 		return r, err
 	}
@@ -285,12 +294,12 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 		args = json.RawMessage("{}")
 	}
 	if args[0] != '{' || !json.Valid(args) {
-		if tool, ok := lookup(s.h.view(), scope, name); ok {
+		if tool, ok := lookup(s.h.view(), scope, name, rule); ok {
 			r.Server, r.Tool = tool.Server, tool.ServerTool
 		}
 		return r, fmt.Errorf("tool %q: arguments must be a JSON object, like {\"key\": \"value\"}", name)
 	}
-	v, tool, ok, err := s.find(ctx, scope, name)
+	v, tool, ok, err := s.find(ctx, scope, name, rule)
 	if err != nil {
 		return r, err
 	}
@@ -302,10 +311,10 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	case scope != "" && !ok:
 		return r, s.h.unknownScoped(scope, name)
 	case scope == "" && v.Rules().IsSearchTool(name):
-		r.Result, err = s.search(ctx, v, name, args)
+		r.Result, err = s.search(ctx, v, name, args, rule)
 		return r, err
 	case !ok:
-		return r, s.h.unknownTool(v, name)
+		return r, s.h.unknownTool(v, name, rule)
 	}
 	r.Server, r.Tool = tool.Server, tool.ServerTool
 	if scope == "" {
@@ -345,12 +354,12 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 // the server its mcp_<server>_ prefix names) that is not known yet waits
 // for the server (awaitStart) and is looked up again; a wait that reached
 // its bound is an *UnknownToolError saying so.
-func (s *Session) find(ctx context.Context, scope, name string) (*discovery.View, registry.Tool, bool, error) {
+func (s *Session) find(ctx context.Context, scope, name string, rule access.Rule) (*discovery.View, registry.Tool, bool, error) {
 	v := s.h.view()
-	tool, ok := lookup(v, scope, name)
+	tool, ok := lookup(v, scope, name, rule)
 	server := scope
 	if server == "" && !ok && !v.Rules().IsSearchTool(name) && !artifacts.IsTool(name) {
-		server = s.h.serverOfName(name)
+		server = s.h.serverOfNameFor(name, rule)
 	}
 	if ok || server == "" {
 		return v, tool, ok, nil
@@ -365,22 +374,34 @@ func (s *Session) find(ctx context.Context, scope, name string) (*discovery.View
 		return v, tool, false, err
 	}
 	v = s.h.view()
-	tool, ok = lookup(v, scope, name)
+	tool, ok = lookup(v, scope, name, rule)
 	return v, tool, ok, nil
 }
 
-// lookup finds a tool in v: by the server's own name for a session scoped
-// to server, else by agent-facing name.
-func lookup(v *discovery.View, scope, name string) (registry.Tool, bool) {
+// lookup finds a tool in v that rule allows: by the server's own name for
+// a session scoped to server, else by agent-facing name. A tool the rule
+// does not allow is not found, exactly like a name no tool has.
+func lookup(v *discovery.View, scope, name string, rule access.Rule) (registry.Tool, bool) {
+	var t registry.Tool
+	var ok bool
 	if scope != "" {
-		return serverTool(v.Snapshot(), scope, name)
+		t, ok = serverTool(v.Snapshot(), scope, name)
+	} else {
+		t, ok = v.Lookup(name)
 	}
-	return v.Lookup(name)
+	if !ok || !rule.Allows(t.Server, t.Name) {
+		return registry.Tool{}, false
+	}
+	return t, true
 }
 
 // search runs a search tool and unlocks what it found.
-func (s *Session) search(ctx context.Context, v *discovery.View, name string, args json.RawMessage) (ToolResult, error) {
-	text, isError, found := v.Search(name, args)
+func (s *Session) search(ctx context.Context, v *discovery.View, name string, args json.RawMessage, rule access.Rule) (ToolResult, error) {
+	var keep func(registry.Tool) bool
+	if rule.IsLimited() {
+		keep = func(t registry.Tool) bool { return rule.Allows(t.Server, t.Name) }
+	}
+	text, isError, found := v.SearchFor(name, args, keep)
 	if len(found) > 0 {
 		newly := 0
 		_, err := s.update(ctx, func(st *SessionRecord) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/plughost/plughost/host/access"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/naming"
 	"github.com/plughost/plughost/host/routing"
@@ -51,13 +52,17 @@ func (e *UnknownToolError) Error() string {
 }
 
 // unknownTool builds the error for a call of a name no tool has.
-func (h *Host) unknownTool(v *discovery.View, name string) *UnknownToolError {
+func (h *Host) unknownTool(v *discovery.View, name string, rule access.Rule) *UnknownToolError {
 	e := &UnknownToolError{Name: name, SearchTools: v.Rules().SearchToolNames()}
-	e.Server = h.serverOfName(name)
+	e.Server = h.serverOfNameFor(name, rule)
 	if e.Server == "" {
 		return e
 	}
-	e.Closest = v.Snapshot().Closest(e.Server, name, 3)
+	for _, c := range v.Snapshot().Closest(e.Server, name, 3+closestSpare) {
+		if rule.Allows(e.Server, c) && len(e.Closest) < 3 {
+			e.Closest = append(e.Closest, c)
+		}
+	}
 	if len(e.Closest) == 0 {
 		if st, ok := h.Status(e.Server); ok && st.State != supervisor.StateConnected {
 			e.Down = describeDown(st)
@@ -65,6 +70,10 @@ func (h *Host) unknownTool(v *discovery.View, name string) *UnknownToolError {
 	}
 	return e
 }
+
+// closestSpare is how many more close names unknownTool asks for than it
+// shows, to make up for those a client may not see.
+const closestSpare = 7
 
 // unknownScoped builds the error for a call, in a session scoped to server,
 // of a name that server has no tool of.

@@ -189,3 +189,51 @@ func (m *Manager) home() string {
 	}
 	return ""
 }
+
+// ToolFilterEdit changes a server's include_tools and exclude_tools: a
+// list that is set replaces the stored one (empty removes the key); nil
+// leaves it as written.
+type ToolFilterEdit struct {
+	// Include and Exclude are the new lists; nil keeps the stored one.
+	Include, Exclude *[]string
+}
+
+// SetToolFilter sets tools.mcp.servers[name].include_tools and/or
+// exclude_tools, leaving the rest of the entry as written. A running
+// serve applies it at its next reload without restarting the server.
+func (m *Manager) SetToolFilter(name string, e ToolFilterEdit, o WriteOptions) (WriteResult, error) {
+	var res WriteResult
+	err := m.write(o, serverKeys(name), func(tx *Tx) error {
+		if _, err := tx.storedServer(name); err != nil {
+			return err
+		}
+		for key, list := range map[string]*[]string{"include_tools": e.Include, "exclude_tools": e.Exclude} {
+			if err := tx.setList(list, "tools", "mcp", "servers", name, key); err != nil {
+				return err
+			}
+		}
+		var err error
+		res, err = tx.commitChecked(name)
+		return err
+	})
+	if err != nil {
+		return WriteResult{}, err
+	}
+	return res, nil
+}
+
+// setList writes a list at keys (nil: unchanged; empty: the key removed).
+func (tx *Tx) setList(list *[]string, keys ...string) error {
+	switch {
+	case list == nil:
+		return nil
+	case len(*list) == 0:
+		out, _, err := jsonedit.Delete(tx.data, keys...)
+		if err != nil {
+			return tx.notEditable(err)
+		}
+		tx.data = out
+		return nil
+	}
+	return tx.set(*list, keys...)
+}

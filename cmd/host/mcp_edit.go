@@ -27,18 +27,61 @@ const skeleton = `{
 `
 
 func newMCPEditCommand(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "edit",
-		Short: "Open the user config file in $VISUAL / $EDITOR, then check it",
+	var include, exclude []string
+	cmd := &cobra.Command{
+		Use:   "edit [NAME --include-tools GLOB,... --exclude-tools GLOB,...]",
+		Short: "Open the user config file in $VISUAL / $EDITOR, then check it; or set a server's tool filters",
 		Long: `edit opens a draft copy of your config file in $VISUAL, else $EDITOR, else vi (the
 variable may hold arguments, e.g. EDITOR="code --wait"). It works when the file is missing
 or invalid. When the editor exits, the draft is checked with the validator plughost runs
 with. A valid draft replaces the file (atomically, with a backup); an invalid one is shown
 with its problems and, on a terminal, you can re-open it. Your text is never lost: a draft
-that is not saved stays beside the file and the next edit resumes it.`,
-		Args: exactArgs(0),
-		RunE: func(cmd *cobra.Command, _ []string) error { return g.edit() },
+that is not saved stays beside the file and the next edit resumes it.
+
+With a server NAME and --include-tools and/or --exclude-tools, edit sets that server's tool
+filters instead, without an editor: globs (* ? [a-z]) on the server's own tool names, e.g.
+--exclude-tools 'delete_*,drop_*'. Only matching tools are shown (include) or matching tools
+are hidden (exclude), from every client. An empty value ('') removes the list. A running
+serve applies it without restarting the server.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			filters := cmd.Flags().Changed("include-tools") || cmd.Flags().Changed("exclude-tools")
+			switch {
+			case len(args) > 1:
+				return usagef("mcp edit takes at most one server name, got %d (see --help)", len(args))
+			case len(args) == 1 && !filters:
+				return usagef("mcp edit %s: give --include-tools and/or --exclude-tools to change the server's tool filters, or run plughost mcp edit without a name to edit the whole file", args[0])
+			case len(args) == 0 && filters:
+				return usagef("--include-tools and --exclude-tools need the server's name: plughost mcp edit NAME --exclude-tools GLOB")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return g.edit()
+			}
+			var e manage.ToolFilterEdit
+			if cmd.Flags().Changed("include-tools") {
+				e.Include = &include
+			}
+			if cmd.Flags().Changed("exclude-tools") {
+				e.Exclude = &exclude
+			}
+			return g.editToolFilter(args[0], e)
+		},
 	}
+	cmd.Flags().StringSliceVar(&include, "include-tools", nil, "with NAME: show only the server's tools matching these globs ('' removes the list)")
+	cmd.Flags().StringSliceVar(&exclude, "exclude-tools", nil, "with NAME: hide the server's tools matching these globs ('' removes the list)")
+	return cmd
+}
+
+func (g *globals) editToolFilter(name string, e manage.ToolFilterEdit) error {
+	res, err := g.manager().SetToolFilter(name, e, manage.WriteOptions{})
+	if err != nil {
+		return err
+	}
+	printWarnings(g.stderr, res.Warnings)
+	fmt.Fprintf(g.stdout, "Set the tool filters of server %q in %s (previous version kept in %s).\n", name, res.File, res.Backup)
+	return nil
 }
 
 // draftPath is where an edit's text is kept until it is valid:

@@ -91,8 +91,8 @@ and every plugin and server is stopped.`,
 				ln.Close()
 				return err
 			}
-			door.Mount(gateway.MCPPath, gw.HTTPHandler())
-			door.Mount(gateway.ServerPattern, gw.ServerHTTPHandler())
+			door.MountClients(gateway.MCPPath, gw.HTTPHandlerFor)
+			door.MountClients(gateway.ServerPattern, gw.ServerHTTPHandlerFor)
 			if gc.Debug {
 				door.Mount("GET /debug/pprof/", http.HandlerFunc(pprof.Index))
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/plughost/plughost/host/registry"
@@ -22,15 +23,26 @@ import (
 // the problem. It reads no session state, and costs O(results) whatever the
 // catalog's size.
 func (v *View) Search(toolName string, args json.RawMessage) (text string, isError bool, found []string) {
+	return v.SearchFor(toolName, args, nil)
+}
+
+// SearchFor is Search for a client that may see only the tools keep
+// accepts (nil: every tool): a tool it rejects is never returned, counted
+// or named, as if it did not exist. A limited search asks the index for
+// every hit, since any number of them may be filtered out.
+func (v *View) SearchFor(toolName string, args json.RawMessage, keep func(registry.Tool) bool) (text string, isError bool, found []string) {
 	r := v.rules
 	k := r.settings.MaxResults*2 + v.snap.Len() - v.hidden // room for the hits filtered out
+	if keep != nil {
+		k = r.settings.MaxResults + v.snap.Len()
+	}
 	hits, query, err := r.run(toolName, args, k)
 	if err != nil {
 		return err.Error(), true, nil
 	}
-	tools := v.pick(hits, r.settings.MaxResults)
+	tools := v.pick(hits, r.settings.MaxResults, keep)
 	if len(tools) == 0 {
-		return v.noMatch(toolName, query), false, nil
+		return v.noMatch(toolName, query, keep), false, nil
 	}
 	found = make([]string, len(tools))
 	for i, t := range tools {
@@ -82,12 +94,12 @@ func (r *Rules) notSearchTool(name string) error {
 }
 
 // pick keeps the first limit hits that name hidden tools, in hit order.
-func (v *View) pick(hits []Hit, limit int) []registry.Tool {
+func (v *View) pick(hits []Hit, limit int, keep func(registry.Tool) bool) []registry.Tool {
 	var out []registry.Tool
 	seen := map[string]bool{}
 	for _, h := range hits {
 		t, ok := v.snap.Lookup(h.ID)
-		if !ok || !v.rules.Hidden(t) || seen[h.ID] {
+		if !ok || !v.rules.Hidden(t) || seen[h.ID] || (keep != nil && !keep(t)) {
 			continue
 		}
 		seen[h.ID] = true
@@ -133,15 +145,19 @@ func (r *Rules) formatFound(toolName, query string, tools []registry.Tool) strin
 }
 
 // noMatch tells the model what it can search and how to try again.
-func (v *View) noMatch(toolName, query string) string {
+func (v *View) noMatch(toolName, query string, keep func(registry.Tool) bool) string {
 	r := v.rules
-	if v.hidden == 0 {
+	hidden, servers := v.hidden, v.servers
+	if keep != nil {
+		hidden, servers = v.hiddenFor(keep)
+	}
+	if hidden == 0 {
 		return "No tools are hidden: every available tool is already in your tool list, so there is nothing to search."
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "No hidden tool matches %s %q. The search covers %d tool%s of the servers %s "+
 		"(tool and server names, descriptions and parameters); tools already in your tool list are not searched.\n",
-		argName(toolName), query, v.hidden, plural(v.hidden), serverList(v.servers))
+		argName(toolName), query, hidden, plural(hidden), serverList(servers))
 	if toolName == RegexToolName {
 		b.WriteString("Try a simpler or broader pattern: it is case-insensitive and matches anywhere in the text, " +
 			"so \"issue\" finds more than \"^create_issue$\", and alternatives such as \"issue|ticket|bug\" widen it.")
@@ -156,6 +172,26 @@ func (v *View) noMatch(toolName, query string) string {
 		fmt.Fprintf(&b, " Or match names and descriptions with a pattern using %s, for example \"issue|ticket\".", RegexToolName)
 	}
 	return b.String()
+}
+
+// hiddenFor counts the hidden tools keep accepts and names their servers
+// (sorted). It costs O(catalog), only for a limited client's search that
+// found nothing.
+func (v *View) hiddenFor(keep func(registry.Tool) bool) (int, []string) {
+	n, seen := 0, map[string]bool{}
+	var servers []string
+	for _, t := range v.snap.Sorted() {
+		if !v.rules.Hidden(t) || !keep(t) {
+			continue
+		}
+		n++
+		if !seen[t.Server] {
+			seen[t.Server] = true
+			servers = append(servers, t.Server)
+		}
+	}
+	sort.Strings(servers)
+	return n, servers
 }
 
 // serverList names servers (sorted), at most 20.

@@ -94,6 +94,19 @@ func (v *View) Fingerprint(st Unlocks) uint64 {
 	return sum
 }
 
+// FingerprintFor is Fingerprint of the tools of Visible(st) that keep
+// accepts: the list a client limited to some tools sees. It costs
+// O(what st sees).
+func (v *View) FingerprintFor(st Unlocks, keep func(registry.Tool) bool) uint64 {
+	var sum uint64
+	for _, t := range v.Visible(st) {
+		if keep(t) {
+			sum += mix(t.Hash)
+		}
+	}
+	return sum
+}
+
 // unlocked returns the hidden tools st unlocked that exist, unsorted.
 func (v *View) unlocked(st Unlocks) []registry.Tool {
 	var out []registry.Tool

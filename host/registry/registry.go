@@ -14,6 +14,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/plughost/plughost/host/access"
 	"github.com/plughost/plughost/host/naming"
 )
 
@@ -115,6 +116,7 @@ func index(tools []Tool) *Snapshot {
 type Registry struct {
 	mu      sync.Mutex
 	servers map[string]*serverTools
+	filters map[string]access.Filter // a server's include_tools/exclude_tools
 	snap    *Snapshot
 }
 
@@ -128,7 +130,29 @@ type serverTools struct {
 
 // New returns an empty registry.
 func New() *Registry {
-	return &Registry{servers: map[string]*serverTools{}, snap: index(nil)}
+	return &Registry{servers: map[string]*serverTools{}, filters: map[string]access.Filter{}, snap: index(nil)}
+}
+
+// SetFilter sets which of server's tools the registry keeps (its
+// include_tools/exclude_tools): the others are left out of every snapshot,
+// so no list, search or call ever finds them. It reports whether the
+// filter changed (a new snapshot was then published). The zero Filter
+// keeps every tool.
+func (r *Registry) SetFilter(server string, f access.Filter) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.filters[server].Equal(f) {
+		return false
+	}
+	if f.IsZero() {
+		delete(r.filters, server)
+	} else {
+		r.filters[server] = f
+	}
+	if _, ok := r.servers[server]; ok {
+		r.snap = r.build()
+	}
+	return true
 }
 
 // Snapshot returns the current view.
@@ -183,14 +207,21 @@ func parseServer(listed []json.RawMessage) *serverTools {
 func (r *Registry) build() *Snapshot {
 	var pairs []naming.Pair
 	for srv, st := range r.servers {
+		f := r.filters[srv]
 		for _, d := range st.defs {
-			pairs = append(pairs, naming.Pair{Server: srv, Tool: d.name})
+			if f.Keeps(d.name) {
+				pairs = append(pairs, naming.Pair{Server: srv, Tool: d.name})
+			}
 		}
 	}
 	names := naming.Assign(pairs)
 	tools := make([]Tool, 0, len(pairs))
 	for srv, st := range r.servers {
+		f := r.filters[srv]
 		for _, d := range st.defs {
+			if !f.Keeps(d.name) {
+				continue
+			}
 			name := names[naming.Pair{Server: srv, Tool: d.name}]
 			t, ok := st.built[d.name]
 			if !ok || t.Name != name {

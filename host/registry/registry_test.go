@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/plughost/plughost/host/access"
 )
 
 func names(s *Snapshot) []string {
@@ -162,5 +164,30 @@ func TestParams(t *testing.T) {
 	}
 	if got := (Tool{InputSchema: []byte(`not json`)}).Params(); len(got) != 0 {
 		t.Fatalf("unreadable schema gave %v", got)
+	}
+}
+
+func TestRegistryFilter(t *testing.T) {
+	r := New()
+	r.SetServer("s", defs("get_a", "get_b", "delete_a"))
+	if !r.SetFilter("s", access.Filter{Exclude: []string{"delete_*"}}) {
+		t.Fatal("a new filter must report a change")
+	}
+	var got []string
+	for _, tool := range r.Snapshot().Tools() {
+		got = append(got, tool.ServerTool)
+	}
+	if diff := cmp.Diff([]string{"get_a", "get_b"}, got); diff != "" {
+		t.Errorf("tools after exclude (-want +got):\n%s", diff)
+	}
+	if _, ok := r.Snapshot().Lookup("mcp_s_delete_a"); ok {
+		t.Error("an excluded tool can still be looked up")
+	}
+	if r.SetFilter("s", access.Filter{Exclude: []string{"delete_*"}}) {
+		t.Error("the same filter again must report no change")
+	}
+	r.SetFilter("s", access.Filter{})
+	if n := r.Snapshot().Len(); n != 3 {
+		t.Errorf("after clearing the filter: %d tools, want 3", n)
 	}
 }

@@ -66,6 +66,8 @@ export function openServerForm(o) {
   const t = s.timeouts || {};
   f.timeouts = TIMEOUTS.map(([k, label]) => field({ label, path: `timeouts.${k}`, type: 'number', min: 0, step: 'any', value: t[k] ?? '', placeholder: 'default' }));
   f.maxMsg = field({ label: 'Max msg (MB)', path: 'max_message_mb', type: 'number', min: 1, value: s.max_message_mb ?? '', placeholder: 'default' });
+  f.includeTools = field({ label: 'Only these tools', path: 'include_tools', type: 'textarea', rows: 2, value: (s.include_tools || []).join('\n'), placeholder: 'get_*', help: 'One glob per line (* ? [a-z]) on the server\'s own tool names. Empty: every tool.' });
+  f.excludeTools = field({ label: 'Hide these tools', path: 'exclude_tools', type: 'textarea', rows: 2, value: (s.exclude_tools || []).join('\n'), placeholder: 'delete_*', help: 'One glob per line. Hidden from every client: not listed, searched or callable.' });
 
   const stdioBox = h('fieldset', { class: 'group' }, h('legend', {}, 'Command'), h('div', { class: 'grid2' }, f.command, f.envFile), f.args, f.env, f.inherit);
   const remoteBox = h('fieldset', { class: 'group' }, h('legend', {}, 'Remote server'), f.url, f.headers, f.oauth, oauthBox);
@@ -77,6 +79,8 @@ export function openServerForm(o) {
     h('div', { class: 'dialog-body' },
       h('div', { class: 'grid2' }, f.name, f.type), f.enabled,
       stdioBox, remoteBox, f.deferred,
+      h('fieldset', { class: 'group' }, h('legend', {}, 'Tool filters'),
+        h('div', { class: 'grid2' }, f.includeTools, f.excludeTools)),
       h('fieldset', { class: 'group' }, h('legend', {}, 'Timeouts and limits'),
         h('p', { class: 'help' }, 'Empty fields use the global values.'),
         h('div', { class: 'grid4' }, f.timeouts, f.maxMsg))),
@@ -175,6 +179,9 @@ function collect(orig, f, deferredName, form) {
   });
   set('timeouts', t);
   set('max_message_mb', numberOrNull(inputOf(f.maxMsg)));
+  const lines = (w) => inputOf(w).value.split('\n').map((g) => g.trim()).filter(Boolean);
+  set('include_tools', lines(f.includeTools));
+  set('exclude_tools', lines(f.excludeTools));
   return s;
 }
 
