@@ -36,9 +36,17 @@ func ClientPath(name string, keys ...string) string {
 	return pathOf(append([]string{"tools", "mcp", "gateway", "clients", name}, keys...)...)
 }
 
+// ReservedClientName is the client name no configured client may take:
+// the audit log records the administrator's sessions under it.
+const ReservedClientName = "admin"
+
 // CheckClientName returns why name cannot name a client ("" when it can):
-// 1 to 64 letters, digits, '.', '_' or '-'.
+// 1 to 64 letters, digits, '.', '_' or '-', and not "admin", which the
+// audit log writes for the administrator's sessions.
 func CheckClientName(name string) string {
+	if strings.EqualFold(name, ReservedClientName) {
+		return fmt.Sprintf("%q is reserved: the audit log names the administrator's sessions so; choose another name, e.g. \"ci-bot\"", name)
+	}
 	if name == "" || len(name) > 64 {
 		return "a client name must have 1 to 64 characters; use letters, digits, '.', '_' and '-', e.g. \"ci-bot\""
 	}

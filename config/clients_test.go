@@ -45,6 +45,8 @@ func TestClientsValidate(t *testing.T) {
 			[]string{"tools.mcp.gateway.clients.ci.exclude_tools[0]: glob \"[x\" is malformed"}},
 		{"bad name", `{"c i":{"token_sha256":"` + goodDigest + `","servers":["a"]}}`, ``,
 			[]string{`client name "c i" has the character ' '`}},
+		{"reserved name", `{"Admin":{"token_sha256":"` + goodDigest + `","servers":["a"]}}`, ``,
+			[]string{`tools.mcp.gateway.clients.Admin: "Admin" is reserved`}},
 		{"bad server glob", `{}`, `,"include_tools":["get_*", ""]`,
 			[]string{"tools.mcp.servers.a.include_tools[1]: empty glob"}},
 	} {

@@ -12,9 +12,21 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/audit"
 )
+
+// The audit log's name for the administrator's sessions is one no
+// configured client may take, so a record's client is never ambiguous.
+func TestAuditAdminNameIsReserved(t *testing.T) {
+	if config.ReservedClientName != audit.AdminClient {
+		t.Errorf("config reserves client name %q, the audit log writes %q for the administrator", config.ReservedClientName, audit.AdminClient)
+	}
+	if config.CheckClientName(audit.AdminClient) == "" {
+		t.Errorf("a client may be named %q, the audit log's name for the administrator", audit.AdminClient)
+	}
+}
 
 // auditSecret is configured in the server's env: masked wherever it shows.
 const auditSecret = "canary-audit-4f2a"
