@@ -152,10 +152,21 @@ func pagingTools() []registry.Tool {
 	return out
 }
 
-// callPaging runs read_file or search_files, bounded by the inline budget.
-func (h *Host) callPaging(ctx context.Context, name string, args json.RawMessage) ToolResult {
+// callPaging runs read_file or search_files for client ("" for the
+// administrator), bounded by the inline budget: a named client reads only
+// its own directory of saved results, the administrator the workspace.
+func (h *Host) callPaging(ctx context.Context, client, name string, args json.RawMessage) ToolResult {
 	chain := h.st().chain
-	text, isError := chain.store.HandleTool(ctx, name, args, chain.maxChars)
+	store := chain.store
+	if client != "" {
+		var err error
+		if store, err = store.ForClient(client); err != nil {
+			res := callresult.NewTextResult(fmt.Sprintf("%s: %v", name, err))
+			res.IsError = true
+			return res
+		}
+	}
+	text, isError := store.HandleTool(ctx, name, args, chain.maxChars)
 	res := callresult.NewTextResult(text)
 	res.IsError = isError
 	return res
