@@ -53,7 +53,9 @@ func TestForClient(t *testing.T) {
 	if missing == nil {
 		t.Fatal("reading a missing file succeeded")
 	}
-	wantMsg := func(p string) string { return strings.ReplaceAll(missing.Error(), filepath.Join(filepath.Dir(pa), "none.txt"), p) }
+	wantMsg := func(p string) string {
+		return strings.ReplaceAll(missing.Error(), filepath.Join(filepath.Dir(pa), "none.txt"), p)
+	}
 	for _, p := range []string{pb, pw, filepath.Dir(pb), "/etc/passwd", filepath.Join(ws, "x"),
 		filepath.Join(filepath.Dir(pb), "none.txt")} {
 		if got, err := read(a, p); err == nil || err.Error() != wantMsg(p) {
