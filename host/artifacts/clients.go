@@ -41,10 +41,6 @@ func (s *Store) ForClient(name string) (*Store, error) {
 	return c, nil
 }
 
-// Client returns the name of the client whose store this is; "" for the
-// workspace's store.
-func (s *Store) Client() string { return s.client }
-
 // checkClientName refuses a name that could not be one directory of its
 // own: config.CheckClientName allows letters, digits, '.', '_' and '-',
 // which leaves "." and ".." to refuse here.
