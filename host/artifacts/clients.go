@@ -1,8 +1,11 @@
 package artifacts
 
 import (
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 )
 
 // clientsDir is the directory under <workspace>/.artifacts that holds one
@@ -36,7 +39,7 @@ func (s *Store) ForClient(name string) (*Store, error) {
 	if err := ensureDir(dir); err != nil {
 		return nil, fmt.Errorf("artifacts of client %q: %w", name, err)
 	}
-	c := &Store{workspace: dir, base: dir, client: name, now: s.now, search: s.search, use: s.use}
+	c := &Store{workspace: dir, base: dir, client: name, spool: s.Dir(KindMCP), now: s.now, search: s.search, use: s.use}
 	s.clients[name] = c
 	return c, nil
 }
@@ -63,3 +66,36 @@ const noFileMsg = "no such file among your saved results; pass the path from a [
 
 // notFound is the refusal of a client's store for path p.
 func notFound(p string) error { return &PathError{Path: p, Msg: noFileMsg} }
+
+// Claim moves a result spooled to the workspace's directory of MCP results
+// (pluginapi.ResultSpool writes there, whoever the call was for) into this
+// client's own directory, keeping its name, and returns its new path, so
+// the client that made the call can page it and no other client can. Only
+// a finished regular file directly in that directory is moved; Claim on
+// the workspace's store is an error.
+func (s *Store) Claim(path string) (string, error) {
+	if s.client == "" {
+		return "", errors.New("artifacts: only a client's store claims spooled results")
+	}
+	clean := filepath.Clean(path)
+	name := filepath.Base(clean)
+	if filepath.Dir(clean) != s.spool || strings.HasPrefix(name, tempPrefix) || name == "." || name == string(filepath.Separator) {
+		return "", fmt.Errorf("artifacts: %s is not a spooled result in %s", path, s.spool)
+	}
+	fi, err := os.Lstat(clean)
+	if err != nil {
+		return "", fmt.Errorf("claim spooled result: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("claim spooled result: %s is not a regular file", path)
+	}
+	dir := s.Dir(KindMCP)
+	if err := ensureDir(dir); err != nil {
+		return "", err
+	}
+	final := filepath.Join(dir, name)
+	if err := os.Rename(clean, final); err != nil {
+		return "", fmt.Errorf("claim spooled result: %w", err)
+	}
+	return final, nil
+}

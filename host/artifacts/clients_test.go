@@ -126,3 +126,34 @@ func TestSweepCoversClients(t *testing.T) {
 		t.Errorf("client file being read removed: %v", err)
 	}
 }
+
+// Claim moves a spooled result from the workspace's directory of MCP
+// results into the client's, and nothing else.
+func TestClaim(t *testing.T) {
+	s, err := NewStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := s.ForClient("c")
+	spooled, _ := s.Save(context.Background(), KindMCP, "srv", "result", "big\n")
+	moved, err := c.Claim(spooled)
+	if err != nil || moved != filepath.Join(c.Dir(KindMCP), filepath.Base(spooled)) {
+		t.Fatalf("Claim: %q %v", moved, err)
+	}
+	if _, err := os.Stat(spooled); !os.IsNotExist(err) {
+		t.Errorf("spooled file still in the shared directory: %v", err)
+	}
+	if got, err := c.ReadFile(context.Background(), ReadRequest{Path: moved}); err != nil || !strings.Contains(got, "big") {
+		t.Errorf("client reads its claimed file: %q %v", got, err)
+	}
+	other, _ := s.ForClient("d")
+	tool, _ := s.Save(context.Background(), KindTool, "srv", "t", "x\n")
+	for _, p := range []string{moved, tool, filepath.Join(s.Dir(KindMCP), "missing.txt"), "/etc/passwd"} {
+		if _, err := other.Claim(p); err == nil {
+			t.Errorf("Claim(%s) succeeded", p)
+		}
+	}
+	if _, err := s.Claim(tool); err == nil {
+		t.Error("the workspace store claimed a file")
+	}
+}

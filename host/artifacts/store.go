@@ -43,6 +43,7 @@ type Store struct {
 	workspace string // what the paging tools read: the workspace, or a client's directory
 	base      string // the directory holding each kind's directory
 	client    string // the named client whose store this is; "" for the workspace's
+	spool     string // a client's store: the workspace's directory of MCP results, which Claim moves from
 	now       func() time.Time
 	search    SearchLimits
 	use       *usage // shared by the workspace's store and its clients' stores
