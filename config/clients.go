@@ -50,6 +50,9 @@ func CheckClientName(name string) string {
 	if name == "" || len(name) > 64 {
 		return "a client name must have 1 to 64 characters; use letters, digits, '.', '_' and '-', e.g. \"ci-bot\""
 	}
+	if name == "." || name == ".." {
+		return fmt.Sprintf("%q cannot be a client name: a client's saved results go to a directory named after it; choose another name, e.g. \"ci-bot\"", name)
+	}
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
 			return fmt.Sprintf("client name %q has the character %q; use letters, digits, '.', '_' and '-', e.g. \"ci-bot\"", trunc(name), r)

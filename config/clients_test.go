@@ -47,6 +47,8 @@ func TestClientsValidate(t *testing.T) {
 			[]string{`client name "c i" has the character ' '`}},
 		{"reserved name", `{"Admin":{"token_sha256":"` + goodDigest + `","servers":["a"]}}`, ``,
 			[]string{`tools.mcp.gateway.clients.Admin: "Admin" is reserved`}},
+		{"dot-dot name", `{"..":{"token_sha256":"` + goodDigest + `","servers":["a"]}}`, ``,
+			[]string{`".." cannot be a client name`}},
 		{"bad server glob", `{}`, `,"include_tools":["get_*", ""]`,
 			[]string{"tools.mcp.servers.a.include_tools[1]: empty glob"}},
 	} {

@@ -72,10 +72,10 @@ func TestAuditOneLinePerCall(t *testing.T) {
 	srv := server("-faithful", "-name", "f")
 	srv["env"] = map[string]any{"API_TOKEN": auditSecret}
 	srv["isolation"] = "session"
+	_, digest := host.NewClientToken()
 	h := startHost(t, map[string]any{"f": srv}, func(m map[string]any) {
 		m["audit"] = map[string]any{"enabled": true, "dir": dir, "max_file_mb": 1, "max_files": 2}
-		m["gateway"] = map[string]any{"clients": map[string]any{
-			"alice": map[string]any{"token_sha256": strings.Repeat("ab", 32), "servers": []string{"f"}}}}
+		m["gateway"] = map[string]any{"clients": map[string]any{"alice": map[string]any{"token_sha256": digest, "servers": []string{"f"}}}}
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"strings"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/artifacts"
@@ -81,7 +85,66 @@ func (h *Host) callServer(ctx context.Context, c shaping.Call) (shaping.Result, 
 	if err != nil {
 		return shaping.Result{}, h.masker.Error(err) // a crashed server's error quotes its stderr
 	}
+	res = h.claimSpooled(c, res)
 	return shaping.Result{Result: res, Size: resultSize(res)}, nil
+}
+
+// spooledKey is the _meta member of a result spooled while it was read
+// (pluginapi.ResultSpool); its "path" is the file.
+const spooledKey = "plughost/spooled"
+
+// claimSpooled moves the file of a result spooled to the workspace's
+// directory of MCP results into the directory of the named client that
+// made call, and rewrites the path in the result's text and _meta, so that
+// client's read_file opens it and no other client's can. A call of the
+// administrator, or a result not spooled, is returned unchanged; so is one
+// whose file could not be moved (logged), which the client then cannot
+// page.
+func (h *Host) claimSpooled(c shaping.Call, res callresult.Result) callresult.Result {
+	if c.Client == "" {
+		return res
+	}
+	meta := res.Meta()
+	if meta == nil {
+		return res
+	}
+	spooled, ok := meta.AdditionalFields[spooledKey].(map[string]any)
+	if !ok {
+		return res
+	}
+	old, _ := spooled["path"].(string)
+	if old == "" {
+		return res
+	}
+	store, err := h.st().chain.store.ForClient(c.Client)
+	if err == nil {
+		var moved string
+		if moved, err = store.Claim(old); err == nil {
+			return withSpooledPath(res, meta, spooled, old, moved)
+		}
+	}
+	h.logger.Warn("could not move a spooled result to its client's directory", "server", c.Server, "tool", c.Tool, "client", c.Client, "error", err)
+	return res
+}
+
+// withSpooledPath returns res with the spooled file's path old replaced by
+// moved in its text items and in a copy of its _meta.
+func withSpooledPath(res callresult.Result, meta *mcp.Meta, spooled map[string]any, old, moved string) callresult.Result {
+	content := make([]callresult.Content, len(res.Content))
+	for i, item := range res.Content {
+		if item.Type == callresult.ContentText {
+			item.Text = strings.ReplaceAll(item.Text, old, moved)
+		}
+		content[i] = item
+	}
+	res.Content = content
+	fields := maps.Clone(meta.AdditionalFields)
+	entry := maps.Clone(spooled)
+	entry["path"] = moved
+	fields[spooledKey] = entry
+	m := *meta
+	m.AdditionalFields = fields
+	return res.WithMeta(&m)
 }
 
 // resultSize is about how many bytes of memory a result holds: its text,
@@ -152,10 +215,21 @@ func pagingTools() []registry.Tool {
 	return out
 }
 
-// callPaging runs read_file or search_files, bounded by the inline budget.
-func (h *Host) callPaging(ctx context.Context, name string, args json.RawMessage) ToolResult {
+// callPaging runs read_file or search_files for client ("" for the
+// administrator), bounded by the inline budget: a named client reads only
+// its own directory of saved results, the administrator the workspace.
+func (h *Host) callPaging(ctx context.Context, client, name string, args json.RawMessage) ToolResult {
 	chain := h.st().chain
-	text, isError := chain.store.HandleTool(ctx, name, args, chain.maxChars)
+	store := chain.store
+	if client != "" {
+		var err error
+		if store, err = store.ForClient(client); err != nil {
+			res := callresult.NewTextResult(fmt.Sprintf("%s: %v", name, err))
+			res.IsError = true
+			return res
+		}
+	}
+	text, isError := store.HandleTool(ctx, name, args, chain.maxChars)
 	res := callresult.NewTextResult(text)
 	res.IsError = isError
 	return res

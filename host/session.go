@@ -304,7 +304,7 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 		return r, err
 	}
 	if !ok && artifacts.IsTool(name) {
-		r.Server, r.Result = hostLabel, s.h.callPaging(ctx, name, args)
+		r.Server, r.Result = hostLabel, s.h.callPaging(ctx, s.client, name, args)
 		return r, nil
 	}
 	switch {
@@ -325,7 +325,7 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	if _, err := s.h.awaitStart(ctx, tool.Server); err != nil { // restarting
 		return r, s.h.unavailable(tool.Name, tool.Server, err)
 	}
-	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: tool.Name, Args: args, OutputSchema: tool.OutputSchema, Session: s.id}
+	call := shaping.Call{Server: tool.Server, Tool: tool.ServerTool, Name: tool.Name, Args: args, OutputSchema: tool.OutputSchema, Session: s.id, Client: s.client}
 	if scope == "" {
 		call.MapURI = func(u string) string { return s.h.router.ClientURI(tool.Server, u) }
 	}

@@ -154,8 +154,8 @@ func (h *Host) shapeFetched(ctx context.Context, call shaping.Call, raw json.Raw
 	if err != nil {
 		return ToolResult{}, err
 	}
-	fetched := func(context.Context, shaping.Call) (shaping.Result, error) {
-		return shaping.Result{Result: res}, nil
+	fetched := func(_ context.Context, c shaping.Call) (shaping.Result, error) {
+		return shaping.Result{Result: h.claimSpooled(c, res)}, nil
 	}
 	r, err := shaping.Chain(fetched, h.st().chain.links...)(ctx, call)
 	return r.Result, err

@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -41,6 +42,9 @@ func (s *Store) relPath(p string) (string, error) {
 			return rel, nil
 		}
 	}
+	if s.client != "" {
+		return "", notFound(p)
+	}
 	return "", &PathError{Path: p, Msg: "is outside the workspace " + s.workspace + "; only files in the workspace can be read"}
 }
 
@@ -67,7 +71,9 @@ func (s *Store) open(p string) (f *os.File, rel string, release func(), err erro
 		return nil, "", nil, err
 	}
 	defer root.Close()
-	if fi, err := root.Stat(rel); err != nil {
+	if fi, err := root.Stat(rel); err != nil && s.client != "" {
+		return nil, "", nil, notFound(p) // missing, or a link leading out: alike
+	} else if err != nil {
 		return nil, "", nil, fmt.Errorf("open %s in the workspace: %w", rel, err)
 	} else if err := regularFile(p, fi); err != nil {
 		return nil, "", nil, err // never opened: opening a FIFO blocks
@@ -76,6 +82,9 @@ func (s *Store) open(p string) (f *os.File, rel string, release func(), err erro
 	f, err = openRegular(root, p, rel)
 	if err != nil {
 		release()
+		if s.client != "" && !isPathError(err) {
+			err = notFound(p)
+		}
 		return nil, "", nil, err
 	}
 	return f, rel, release, nil
@@ -99,6 +108,13 @@ func openRegular(root *os.Root, p, rel string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// isPathError reports whether err is a refusal that names only the path
+// as given.
+func isPathError(err error) bool {
+	var pe *PathError
+	return errors.As(err, &pe)
 }
 
 // regularFile refuses anything but a regular file, naming what it is.

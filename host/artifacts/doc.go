@@ -8,6 +8,13 @@
 // server and tool, the time and a random part. Each file is written to a
 // temporary name and renamed, so a reader never sees half a file.
 //
+// A named gateway client has a store of its own (Store.ForClient): its
+// payloads go to <workspace>/.artifacts/clients/<name>/<kind>, and its
+// paging tools read only <workspace>/.artifacts/clients/<name>, refusing
+// every other path as a missing file. Claim moves a result spooled to the
+// shared directory into it. The workspace's store reads and sweeps
+// everything, every client's directory included.
+//
 // ReadFile and SearchFiles are the model's paging tools (read_file and
 // search_files, defined in tools.go). They are confined to the workspace
 // through an os.Root: ".." components are rejected, and an absolute path or

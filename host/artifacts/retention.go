@@ -43,7 +43,8 @@ type entry struct {
 	mod  time.Time
 }
 
-// Sweep applies r to every kind of artifact: first files older than MaxAge,
+// Sweep applies r to every kind of artifact, every client's included
+// (MaxTotalBytes bounds them all together): first files older than MaxAge,
 // then, oldest first, files outside the grace period while the total exceeds
 // MaxTotalBytes. A file being written or read is never removed, and neither
 // is anything that is not a regular file. Errors removing one file do not
@@ -86,12 +87,12 @@ func (s *Store) Sweep(r Retention) (SweepResult, error) {
 	return res, errors.Join(errs...)
 }
 
-// collect lists the regular files of every kind's directory.
+// collect lists the regular files of every kind's directory, the
+// workspace's and each client's.
 func (s *Store) collect() ([]entry, []error) {
 	var files []entry
-	var errs []error
-	for _, kind := range []string{KindMCP, KindTool} {
-		dir := s.Dir(kind)
+	dirs, errs := s.kindDirs()
+	for _, dir := range dirs {
 		des, err := os.ReadDir(dir)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -112,6 +113,37 @@ func (s *Store) collect() ([]entry, []error) {
 		}
 	}
 	return files, errs
+}
+
+// kindDirs returns the directories of every kind of artifact: the store's
+// own and, for the workspace's store, those of every client's directory
+// under .artifacts/clients (symbolic links there are not followed).
+func (s *Store) kindDirs() ([]string, []error) {
+	kinds := []string{KindMCP, KindTool}
+	var dirs []string
+	for _, kind := range kinds {
+		dirs = append(dirs, s.Dir(kind))
+	}
+	if s.client != "" {
+		return dirs, nil
+	}
+	clients := filepath.Join(s.base, clientsDir)
+	des, err := os.ReadDir(clients)
+	if errors.Is(err, os.ErrNotExist) {
+		return dirs, nil
+	}
+	if err != nil {
+		return dirs, []error{fmt.Errorf("list client artifacts: %w", err)}
+	}
+	for _, de := range des {
+		if !de.IsDir() {
+			continue
+		}
+		for _, kind := range kinds {
+			dirs = append(dirs, filepath.Join(clients, de.Name(), kind))
+		}
+	}
+	return dirs, nil
 }
 
 // RunRetention sweeps now and then every interval until ctx ends, reporting

@@ -64,7 +64,7 @@ func (s *Store) SearchFiles(ctx context.Context, req SearchRequest) (string, err
 	maxResults = min(maxResults, MaxMatches)
 	dir := req.Path
 	if dir == "" {
-		dir = artifactsDir
+		dir = s.defaultSearch()
 	}
 	files, err := s.listFiles(dir)
 	if err != nil {
@@ -114,14 +114,18 @@ func (s *Store) listFiles(p string) ([]string, error) {
 		return nil, err
 	}
 	root, err := openRoot(s.workspace)
-	if errors.Is(err, fs.ErrNotExist) && rel == artifactsDir {
+	if errors.Is(err, fs.ErrNotExist) && rel == s.defaultSearch() {
 		return nil, nil // nothing saved yet
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	if fi, err := root.Stat(rel); err == nil && !fi.IsDir() {
+	fi, err := root.Stat(rel)
+	if err != nil && s.client != "" {
+		return nil, notFound(p) // missing, or a link leading out: alike
+	}
+	if err == nil && !fi.IsDir() {
 		if err := regularFile(p, fi); err != nil {
 			return nil, err
 		}
@@ -136,13 +140,25 @@ func (s *Store) listFiles(p string) ([]string, error) {
 		}
 		return nil
 	})
-	if errors.Is(err, fs.ErrNotExist) && rel == artifactsDir {
+	if errors.Is(err, fs.ErrNotExist) && rel == s.defaultSearch() {
 		return nil, nil // nothing saved yet
+	}
+	if err != nil && s.client != "" {
+		return nil, notFound(p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list %s in the workspace: %w", rel, err)
 	}
 	return files, nil
+}
+
+// defaultSearch is what search_files searches without a path: every
+// artifact (.artifacts, every client's included), or all of a client's.
+func (s *Store) defaultSearch() string {
+	if s.client != "" {
+		return "."
+	}
+	return artifactsDir
 }
 
 type searchRun struct {

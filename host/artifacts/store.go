@@ -40,10 +40,20 @@ const writeChunk = 1 << 20
 // Store writes artifacts into a workspace and tracks which files are in use,
 // so that retention never removes them. It is safe for concurrent use.
 type Store struct {
-	workspace string
+	workspace string // what the paging tools read: the workspace, or a client's directory
+	base      string // the directory holding each kind's directory
+	client    string // the named client whose store this is; "" for the workspace's
+	spool     string // a client's store: the workspace's directory of MCP results, which Claim moves from
 	now       func() time.Time
 	search    SearchLimits
+	use       *usage // shared by the workspace's store and its clients' stores
 
+	clientsMu sync.Mutex
+	clients   map[string]*Store // the clients' stores, by name (the workspace's store only)
+}
+
+// usage tracks which files are being written or read.
+type usage struct {
 	mu    sync.Mutex
 	inUse map[string]int // absolute path → number of users
 }
@@ -58,19 +68,21 @@ func NewStore(workspace string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("artifacts: workspace %q: %w", workspace, err)
 	}
-	s := &Store{workspace: abs, now: time.Now, search: SearchLimits{}.withDefaults(), inUse: map[string]int{}}
+	s := &Store{workspace: abs, base: filepath.Join(abs, artifactsDir), now: time.Now, search: SearchLimits{}.withDefaults(),
+		use: &usage{inUse: map[string]int{}}, clients: map[string]*Store{}}
 	for _, o := range opts {
 		o(s)
 	}
 	return s, nil
 }
 
-// Workspace returns the absolute workspace directory.
+// Workspace returns the absolute directory the paging tools read: the
+// workspace, or for a client's store (ForClient) the client's directory.
 func (s *Store) Workspace() string { return s.workspace }
 
 // Dir returns the directory of one kind of artifact.
 func (s *Store) Dir(kind string) string {
-	return filepath.Join(s.workspace, artifactsDir, kind)
+	return filepath.Join(s.base, kind)
 }
 
 // Save writes payload as a new artifact of kind for server's tool and
@@ -168,24 +180,25 @@ func namePart(s string) string {
 
 // acquire marks path as in use until the returned function is called.
 func (s *Store) acquire(path string) (release func()) {
-	s.mu.Lock()
-	s.inUse[path]++
-	s.mu.Unlock()
+	u := s.use
+	u.mu.Lock()
+	u.inUse[path]++
+	u.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			s.mu.Lock()
-			if s.inUse[path]--; s.inUse[path] <= 0 {
-				delete(s.inUse, path)
+			u.mu.Lock()
+			if u.inUse[path]--; u.inUse[path] <= 0 {
+				delete(u.inUse, path)
 			}
-			s.mu.Unlock()
+			u.mu.Unlock()
 		})
 	}
 }
 
 // busy reports whether path is being written or read.
 func (s *Store) busy(path string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.inUse[path] > 0
+	s.use.mu.Lock()
+	defer s.use.mu.Unlock()
+	return s.use.inUse[path] > 0
 }

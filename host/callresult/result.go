@@ -287,3 +287,24 @@ func (c Content) embedded(base mcp.Content) mcp.Content {
 	e.Resource = t
 	return e
 }
+
+// Meta returns the result's _meta as mcp-go decoded it, nil when it has
+// none. The caller must not change it; WithMeta replaces it.
+func (r Result) Meta() *mcp.Meta {
+	if r.base == nil {
+		return nil
+	}
+	return r.base.Meta
+}
+
+// WithMeta returns r with its _meta replaced by m (nil removes it); r
+// itself is unchanged.
+func (r Result) WithMeta(m *mcp.Meta) Result {
+	var base mcp.CallToolResult
+	if r.base != nil {
+		base = *r.base
+	}
+	base.Meta = m
+	r.base = &base
+	return r
+}

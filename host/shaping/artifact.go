@@ -23,7 +23,42 @@ type Saver interface {
 	Save(ctx context.Context, kind, server, tool, payload string) (string, error)
 }
 
-var _ Saver = (*artifacts.Store)(nil)
+// ClientSaver is a Saver that keeps each named client's payloads apart:
+// ForClient returns the Saver of one client's payloads. A call with a
+// Client is saved through it; when the chain's Saver is no ClientSaver,
+// such a call's payload is not saved at all rather than shared.
+type ClientSaver interface {
+	Saver
+	ForClient(name string) (*artifacts.Store, error)
+}
+
+var _ ClientSaver = (*artifacts.Store)(nil)
+
+// saverOf returns the Saver of call's payloads: saver itself, or for a
+// named client its own (see ClientSaver).
+func saverOf(call Call, saver Saver) (Saver, error) {
+	if call.Client == "" {
+		return saver, nil
+	}
+	cs, ok := saver.(ClientSaver)
+	if !ok {
+		return nil, fmt.Errorf("results of client %q cannot be kept apart from other clients'", call.Client)
+	}
+	s, err := cs.ForClient(call.Client)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// save saves payload as kind through call's Saver (saverOf).
+func save(ctx context.Context, call Call, saver Saver, kind, tool, payload string) (string, error) {
+	s, err := saverOf(call, saver)
+	if err != nil {
+		return "", err
+	}
+	return s.Save(ctx, kind, call.Server, tool, payload)
+}
 
 // Artifact saves the full payload of a result whose text is over budget
 // characters, or whose text an inner link rewrote (unwrapped or sanitized),
@@ -42,7 +77,7 @@ func Artifact(budget int, saver Saver) Middleware {
 			return res
 		}
 		rec.keepPayload(text)
-		path, err := saver.Save(ctx, KindMCP, call.Server, call.Tool, rec.payload)
+		path, err := save(ctx, call, saver, KindMCP, call.Tool, rec.payload)
 		if err != nil {
 			rec.saveErrs = append(rec.saveErrs, fmt.Errorf("saving to .artifacts/%s failed: %w", KindMCP, err))
 			return res

@@ -2,9 +2,13 @@ package shaping
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/plughost/plughost/host/artifacts"
 )
 
 func TestArtifact(t *testing.T) {
@@ -66,5 +70,41 @@ func TestArtifactNamesServerAndTool(t *testing.T) {
 	}
 	if path, _ := saver.only(t); path != "/ws/.artifacts/mcp/srv__big-0.txt" {
 		t.Errorf("path = %q", path)
+	}
+}
+
+// A named client's payload goes to its own store; a Saver that cannot keep
+// clients apart saves nothing for it rather than sharing the payload.
+func TestArtifactPerClient(t *testing.T) {
+	call := testCall
+	call.Client = "ci"
+	res := textResult(repeat("a", 2000))
+	chain := func(saver Saver) Handler {
+		return Chain(returning(res, nil), Standard(Options{MaxInlineChars: 100, Saver: saver})...)
+	}
+
+	store, err := artifacts.NewStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := chain(store)(context.Background(), call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, _ := store.ForClient("ci")
+	if text := onlyText(t, got.Result); !strings.Contains(text, "[file:"+own.Dir(KindMCP)+string(filepath.Separator)) {
+		t.Errorf("client's result not saved in its directory %s: %.400q", own.Dir(KindMCP), text)
+	}
+
+	mem := newMemSaver()
+	got, err = chain(mem)(context.Background(), call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mem.saved) != 0 {
+		t.Errorf("a Saver without client stores saved a client's payload: %v", mem.kinds)
+	}
+	if text := onlyText(t, got.Result); strings.Contains(text, "[file:") || !strings.Contains(text, `client "ci"`) {
+		t.Errorf("bounded text: %.600q, want no [file:...] and the reason naming the client", text)
 	}
 }

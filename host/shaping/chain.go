@@ -36,6 +36,10 @@ type Call struct {
 	// Session is the id of the session making the call: a server with
 	// isolation "session" runs it on that session's own connection.
 	Session string
+	// Client is the named gateway client making the call ("" for the
+	// administrator or an embedding agent): its payloads are saved where
+	// only it can read them (see ClientSaver).
+	Client string
 
 	// rec is what the chain's links of this call tell each other; nil
 	// outside a Chain.

@@ -20,7 +20,7 @@ func Spillover(saver Saver) Middleware {
 		if rec.path != "" || len(rec.saveErrs) == 0 || !rec.havePayload {
 			return res
 		}
-		path, err := saver.Save(ctx, KindTool, call.Server, call.Tool, rec.payload)
+		path, err := save(ctx, call, saver, KindTool, call.Tool, rec.payload)
 		if err != nil {
 			rec.saveErrs = append(rec.saveErrs, fmt.Errorf("saving to .artifacts/%s failed: %w", KindTool, err))
 			return res

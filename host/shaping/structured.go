@@ -90,7 +90,7 @@ func saveStructured(ctx context.Context, call Call, raw []byte, saver Saver) (wh
 	}
 	var errs []string
 	for _, kind := range []string{KindMCP, KindTool} {
-		p, err := saver.Save(ctx, kind, call.Server, call.Tool+"-structured", b.String())
+		p, err := save(ctx, call, saver, kind, call.Tool+"-structured", b.String())
 		if err == nil {
 			return "the whole value is in [file:" + p + "]", p
 		}
