@@ -38,7 +38,7 @@ const searchFilesDescription = "Search the saved full outputs of tools (files un
 
 var (
 	readFileSchema = json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"File path inside the workspace: the path from a [file:...] reference, or a path relative to the workspace."},` +
+		`"path":{"type":"string","description":"File path inside the workspace: the path from a [file:...] reference, or a path relative to your workspace (for a named gateway client, the directory of its own saved results)."},` +
 		`"offset":{"type":"integer","minimum":1,"description":"First line to return, counted from 1. Default 1."},` +
 		`"limit":{"type":"integer","minimum":1,"maximum":2000,"description":"Number of lines to return. Default 200."}},` +
 		`"required":["path"],"additionalProperties":false}`)
