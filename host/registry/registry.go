@@ -11,6 +11,7 @@ package registry
 
 import (
 	"encoding/json"
+	"maps"
 	"sort"
 	"sync"
 
@@ -55,6 +56,7 @@ type Snapshot struct {
 	sorted   []Tool
 	byName   map[string]int
 	byServer map[string][]int // indexes into sorted, in name order
+	held     []Tool           // quarantined tools, sorted by Name; in no list
 }
 
 // Tools returns a copy of every tool, sorted by Name (stable across calls,
@@ -80,6 +82,28 @@ func (s *Snapshot) Server(name string) []Tool {
 	out := make([]Tool, len(idx))
 	for i, j := range idx {
 		out[i] = s.sorted[j]
+	}
+	return out
+}
+
+// Quarantined finds a quarantined tool by the agent-facing name it will
+// have once approved. A quarantined tool is in no list, search or lookup:
+// this is only for telling a caller why a name it called is refused.
+func (s *Snapshot) Quarantined(name string) (Tool, bool) {
+	i := sort.Search(len(s.held), func(i int) bool { return s.held[i].Name >= name })
+	if i < len(s.held) && s.held[i].Name == name {
+		return s.held[i], true
+	}
+	return Tool{}, false
+}
+
+// QuarantinedOf returns server's quarantined tools, sorted by name.
+func (s *Snapshot) QuarantinedOf(server string) []Tool {
+	var out []Tool
+	for _, t := range s.held {
+		if t.Server == server {
+			out = append(out, t)
+		}
 	}
 	return out
 }
@@ -114,10 +138,11 @@ func index(tools []Tool) *Snapshot {
 
 // Registry collects the tools of every server. Safe for concurrent use.
 type Registry struct {
-	mu      sync.Mutex
-	servers map[string]*serverTools
-	filters map[string]access.Filter // a server's include_tools/exclude_tools
-	snap    *Snapshot
+	mu         sync.Mutex
+	servers    map[string]*serverTools
+	filters    map[string]access.Filter   // a server's include_tools/exclude_tools
+	quarantine map[string]map[string]bool // a server's quarantined tools, by its own names
+	snap       *Snapshot
 }
 
 // serverTools is one server's listed definitions, parsed once, and the
@@ -130,7 +155,7 @@ type serverTools struct {
 
 // New returns an empty registry.
 func New() *Registry {
-	return &Registry{servers: map[string]*serverTools{}, filters: map[string]access.Filter{}, snap: index(nil)}
+	return &Registry{servers: map[string]*serverTools{}, filters: map[string]access.Filter{}, quarantine: map[string]map[string]bool{}, snap: index(nil)}
 }
 
 // SetFilter sets which of server's tools the registry keeps (its
@@ -148,6 +173,33 @@ func (r *Registry) SetFilter(server string, f access.Filter) bool {
 		delete(r.filters, server)
 	} else {
 		r.filters[server] = f
+	}
+	if _, ok := r.servers[server]; ok {
+		r.snap = r.build()
+	}
+	return true
+}
+
+// SetQuarantine sets which of server's tools (by the server's own names)
+// are quarantined: they keep their agent-facing names, so approving one
+// does not rename others, but no list, search or lookup finds them
+// (Snapshot.Quarantined does, to explain a refused call). Tools a filter
+// leaves out are not quarantined: they do not exist for any client. It
+// reports whether the set changed; an empty set clears it.
+func (r *Registry) SetQuarantine(server string, tools []string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	next := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		next[t] = true
+	}
+	if maps.Equal(r.quarantine[server], next) {
+		return false
+	}
+	if len(next) == 0 {
+		delete(r.quarantine, server)
+	} else {
+		r.quarantine[server] = next
 	}
 	if _, ok := r.servers[server]; ok {
 		r.snap = r.build()
@@ -216,8 +268,9 @@ func (r *Registry) build() *Snapshot {
 	}
 	names := naming.Assign(pairs)
 	tools := make([]Tool, 0, len(pairs))
+	var held []Tool
 	for srv, st := range r.servers {
-		f := r.filters[srv]
+		f, q := r.filters[srv], r.quarantine[srv]
 		for _, d := range st.defs {
 			if !f.Keeps(d.name) {
 				continue
@@ -228,10 +281,17 @@ func (r *Registry) build() *Snapshot {
 				t = toolOf(srv, name, d)
 				st.built[d.name] = t
 			}
+			if q[d.name] {
+				held = append(held, t)
+				continue
+			}
 			tools = append(tools, t)
 		}
 	}
-	return index(tools)
+	snap := index(tools)
+	sort.Slice(held, func(i, j int) bool { return held[i].Name < held[j].Name })
+	snap.held = held
+	return snap
 }
 
 func toolOf(server, name string, d definition) Tool {

@@ -191,3 +191,51 @@ func TestRegistryFilter(t *testing.T) {
 		t.Errorf("after clearing the filter: %d tools, want 3", n)
 	}
 }
+
+func TestQuarantinedToolsAreHeldOutOfEverything(t *testing.T) {
+	r := New()
+	r.SetServer("gh", defs("issues", "pulls", "search"))
+	before, _ := r.Snapshot().Lookup("mcp_gh_pulls")
+	if !r.SetQuarantine("gh", []string{"pulls", "ghost"}) {
+		t.Fatal("SetQuarantine reported no change for a new set")
+	}
+	if r.SetQuarantine("gh", []string{"ghost", "pulls"}) {
+		t.Error("SetQuarantine reported a change for the same set")
+	}
+	snap := r.Snapshot()
+	if diff := cmp.Diff([]string{"mcp_gh_issues", "mcp_gh_search"}, names(snap)); diff != "" {
+		t.Errorf("listed tools (-want +got):\n%s", diff)
+	}
+	if _, ok := snap.Lookup("mcp_gh_pulls"); ok {
+		t.Error("a quarantined tool is found by Lookup")
+	}
+	if got := len(snap.Server("gh")); got != 2 {
+		t.Errorf("Server lists %d tools, want 2", got)
+	}
+	held, ok := snap.Quarantined("mcp_gh_pulls")
+	if !ok || held.ServerTool != "pulls" || held.Name != before.Name {
+		t.Errorf("Quarantined(mcp_gh_pulls) = %+v, %v; want the tool under its unchanged name %q", held, ok, before.Name)
+	}
+	if _, ok := snap.Quarantined("mcp_gh_issues"); ok {
+		t.Error("a listed tool is reported quarantined")
+	}
+	if got := snap.QuarantinedOf("gh"); len(got) != 1 || got[0].ServerTool != "pulls" {
+		t.Errorf("QuarantinedOf(gh) = %+v, want only pulls", got)
+	}
+
+	r.SetFilter("gh", access.Filter{Exclude: []string{"pulls"}})
+	if _, ok := r.Snapshot().Quarantined("mcp_gh_pulls"); ok {
+		t.Error("a tool the filter excludes is still reported quarantined")
+	}
+	r.SetFilter("gh", access.Filter{})
+
+	if !r.SetQuarantine("gh", nil) {
+		t.Fatal("clearing the quarantine reported no change")
+	}
+	if _, ok := r.Snapshot().Lookup("mcp_gh_pulls"); !ok {
+		t.Error("an approved tool is not back")
+	}
+	if len(r.Snapshot().QuarantinedOf("gh")) != 0 {
+		t.Error("a cleared quarantine still holds tools")
+	}
+}
