@@ -1,6 +1,8 @@
 package config
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,5 +46,29 @@ func TestIsolationDefaults(t *testing.T) {
 	want := []Root{{URI: "file:///srv/data", Name: "data"}, {URI: "file:///home/u/proj", Name: "proj"}}
 	if diff := cmp.Diff(want, s.RootList()); diff != "" {
 		t.Errorf("RootList (-want +got):\n%s", diff)
+	}
+}
+
+func TestTrustSettings(t *testing.T) {
+	ld := loadUser(t, `{"tools":{"mcp":{"trust":{"mode":"approve","scan":"block"},"servers":{
+		"a":{"enabled":true,"command":"c","trust":"pinned","trust_scan":"quarantine"},
+		"b":{"enabled":true,"command":"c","trust":"off"}}}}}`)
+	p := ld.Validate(ValidateOptions{})
+	got := messages(p.All())
+	for _, want := range []string{
+		`tools.mcp.trust.scan: must be "warn" or "quarantine", got "block"`,
+		`tools.mcp.servers.a.trust: must be "pin", "approve" or "off", got "pinned"; remove it to use tools.mcp.trust.mode`,
+	} {
+		if !slices.ContainsFunc(got, func(m string) bool { return strings.HasPrefix(m, want) }) {
+			t.Errorf("no problem %q in %q", want, got)
+		}
+	}
+	if err := p.ServerErr("b"); err != nil {
+		t.Errorf("server b: %v", err)
+	}
+	g := ld.Config.MCP.Trust
+	a, b := ld.Config.MCP.Servers["a"], ld.Config.MCP.Servers["b"]
+	if a.ScanMode(g) != ScanQuarantine || b.ScanMode(g) != "block" || b.TrustMode(g) != TrustOff || (Server{}).TrustMode(Trust{}) != TrustPin || (Server{}).ScanMode(Trust{}) != ScanWarn {
+		t.Errorf("effective modes: a scan %q, b scan %q, b trust %q", a.ScanMode(g), b.ScanMode(g), b.TrustMode(g))
 	}
 }

@@ -402,6 +402,7 @@ func expandPaths(cfg *Config, home string) {
 	m := &cfg.MCP
 	m.Workspace = ExpandHome(m.Workspace, home)
 	m.Audit.Dir = ExpandHome(m.Audit.Dir, home)
+	m.Trust.PinsFile = ExpandHome(m.Trust.PinsFile, home)
 	m.Gateway.TokenFile = ExpandHome(m.Gateway.TokenFile, home)
 	for i, d := range m.Plugins.Dirs {
 		m.Plugins.Dirs[i] = ExpandHome(d, home)

@@ -25,6 +25,7 @@ func TestLoadDefaults(t *testing.T) {
 		Workspace:          filepath.Join(e.home, ".plughost", "workspace"),
 		Artifacts:          Artifacts{MaxAgeHours: 168, MaxTotalMB: 1024, SearchTimeoutSeconds: 10, SearchMaxMB: 256},
 		Audit:              Audit{Enabled: true, Dir: filepath.Join(e.home, ".plughost", "audit"), MaxFileMB: 10, MaxFiles: 10},
+		Trust:              Trust{Mode: TrustPin, Scan: ScanWarn, PinsFile: filepath.Join(e.home, ".plughost", "pins.json")},
 		Timeouts:           TimeoutSeconds{Start: 15, Initialize: 30, ListTools: 30, Call: 120},
 		Restart:            Restart{InitialBackoffSeconds: 1, MaxBackoffSeconds: 60},
 		Plugins:            Plugins{Dirs: []string{}, SHA256: map[string]string{}},
@@ -502,7 +503,7 @@ func TestThirdPartyExtraKeys(t *testing.T) {
 	if err := p.ServerErr("ws"); err != nil {
 		t.Errorf("third-party server: %v", err)
 	}
-	want := []string{`tools.mcp.servers.std.proxy: unknown key "proxy" in /home/u/.plughost/config.json; remove it or use one of the known keys: args, command, deferred, enabled, env, env_file, exclude_tools, headers, include_tools, inherit_env, isolation, isolation_idle_seconds, max_message_mb, max_result_mb, max_sessions, oauth, roots, timeouts, type, url`}
+	want := []string{`tools.mcp.servers.std.proxy: unknown key "proxy" in /home/u/.plughost/config.json; remove it or use one of the known keys: args, command, deferred, enabled, env, env_file, exclude_tools, headers, include_tools, inherit_env, isolation, isolation_idle_seconds, max_message_mb, max_result_mb, max_sessions, oauth, roots, timeouts, trust, trust_scan, type, url`}
 	if diff := cmp.Diff(want, messages(p.Servers["std"])); diff != "" {
 		t.Errorf("built-in server with unknown key (-want +got):\n%s", diff)
 	}

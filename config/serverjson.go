@@ -49,6 +49,8 @@ type fileServer struct {
 	Roots      []string          `json:"roots,omitempty"`
 	Include    []string          `json:"include_tools,omitempty"`
 	Exclude    []string          `json:"exclude_tools,omitempty"`
+	Trust      string            `json:"trust,omitempty"`
+	TrustScan  string            `json:"trust_scan,omitempty"`
 }
 
 // fileOAuth is an OAuth block as the file holds it: the client secret in
@@ -81,7 +83,7 @@ func (s Server) FileJSON() (json.RawMessage, error) {
 		URL: s.URL.Reveal(), Headers: reveal(s.Headers), OAuth: s.OAuth.file(), Timeouts: s.TimeoutOverrides,
 		MaxMessage: s.MaxMessageMBOverride, MaxResult: s.MaxResultMBOverride,
 		Isolation: s.Isolation, IdleSecs: s.IsolationIdleSeconds, MaxSess: s.MaxSessions, Roots: s.Roots,
-		Include: s.IncludeTools, Exclude: s.ExcludeTools,
+		Include: s.IncludeTools, Exclude: s.ExcludeTools, Trust: s.Trust, TrustScan: s.TrustScan,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encode server entry: %w", err)

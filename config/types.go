@@ -82,6 +82,8 @@ type MCP struct {
 	Artifacts Artifacts `json:"artifacts"`
 	// Audit is the log of every call (tools.mcp.audit).
 	Audit Audit `json:"audit"`
+	// Trust pins, scans and approves servers' tool definitions.
+	Trust Trust `json:"trust"`
 	// Timeouts are the global per-phase timeouts, in seconds.
 	Timeouts TimeoutSeconds `json:"timeouts"`
 	// Restart paces the restarts of crashed servers.
@@ -402,6 +404,12 @@ type Server struct {
 	// ExcludeTools hides the server's tools whose own names match one of
 	// these globs, from every client.
 	ExcludeTools []string `json:"exclude_tools,omitempty"`
+	// Trust is "pin", "approve" or "off" ("" for tools.mcp.trust.mode).
+	// Use the TrustMode method for the effective value.
+	Trust string `json:"trust,omitempty"`
+	// TrustScan is "warn" or "quarantine" ("" for tools.mcp.trust.scan).
+	// Use the ScanMode method for the effective value.
+	TrustScan string `json:"trust_scan,omitempty"`
 	// Extra holds the keys this schema does not know, each with its raw JSON
 	// value (a secret, since it may hold one). They are kept for servers of
 	// third-party transport types, whose plugin receives (and validates) them;

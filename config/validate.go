@@ -57,6 +57,7 @@ func checkGlobal(p *Problems, m MCP) {
 	}
 	checkArtifacts(p, m.Artifacts)
 	checkAudit(p, m.Audit)
+	checkTrust(p, m.Trust)
 	checkTimeouts(p, m.Timeouts)
 	checkRestart(p, m.Restart)
 	checkPlugins(p, m.Plugins)

@@ -31,6 +31,7 @@ func (v serverValidator) check(reportExtra bool) {
 	v.checkTimeouts()
 	v.checkIsolation()
 	v.checkToolFilters()
+	v.checkTrust()
 	if mb := v.s.MaxMessageMBOverride; mb != nil {
 		if msg := messageMBProblem(*mb); msg != "" {
 			v.fail("max_message_mb", msg+", or remove it to use tools.mcp.max_message_mb")
