@@ -28,6 +28,12 @@
 //	                     message and a result (leak.go; secret masking tests)
 //	-escapes             write terminal escapes to stderr and into a tool's description,
 //	                     result and error (escapes.go; terminal output tests)
+//	-rug-pull D          also offer weather, and D after its tools were first listed
+//	                     serve weather with a poisoned description and send
+//	                     notifications/tools/list_changed (rugpull.go; tool trust tests)
+//	-rug-pull-after FILE also offer weather: as first described when FILE does not
+//	                     exist (and create it), poisoned when it does (a definition
+//	                     changed across a restart)
 //	-serve KIND          listen on -addr instead of stdio and print "listening <url>":
 //	                     sse (mcp-go's legacy SSE server), sse-bridge (legacy SSE through
 //	                     mcp-go's stdio server, which sends requests to the client;
@@ -80,6 +86,8 @@ type options struct {
 	vendorResult    bool
 	leakEnv         string
 	escapes         bool
+	rugPull         time.Duration
+	rugPullAfter    string
 }
 
 func main() {
@@ -118,6 +126,8 @@ func parseFlags(args []string) (options, error) {
 	fs.BoolVar(&o.faithful, "faithful", false, "also offer resources, prompts, completions, logging, progress, sampling, elicitation, roots and tasks")
 	fs.StringVar(&o.leakEnv, "leak-env", "", "quote this environment variable in JSON-RPC errors, a log message and a result")
 	fs.BoolVar(&o.escapes, "escapes", false, "write terminal escapes to stderr and into a tool's description, result and error")
+	fs.DurationVar(&o.rugPull, "rug-pull", 0, "offer weather and change its description this long after the first tools/list (0: never)")
+	fs.StringVar(&o.rugPullAfter, "rug-pull-after", "", "offer weather, described as at first unless this file exists (created at the first start)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -129,6 +139,12 @@ func parseFlags(args []string) (options, error) {
 	}
 	if o.extraTools < 0 {
 		return o, errors.New("-tools must not be negative")
+	}
+	if o.rugPull < 0 {
+		return o, errors.New("-rug-pull must not be negative")
+	}
+	if o.rugPull > 0 && o.rugPullAfter != "" {
+		return o, errors.New("-rug-pull and -rug-pull-after cannot be combined")
 	}
 	if o.flood < 0 {
 		return o, errors.New("-flood must not be negative")
@@ -183,7 +199,10 @@ func run(ctx context.Context, o options, in io.Reader, out, stderr io.Writer) er
 	}
 	out = &syncWriter{w: out}
 	f := &fixture{stderr: stderr, stdout: out, grandchild: grandchild}
-	s := newServer(o, f)
+	s, err := newServer(ctx, o, f)
+	if err != nil {
+		return err
+	}
 	if f.flood != nil || f.notifyFlood != nil {
 		ctx, cancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup

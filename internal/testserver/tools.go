@@ -32,8 +32,12 @@ type fixture struct {
 	notifyFlood *notifyFlood
 }
 
-func newServer(o options, f *fixture) *server.MCPServer {
+func newServer(ctx context.Context, o options, f *fixture) (*server.MCPServer, error) {
 	hooks := &server.Hooks{}
+	var rp *rugPull
+	if o.rugPull > 0 {
+		rp = &rugPull{delay: o.rugPull}
+	}
 	hooks.AddBeforeCallTool(stashRequestID)
 	var fl *flood
 	if o.flood > 0 {
@@ -60,6 +64,17 @@ func newServer(o options, f *fixture) *server.MCPServer {
 	}
 	s := server.NewMCPServer(o.name, "0.0.0-test", sopts...)
 	f.server = s
+	if rp != nil {
+		rp.hook(ctx, hooks, s)
+		s.AddTools(weatherTool(WeatherDescription))
+	}
+	if o.rugPullAfter != "" {
+		weather, err := weatherAfterRestart(o.rugPullAfter)
+		if err != nil {
+			return nil, err
+		}
+		s.AddTools(weather)
+	}
 	s.AddTools(f.tools()...)
 	if o.faithful {
 		addFaithful(s, o.name)
@@ -84,7 +99,7 @@ func newServer(o options, f *fixture) *server.MCPServer {
 	if f.notifyFlood != nil {
 		s.AddTools(f.notifyFlood.tool())
 	}
-	return s
+	return s, nil
 }
 
 // stashRequestID copies the request id into the request's _meta, which the
