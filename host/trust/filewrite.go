@@ -1,0 +1,68 @@
+package trust
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// tempPattern is the name pattern of writeAtomic's temporary files for path.
+func tempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
+
+// writeAtomic replaces path with data so that no reader ever sees part of
+// it and a crash leaves the old or the new file: a temporary file in the
+// same directory, mode 0600, fsynced, renamed over path (whatever mode
+// path had), then the directory fsynced to make the rename durable.
+func writeAtomic(path string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = tmp.Chmod(0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir makes a rename in dir durable; where directories cannot be
+// synced (Windows), the rename is left to the file system.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) && !errors.Is(err, os.ErrPermission) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// removeLeftovers removes the temporary files of writes to path that a
+// crash interrupted. Call it under the file's lock: then no such file
+// belongs to a write under way.
+func removeLeftovers(path string) {
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), tempPattern(path))) // the pattern is well-formed
+	for _, name := range left {
+		_ = os.Remove(name) // best effort: a leftover we cannot remove harms nothing
+	}
+}
