@@ -22,6 +22,15 @@
 // after a reconnection Watch reports a Resync so the reader checks every
 // session it serves. The same channel carries catalog events (Peers).
 //
+// Tool pins (Pins, a trust.Store): one hash, <prefix>pins, a field per
+// server holding its trust.Record as JSON, so one approval holds for every
+// replica. A pin is merged like a session update — in Go, then written by
+// a script only if the field still holds what was merged into — because
+// Lua's cjson would re-encode the pinned definitions, whose bytes their
+// digest covers. Each change publishes the server's name on the event
+// channel; a reader is told to re-load every server once its subscription
+// works, and again after it was lost.
+//
 // Redis down or slow: every operation is bounded (Options.Timeout) and
 // fails with an error wrapping host.ErrStoreUnavailable that names the
 // store, URL password masked; nothing is written half-way (each write is

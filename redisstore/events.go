@@ -20,6 +20,7 @@ const (
 	eventEnded   = "e" // + session id
 	eventCatalog = "k" // + the sender's instance id, " ", its catalog fingerprint (hex)
 	eventAnswer  = "a" // + the sender's instance id, " ", session id, " ", a client's JSON-RPC response
+	eventPins    = "p" // + the name of a server whose tool pins changed
 )
 
 // Watch implements host.SessionStore: it reports the sessions changed or
@@ -55,6 +56,19 @@ const healthEvery = 15 * time.Second
 // go-redis reconnects and resubscribes, and resync is called once the
 // subscription works again. Losses and recoveries are logged at level.
 func (s *Store) listen(ctx context.Context, level hclog.Level, handle func(payload string), resync func()) {
+	s.subscribe(ctx, level, handle, resync, false)
+}
+
+// listenFromStart is listen for a reader that must not miss what was
+// published before its subscription worked (it starts in a goroutine, and
+// after Redis was down): resync is also called once it first works.
+func (s *Store) listenFromStart(ctx context.Context, level hclog.Level, handle func(payload string), resync func()) {
+	s.subscribe(ctx, level, handle, resync, true)
+}
+
+// subscribe is listen; with resyncFirst, resync is called at the first
+// subscription too.
+func (s *Store) subscribe(ctx context.Context, level hclog.Level, handle func(payload string), resync func(), resyncFirst bool) {
 	ps := s.rdb.Subscribe(ctx, s.channel)
 	stop := context.AfterFunc(ctx, func() { ps.Close() })
 	defer stop()
@@ -95,9 +109,11 @@ func (s *Store) listen(ctx context.Context, level hclog.Level, handle func(paylo
 		}
 		switch m := msg.(type) {
 		case *redis.Subscription:
-			if m.Kind == "subscribe" && lost {
-				s.logger.Log(min(level, hclog.Info), "session events: subscribed again", "store", s.String())
-				lost, wait = false, 50*time.Millisecond
+			if m.Kind == "subscribe" && (lost || resyncFirst) {
+				if lost {
+					s.logger.Log(min(level, hclog.Info), "session events: subscribed again", "store", s.String())
+				}
+				lost, resyncFirst, wait = false, false, 50*time.Millisecond
 				resync()
 			}
 		case *redis.Message:

@@ -302,4 +302,19 @@ func TestFileChangesByServer(t *testing.T) {
 		t.Errorf("Changes delivered %q, which did not change", got)
 	case <-time.After(200 * time.Millisecond):
 	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	gone := map[string]bool{}
+	for len(gone) < 2 {
+		select {
+		case got := <-ch:
+			gone[got] = true
+		case <-time.After(10 * time.Second):
+			t.Fatalf("after the file was removed, only %v delivered", gone)
+		}
+	}
+	if !gone["kept"] || !gone["edited"] {
+		t.Errorf("after the file was removed: %v delivered, want kept and edited", gone)
+	}
 }

@@ -152,6 +152,13 @@ func exactBytes(t *testing.T, open Open) {
 func concurrent(t *testing.T, open Open) {
 	a, b, _ := open(t)
 	const writers, each = 8, 6
+	pins := make(map[string]trust.Pin, writers*each) // made here: MakePin may end the test
+	for w := range writers {
+		for i := range each {
+			name := fmt.Sprintf("w%d_t%d", w, i)
+			pins[name] = MakePin(t, tool(name, "d"), "cli")
+		}
+	}
 	var wg sync.WaitGroup
 	for w := range writers {
 		s := a
@@ -161,7 +168,7 @@ func concurrent(t *testing.T, open Open) {
 		wg.Go(func() {
 			for i := range each {
 				name := fmt.Sprintf("w%d_t%d", w, i)
-				p := map[string]trust.Pin{name: MakePin(t, tool(name, "d"), "cli")}
+				p := map[string]trust.Pin{name: pins[name]}
 				if err := s.Pin(context.Background(), "shared", p); err != nil {
 					t.Errorf("pin %s: %v", name, err)
 					return
