@@ -7,6 +7,7 @@ import (
 
 	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/quarantine"
 	"github.com/plughost/plughost/manage"
 )
 
@@ -23,6 +24,8 @@ const (
 	CodeCallFailed     = "call_failed"     // the tool call could not be made or completed
 	CodeNeedsLogin     = "needs_login"     // the tool's OAuth server wants a new login (see needs_login)
 	CodeForbidden      = "forbidden"       // wrong origin or content type
+	CodeQuarantined    = "quarantined"     // the tool waits for approval of its definition
+	CodeNotWaiting     = "not_waiting"     // an approval of a tool that waits for none
 	CodeInternal       = "internal"        // anything else
 )
 
@@ -55,6 +58,8 @@ func toError(err error) *Error {
 		ae       *Error
 		noServer *host.NoServerError
 		unknown  *host.UnknownToolError
+		held     *host.QuarantinedToolError
+		waiting  *quarantine.NotWaitingError
 		invalid  *host.InvalidConfigError
 		invEdit  *manage.InvalidError
 		conflict *manage.ConflictError
@@ -66,6 +71,10 @@ func toError(err error) *Error {
 		return ae
 	case errors.As(err, &noServer), errors.As(err, &unknown), errors.As(err, &notFound):
 		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error()}
+	case errors.As(err, &held):
+		return &Error{Status: http.StatusConflict, Code: CodeQuarantined, Message: err.Error()}
+	case errors.As(err, &waiting):
+		return &Error{Status: http.StatusConflict, Code: CodeNotWaiting, Message: err.Error()}
 	case errors.As(err, &invalid):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidConfig, Message: err.Error(), Problems: invalid.Problems}
 	case errors.As(err, &invEdit):

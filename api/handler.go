@@ -121,6 +121,7 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("POST /api/servers/{name}/test", a.test)
 	mux.HandleFunc("GET /api/servers/{name}/tools", a.serverTools)
 	mux.HandleFunc("POST /api/servers/{name}/login", a.login)
+	mux.HandleFunc("POST /api/servers/{name}/approve", a.approve)
 	mux.HandleFunc("POST /api/search", a.search)
 	mux.HandleFunc("GET /api/events", a.events)
 	mux.HandleFunc("GET /api/activity", a.activity)
@@ -244,10 +245,11 @@ func (a *handler) call(w http.ResponseWriter, r *http.Request) {
 	}
 	var (
 		unknown *host.UnknownToolError
+		held    *host.QuarantinedToolError
 		needs   *host.NeedsLoginError
 	)
 	switch {
-	case errors.As(err, &unknown):
+	case errors.As(err, &unknown), errors.As(err, &held):
 		writeError(w, err)
 	case errors.As(err, &needs):
 		writeError(w, &Error{Status: http.StatusBadGateway, Code: CodeNeedsLogin, Message: err.Error(), NeedsLogin: needs})

@@ -163,7 +163,10 @@ func TestUpstreamListChanged(t *testing.T) {
 	h := startHost(t, map[string]any{
 		"a":      testserver(map[string]any{"deferred": false}),
 		"hidden": testserver(nil),
-	}, func(m map[string]any) { m["discovery"] = map[string]any{"enabled": true} })
+	}, func(m map[string]any) {
+		m["discovery"] = map[string]any{"enabled": true}
+		m["trust"] = map[string]any{"mode": "off"} // tools added upstream are listed at once (trust_test.go covers pinning)
+	})
 	url, _ := serveHTTP(t, h)
 	c, other := connect(t, url), connect(t, url)
 	if got := other.toolNames(t); has(got, "mcp_a_extra") {

@@ -200,9 +200,12 @@ func (g *Gateway) passOn(ctx context.Context, x *exchange) {
 
 // callFailure is the text of an isError result for a call that failed.
 func callFailure(name string, err error) string {
-	var down *host.ServerUnavailableError
-	if errors.As(err, &down) {
-		return err.Error() // it names the tool, the server, its state and last error
+	var (
+		down *host.ServerUnavailableError
+		held *host.QuarantinedToolError
+	)
+	if errors.As(err, &down) || errors.As(err, &held) {
+		return err.Error() // it names the tool, the server, and what to do
 	}
 	return fmt.Sprintf("tool %q failed: %v", name, err)
 }

@@ -390,6 +390,7 @@ func TestListChangedDelivery(t *testing.T) {
 	h, tr := fakeHost(t, map[string]*fake{"gh": newFake(3), "fs": fs}, func(m map[string]any) {
 		m["discovery"] = map[string]any{"enabled": true, "ttl": 1, "use_regex": true}
 		m["servers"].(map[string]any)["fs"].(map[string]any)["deferred"] = false
+		m["trust"] = map[string]any{"mode": "off"} // a tool fs adds is listed at once (trust_test.go covers pinning)
 	})
 	url, _ := serveHTTP(t, h)
 	c := newRaw(t, url)

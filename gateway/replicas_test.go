@@ -37,6 +37,7 @@ func replica(t *testing.T, url string) (*host.Host, *fake, *inprocess.Transport)
 		},
 		"discovery": map[string]any{"enabled": true, "ttl": 2, "use_regex": true},
 		"gateway":   map[string]any{"store": map[string]any{"type": "redis", "url": url, "prefix": "replicas-test:"}},
+		"trust":     map[string]any{"mode": "off"}, // a tool added upstream is listed at once (trust_test.go covers pinning)
 	}}})
 	dir := t.TempDir()
 	l, err := config.Load(config.LoadOptions{UserFile: filepath.Join(dir, "c.json"), UserData: raw, AllowMissing: true,

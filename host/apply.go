@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -182,7 +183,11 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 		return ApplyResult{}, h.rejected(err, problems)
 	}
 	h.state.Store(next)
-	if h.setToolFilters(prev.cfg, next.cfg) {
+	filtered := h.setToolFilters(prev.cfg, next.cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), pinStoreTimeout)
+	judged := h.quarantine.Rejudge(ctx, false) // trust settings may have changed
+	cancel()
+	if filtered || judged {
 		h.reindex() // tools shown or hidden without a restart
 	}
 	res := diffStates(prev, next)
@@ -196,6 +201,9 @@ func (h *Host) apply(cfg *config.Config, problems config.Problems) (ApplyResult,
 	h.applied = ApplyStatus{At: time.Now(), OK: true, Result: res.Capped()}
 	h.mu.Unlock()
 	h.logger.Debug("config applied", "result", res.String())
+	if prev.cfg.MCP.Trust.PinsFile != next.cfg.MCP.Trust.PinsFile {
+		h.logger.Warn("tools.mcp.trust.pins_file changed: the pins file is chosen at start-up; restart plughost to use the new one")
+	}
 	if prev.cfg.MCP.Gateway.Store != next.cfg.MCP.Gateway.Store {
 		h.logger.Warn("tools.mcp.gateway.store changed: the session store is chosen at start-up; restart plughost to use the new one")
 	}
@@ -300,7 +308,7 @@ func (h *Host) forget(name string, done chan struct{}) {
 
 // clearServer removes a server's tools from the registry and the index.
 func (h *Host) clearServer(name string) {
-	h.registry.SetServer(name, nil)
+	h.publishTools(name, nil)
 	h.reindex()
 	h.notify()
 }
@@ -352,6 +360,7 @@ func changedSettings(a, b config.MCP) []string {
 		{"tools.mcp.workspace", a.Workspace, b.Workspace},
 		{"tools.mcp.artifacts", a.Artifacts, b.Artifacts},
 		{"tools.mcp.audit", a.Audit, b.Audit},
+		{"tools.mcp.trust", a.Trust, b.Trust},
 		{"tools.mcp.timeouts", a.Timeouts, b.Timeouts},
 		{"tools.mcp.restart", a.Restart, b.Restart},
 		{"tools.mcp.plugins", a.Plugins, b.Plugins},

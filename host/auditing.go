@@ -167,6 +167,7 @@ func outcomeOf(err error) (audit.Outcome, int) {
 	var (
 		rpc     *RPCError
 		unknown *UnknownToolError
+		held    *QuarantinedToolError
 		down    *ServerUnavailableError
 		login   *NeedsLoginError
 	)
@@ -177,6 +178,8 @@ func outcomeOf(err error) (audit.Outcome, int) {
 		return audit.NeedsLogin, 0
 	case errors.As(err, &unknown):
 		return audit.Unknown, 0
+	case errors.As(err, &held):
+		return audit.Quarantined, 0
 	case errors.As(err, &down), errors.Is(err, errServerNotRunning):
 		return audit.Unavailable, 0
 	case errors.As(err, &rpc):

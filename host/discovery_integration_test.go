@@ -44,7 +44,9 @@ func TestDiscoveryThroughRealPlugins(t *testing.T) {
 	integration(t)
 	pinned := server()
 	pinned["deferred"] = false
-	h := startHost(t, map[string]any{"pinned": pinned, "hidden": server()}, func(c map[string]any) {
+	hidden := server()
+	hidden["trust"] = "off" // its tool added at runtime is searchable at once (trust is tested in trust_integration_test.go)
+	h := startHost(t, map[string]any{"pinned": pinned, "hidden": hidden}, func(c map[string]any) {
 		c["discovery"] = map[string]any{"enabled": true, "ttl": 2, "max_search_results": 3, "use_bm25": true, "use_regex": true}
 	})
 	s, other := h.NewSession(), h.NewSession()

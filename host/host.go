@@ -20,11 +20,13 @@ import (
 	"github.com/plughost/plughost/host/audit"
 	"github.com/plughost/plughost/host/discovery"
 	"github.com/plughost/plughost/host/plugindir"
+	"github.com/plughost/plughost/host/quarantine"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/routing"
 	"github.com/plughost/plughost/host/sessionconn"
 	"github.com/plughost/plughost/host/shaping"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/host/trust"
 	"github.com/plughost/plughost/lib/callstats"
 	"github.com/plughost/plughost/lib/loglimit"
 	"github.com/plughost/plughost/lib/secret"
@@ -74,6 +76,11 @@ type Options struct {
 	// the store redisstore.Open returns). Close closes it when it is an
 	// io.Closer: the host owns it.
 	SessionStore SessionStore
+	// PinStore keeps the pins of tool trust (approved tool definitions);
+	// nil means the session store's when it is a PinStoreProvider
+	// (redisstore: shared by every replica), else tools.mcp.trust.pins_file,
+	// else memory.
+	PinStore trust.Store
 	// Transports serves transport types in process: a server whose type is
 	// a key here talks through that pluginapi.Transport inside the host
 	// instead of a plugin executable (for tests, and for embedders that
@@ -99,6 +106,8 @@ type Host struct {
 	unlocks   atomic.Int64    // tools unlocked by searches and exact-name calls
 	router    *routing.Router // ties what servers send on their own to sessions
 	audit     *audit.Log      // the audit log; nil when off
+	// quarantine holds back tools whose definitions are not approved.
+	quarantine *quarantine.Keeper
 	// diagnose asks a server's plugin for its diagnostics: Diagnostics, or
 	// a test's stand-in (SetDiagnosticsHook).
 	diagnose func(ctx context.Context, name string) (pluginapi.Diagnostics, bool)
@@ -229,6 +238,11 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
 	h.router = routing.New(routingServers{h}, h.logger.Named("routing"))
+	pins, err := pinStore(opts, h.sessions, cfg)
+	if err != nil {
+		return nil, err
+	}
+	h.quarantine = h.newKeeper(pins)
 	h.audit = h.newAudit(cfg)
 	h.diagnose = h.Diagnostics
 	h.auth = newAuth(opts.TokenStore, h.logger)
@@ -494,6 +508,11 @@ func (h *Host) Start(ctx context.Context) {
 			h.audit.Run(h.runCtx)
 		}()
 	}
+	h.running.Add(1)
+	go func() {
+		defer h.running.Done()
+		h.watchPins(h.runCtx)
+	}()
 	if h.opts.ReturnMemoryAfterLargeResults {
 		h.running.Add(1)
 		go func() {
@@ -583,7 +602,7 @@ func (h *Host) serverChanged(name string, sup *supervisor.Server) {
 		return
 	}
 	if defs := sup.Definitions(); defs != nil || !keepsTools(sup.Status()) {
-		h.registry.SetServer(name, defs)
+		h.publishTools(name, defs)
 	}
 	h.reindex()
 	h.notify()

@@ -184,10 +184,18 @@ func TestListChangedRelists(t *testing.T) {
 	h := startHost(t, map[string]any{"alpha": server()})
 	s := h.NewSession()
 	call(t, s, "mcp_alpha_add_tool", map[string]any{"name": "fresh"})
-	waitFor(t, h, "mcp_alpha_fresh after list_changed", func() bool {
-		_, ok := h.Registry().Lookup("mcp_alpha_fresh")
+	// A tool new to a pinned server waits for approval (trust "pin", the
+	// default): the list was read again, and the tool is held.
+	waitFor(t, h, "mcp_alpha_fresh held after list_changed", func() bool {
+		_, ok := h.Registry().Quarantined("mcp_alpha_fresh")
 		return ok
 	})
+	if _, err := h.Approve(t.Context(), "alpha", []string{"fresh"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.Registry().Lookup("mcp_alpha_fresh"); !ok {
+		t.Fatal("mcp_alpha_fresh is not listed once approved")
+	}
 	if got := text(t, call(t, s, "mcp_alpha_fresh", map[string]any{})); got == "" {
 		t.Errorf("the tool added at runtime returned nothing")
 	}

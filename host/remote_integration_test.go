@@ -197,7 +197,9 @@ func TestRemoteTransports(t *testing.T) {
 		t.Run(c.typ, func(t *testing.T) {
 			t.Parallel()
 			srv := serveTestServer(t, c.serve, "127.0.0.1:0")
-			h := startHost(t, map[string]any{"remote": remoteEntry(c.typ, srv.url)})
+			entry := remoteEntry(c.typ, srv.url)
+			entry["trust"] = "off" // its tool added at runtime is listed at once (trust: trust_integration_test.go)
+			h := startHost(t, map[string]any{"remote": entry})
 			st := mustBeConnected(t, h, "remote")
 			if st.Transport != c.want || st.TransportNote != "" {
 				t.Errorf("transport %q (note %q); want %q and no note for an explicit type", st.Transport, st.TransportNote, c.want)

@@ -212,7 +212,8 @@ func (s *Session) IsSearchTool(name string) bool { return s.h.st().rules.IsSearc
 // results. MCP results go through the shaping chain: oversized text is
 // bounded and its full payload saved in the workspace. A tool's own failure
 // is a result with IsError set; an error means the call could not be made:
-// an unknown tool (*UnknownToolError), a server that is down
+// an unknown tool (*UnknownToolError), a quarantined one
+// (*QuarantinedToolError), a server that is down
 // (*ServerUnavailableError), a crash or a timeout, or the server's JSON-RPC
 // error answer (an *RPCError, wrapped). The cost does not depend on the
 // catalog's size.
@@ -261,15 +262,16 @@ func (r CallResult) JSON() (json.RawMessage, error) {
 // Every call that is not a search ends a turn (EndTurn), unless
 // CallOptions.OwnTurns: a front end that cannot see a model's rounds (an
 // MCP client's calls) counts each call as one. A call refused as an
-// unknown tool, or not made because the session store is unavailable, does
-// not.
+// unknown or quarantined tool, or not made because the session store is
+// unavailable, does not.
 func (s *Session) CallWith(ctx context.Context, name string, args json.RawMessage, opts CallOptions) (CallResult, error) {
 	began := time.Now()
 	r, err := s.callTool(ctx, name, args, opts)
 	s.auditCall(began, args, r, err)
 	r.Search = s.IsSearchTool(name)
 	var unknown *UnknownToolError
-	if r.Search || opts.OwnTurns || errors.As(err, &unknown) || errors.Is(err, ErrStoreUnavailable) {
+	var held *QuarantinedToolError
+	if r.Search || opts.OwnTurns || errors.As(err, &unknown) || errors.As(err, &held) || errors.Is(err, ErrStoreUnavailable) {
 		return r, err
 	}
 	if err := s.EndTurn(ctx); err != nil && !errors.Is(err, ErrSessionNotFound) {
@@ -306,6 +308,15 @@ func (s *Session) callTool(ctx context.Context, name string, args json.RawMessag
 	if !ok && artifacts.IsTool(name) {
 		r.Server, r.Result = hostLabel, s.h.callPaging(ctx, s.client, name, args)
 		return r, nil
+	}
+	if !ok {
+		if err := s.h.quarantinedCall(scope, name, rule.Allows); err != nil {
+			var q *QuarantinedToolError
+			if errors.As(err, &q) {
+				r.Server, r.Tool = q.Server, q.Tool
+			}
+			return r, err
+		}
 	}
 	switch {
 	case scope != "" && !ok:

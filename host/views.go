@@ -11,6 +11,7 @@ import (
 	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/supervisor"
+	"github.com/plughost/plughost/host/toolscan"
 	"github.com/plughost/plughost/lib/callstats"
 	"github.com/plughost/plughost/oauth/tokens"
 )
@@ -36,6 +37,12 @@ type ServerListing struct {
 	DeferredReason string `json:"deferred_reason"`
 	// Description is the status as one line for people (DescribeState).
 	Description string `json:"description"`
+	// Waiting counts the server's tools waiting for approval (tool trust;
+	// Host.Quarantined has them). Status.Tools counts every tool the
+	// server lists, these included.
+	Waiting int `json:"waiting"`
+	// Flagged counts the listed tools the definition scan flagged.
+	Flagged int `json:"flagged"`
 }
 
 // ServerListings returns every configured server, sorted by name.
@@ -43,9 +50,16 @@ func (h *Host) ServerListings() []ServerListing {
 	st, started := h.st(), h.started()
 	out := make([]ServerListing, 0, len(st.order))
 	for _, name := range st.order {
-		out = append(out, st.listing(name, started))
+		out = append(out, h.listing(st, name, started))
 	}
 	return out
+}
+
+// listing is st.listing with the server's tool trust counts.
+func (h *Host) listing(st *setup, name string, started bool) ServerListing {
+	l := st.listing(name, started)
+	l.Waiting, l.Flagged = h.quarantine.Counts(name)
+	return l
 }
 
 // listing builds the ServerListing of a configured server of st.
@@ -210,6 +224,11 @@ type ServerDetail struct {
 	Tools []registry.Tool `json:"tools"`
 	// Stderr is the tail of the server's stderr (stdio servers).
 	Stderr string `json:"stderr,omitempty"`
+	// Quarantined are the tools waiting for approval, with what changed.
+	Quarantined []QuarantinedTool `json:"quarantined"`
+	// Findings are the definition scan's findings, by the server's tool
+	// name (quarantined tools' too).
+	Findings map[string][]toolscan.Finding `json:"findings"`
 }
 
 // ServerDetail returns one server's detail; an unknown name is a
@@ -222,7 +241,8 @@ func (h *Host) ServerDetail(ctx context.Context, name string) (ServerDetail, err
 	if !ok {
 		return ServerDetail{}, &NoServerError{Name: name, Configured: append([]string(nil), st.order...)}
 	}
-	d := ServerDetail{ServerListing: st.listing(name, h.started()), Config: srv, Tools: h.ServerTools(name)}
+	d := ServerDetail{ServerListing: h.listing(st, name, h.started()), Config: srv, Tools: h.ServerTools(name),
+		Quarantined: h.Quarantined(name), Findings: h.Findings(name)}
 	if d.Tools == nil {
 		d.Tools = []registry.Tool{}
 	}
@@ -358,7 +378,7 @@ func (h *Host) ServerRowsPage(ctx context.Context, after string, limit int) Serv
 	}
 	views := make([]ServerListing, len(names))
 	for i, name := range names {
-		views[i] = st.listing(name, started)
+		views[i] = h.listing(st, name, started)
 	}
 	page.Rows = h.rows(ctx, views)
 	return page

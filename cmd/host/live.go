@@ -20,6 +20,7 @@ type liveSource interface {
 	Server(ctx context.Context, name string) (host.ServerDetail, error)
 	Tools(ctx context.Context) ([]registry.Tool, error)
 	Call(ctx context.Context, name string, args json.RawMessage) (host.CallResult, error)
+	Approve(ctx context.Context, server string, req api.ApproveRequest) (api.ApproveResult, error)
 	Close() error
 }
 
@@ -77,6 +78,20 @@ func (l localSource) Tools(ctx context.Context) ([]registry.Tool, error) {
 
 func (l localSource) Call(ctx context.Context, name string, args json.RawMessage) (host.CallResult, error) {
 	return l.h.NewSession().CallWith(ctx, name, args, host.CallOptions{})
+}
+
+// Approve approves in the host this command started: the pins it writes
+// (the pins file, or Redis) reach every serve of the same config.
+func (l localSource) Approve(ctx context.Context, server string, req api.ApproveRequest) (api.ApproveResult, error) {
+	tools := req.Tools
+	if req.All {
+		tools = nil
+	}
+	approved, err := l.h.Approve(ctx, server, tools, req.Via)
+	if err != nil {
+		return api.ApproveResult{}, err
+	}
+	return api.ApproveResult{Server: server, Approved: approved, Quarantined: l.h.Quarantined(server)}, nil
 }
 
 func (l localSource) Close() error { return l.h.Close() }

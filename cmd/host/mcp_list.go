@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -64,14 +65,30 @@ func printList(w io.Writer, rows []host.ServerListing) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tTYPE\tENABLED\tDEFERRED\tSTATUS")
+	fmt.Fprintln(tw, "NAME\tTYPE\tENABLED\tDEFERRED\tAPPROVAL\tSTATUS")
 	for _, r := range rows {
 		typ := orDash(r.Transport)
 		if r.Detected && r.Transport != "" {
 			typ += " (auto)"
 		}
 		deferred := fmt.Sprintf("%s (%s)", yesNo(r.Deferred), r.DeferredReason)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Text(r.Name), termsafe.Text(typ), yesNo(r.Enabled), deferred, termsafe.Text(r.Description))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termsafe.Text(r.Name), termsafe.Text(typ), yesNo(r.Enabled), deferred, approvalText(r), termsafe.Text(r.Description))
 	}
 	tw.Flush()
+}
+
+// approvalText says how many of a server's tools wait for approval and how
+// many the definition scan flagged: "-" when none.
+func approvalText(r host.ServerListing) string {
+	var parts []string
+	if r.Waiting > 0 {
+		parts = append(parts, fmt.Sprintf("%d waiting", r.Waiting))
+	}
+	if r.Flagged > 0 {
+		parts = append(parts, fmt.Sprintf("%d flagged", r.Flagged))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
 }

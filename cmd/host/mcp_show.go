@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/host/quarantine"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/host/supervisor"
 	"github.com/plughost/plughost/lib/termsafe"
@@ -37,10 +40,12 @@ func newMCPShowCommand(g *globals) *cobra.Command {
 				return writeJSON(g.stdout, map[string]any{
 					"name": d.Name, "config": d.Config, "status": d.Status, "tools": d.Tools, "stderr": d.Stderr,
 					"deferred": d.Deferred, "deferred_reason": d.DeferredReason,
+					"quarantined": d.Quarantined, "findings": d.Findings,
 				})
 			}
 			printServer(g.stdout, d)
 			printTools(g.stdout, d.Tools)
+			printTrust(g.stdout, d)
 			if d.Stderr != "" {
 				fmt.Fprintf(g.stdout, "\nServer stderr (last lines):\n%s\n", indent(termsafe.Text(lastLines(d.Stderr, 20)), "  "))
 			}
@@ -87,6 +92,9 @@ func printServer(w io.Writer, d host.ServerDetail) {
 	row("Timeouts", timeoutsText(srv.TimeoutOverrides))
 	row("Other keys", maskedMap(srv.Extra))
 	row("Status", host.StateText(st))
+	if d.Waiting > 0 || d.Flagged > 0 {
+		row("Approval", approvalText(d.ServerListing)+fmt.Sprintf(" (see: plughost mcp trust %s)", d.Name))
+	}
 	row("Warnings", strings.Join(st.Warnings, "; "))
 	if st.ServerName != "" {
 		row("Reports", fmt.Sprintf("%s %s (MCP %s)", st.ServerName, st.ServerVersion, st.ProtocolVersion))
@@ -149,6 +157,30 @@ func printTools(w io.Writer, tools []registry.Tool) {
 				req = "required"
 			}
 			fmt.Fprintf(w, "      - %s (%s, %s) %s\n", termsafe.Text(p.Name), termsafe.Text(orDash(p.Type)), req, firstLine(p.Description))
+		}
+	}
+}
+
+// printTrust prints the tools waiting for approval, by name and reason,
+// and the definition scan's findings on the listed tools.
+func printTrust(w io.Writer, d host.ServerDetail) {
+	if len(d.Quarantined) > 0 {
+		fmt.Fprintf(w, "\nWaiting for approval (%d; diffs and approval: plughost mcp trust %s):\n", len(d.Quarantined), termsafe.Text(d.Name))
+		for _, q := range d.Quarantined {
+			why := make([]string, len(q.Reasons))
+			for i, r := range q.Reasons {
+				why[i] = quarantine.ReasonText(r)
+			}
+			fmt.Fprintf(w, "  %s  (server tool %s): %s\n", visible(q.Name), visible(q.Tool), strings.Join(why, "; "))
+		}
+	}
+	if len(d.Findings) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nDefinition scan findings:\n")
+	for _, tool := range slices.Sorted(maps.Keys(d.Findings)) {
+		for _, f := range d.Findings[tool] {
+			fmt.Fprintf(w, "  %s  %s in %s: %s\n", visible(tool), f.Rule, visible(f.Field), visible(f.Excerpt))
 		}
 	}
 }

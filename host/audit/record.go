@@ -23,6 +23,9 @@ const (
 	RPCError Outcome = "rpc_error"
 	// Unknown: no such tool, resource or prompt.
 	Unknown Outcome = "unknown"
+	// Quarantined: the tool waits for approval of its definition (tool
+	// trust), so the call was refused.
+	Quarantined Outcome = "quarantined"
 	// Invalid: the request was malformed (arguments not an object …).
 	Invalid Outcome = "invalid"
 	// Unavailable: the server was down, starting or restarting.
@@ -69,7 +72,8 @@ type Record struct {
 	// call never reached one (an unknown name).
 	Server string `json:"server"`
 	// Method is the MCP method: tools/call, resources/read, prompts/get,
-	// sampling/createMessage, elicitation/create or roots/list.
+	// sampling/createMessage, elicitation/create or roots/list; or
+	// plughost/approve for an approval of a quarantined tool (tool trust).
 	Method string `json:"method"`
 	// Name is the tool (the server's own name), the resource URI or the
 	// prompt; empty for a server request passed to it.
