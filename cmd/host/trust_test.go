@@ -67,4 +67,3 @@ func TestMCPTrust(t *testing.T) {
 		t.Errorf("mcp trust r after the approval:\n%s", r)
 	}
 }
-
