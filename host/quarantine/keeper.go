@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"sort"
@@ -97,7 +98,8 @@ type Options struct {
 // registry. Safe for concurrent use: judging, approving and re-reading
 // pins are serialized, so the registry never shows a tool a verdict holds.
 type Keeper struct {
-	o Options
+	o    Options
+	seed maphash.Seed // of the parse cache's keys
 
 	mu      sync.Mutex
 	servers map[string]*serverState
@@ -105,8 +107,9 @@ type Keeper struct {
 
 // serverState is what the keeper knows of one server.
 type serverState struct {
-	defs     []json.RawMessage // as listed, last published
-	tools    []listedTool      // defs parsed
+	defs     []json.RawMessage     // as listed, last published
+	tools    []listedTool          // defs parsed
+	parsed   map[uint64]listedTool // tools of the last list, by maphash of the raw definition
 	rec      trust.Record
 	known    bool  // rec was loaded and the server is pinned
 	loaded   bool  // rec reflects the store (else it must be loaded)
@@ -132,7 +135,7 @@ func New(o Options) *Keeper {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Keeper{o: o, servers: map[string]*serverState{}}
+	return &Keeper{o: o, seed: maphash.MakeSeed(), servers: map[string]*serverState{}}
 }
 
 // Publish gives the registry server's listed definitions (nil removes the
@@ -156,7 +159,8 @@ func (k *Keeper) Publish(ctx context.Context, server string, defs []json.RawMess
 		k.servers[server] = s
 	}
 	if !sameSlice(s.defs, defs) {
-		s.defs, s.tools = defs, parse(defs)
+		s.defs = defs
+		s.tools, s.parsed = parse(defs, s.parsed, k.seed)
 	}
 	k.judge(ctx, server, s)
 	k.o.Registry.SetQuarantine(server, slices.Sorted(maps.Keys(s.held)))
@@ -388,27 +392,46 @@ func heldOf(t listedTool, pin *trust.Pin, reasons ...string) Held {
 
 // parse digests and scans every definition that has a name; the registry
 // skips the others too. A tool listed twice is kept once, as the registry
-// does.
-func parse(defs []json.RawMessage) []listedTool {
+// does. A definition byte for byte as in the last list (prev, keyed by
+// maphash with seed) is not digested or scanned again: after a
+// list_changed most tools are. It returns the tools sorted by name and
+// the cache of this list.
+func parse(defs []json.RawMessage, prev map[uint64]listedTool, seed maphash.Seed) ([]listedTool, map[uint64]listedTool) {
 	out := make([]listedTool, 0, len(defs))
+	next := make(map[uint64]listedTool, len(defs))
 	seen := make(map[string]bool, len(defs))
 	for _, d := range defs {
-		canonical, err := trust.Canonical(d)
-		if err != nil {
+		key := maphash.Bytes(seed, d)
+		t, ok := prev[key]
+		if !ok {
+			if t, ok = parseOne(d); !ok {
+				continue
+			}
+		}
+		next[key] = t
+		if seen[t.name] {
 			continue
 		}
-		var head struct {
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(canonical, &head) != nil || head.Name == "" || seen[head.Name] {
-			continue
-		}
-		seen[head.Name] = true
-		digest, _ := trust.Digest(d)
-		out = append(out, listedTool{name: head.Name, canonical: canonical, digest: digest, findings: toolscan.Scan(d)})
+		seen[t.name] = true
+		out = append(out, t)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
+	return out, next
+}
+
+// parseOne digests and scans one definition; false when it has no name.
+func parseOne(d json.RawMessage) (listedTool, bool) {
+	canonical, digest, err := trust.CanonicalDigest(d)
+	if err != nil {
+		return listedTool{}, false
+	}
+	var head struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(canonical, &head) != nil || head.Name == "" {
+		return listedTool{}, false
+	}
+	return listedTool{name: head.Name, canonical: canonical, digest: digest, findings: toolscan.Scan(d)}, true
 }
 
 func sameSlice(a, b []json.RawMessage) bool {

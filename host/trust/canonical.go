@@ -106,6 +106,16 @@ func Digest(def json.RawMessage) (string, error) {
 	return digestOf(c), nil
 }
 
+// CanonicalDigest returns Canonical(def) and its digest at once (one
+// canonicalization instead of two).
+func CanonicalDigest(def json.RawMessage) (json.RawMessage, string, error) {
+	c, err := Canonical(def)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, digestOf(c), nil
+}
+
 // digestOf returns the digest of a definition already canonical.
 func digestOf(canonical []byte) string {
 	sum := sha256.Sum256(canonical)
