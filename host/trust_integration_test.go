@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,9 +81,36 @@ func TestRugPullIsQuarantinedUntilApproved(t *testing.T) {
 	integration(t)
 	h := startHost(t, map[string]any{"w": server("-rug-pull", "300ms")})
 	s := h.NewSession()
-	if got := text(t, call(t, s, "mcp_w_echo", map[string]any{"text": "before"})); got != "before" {
-		t.Fatalf("echo before the change: %q", got)
-	}
+	// echo is called without a pause from before the change until weather
+	// is approved: not one call may fail.
+	stop := make(chan struct{})
+	var echoes, failed atomic.Int64
+	var lastErr atomic.Value
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		echo := h.NewSession()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			res, err := echo.Call(context.Background(), "mcp_w_echo", json.RawMessage(`{"text":"x"}`))
+			echoes.Add(1)
+			if err != nil || res.IsError {
+				failed.Add(1)
+				lastErr.Store(fmt.Sprint(err, res))
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-done
+		if failed.Load() > 0 || echoes.Load() < 10 {
+			t.Errorf("%d of %d calls of the untouched echo failed (last: %v); want none of at least 10", failed.Load(), echoes.Load(), lastErr.Load())
+		}
+	}()
 	waitFor(t, h, "weather to be quarantined", func() bool {
 		_, ok := quarantinedTool(h, "w", "weather")
 		return ok
