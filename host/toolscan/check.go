@@ -189,11 +189,9 @@ func hiddenChar(s string) []int {
 	return nil
 }
 
-var (
-	padding   = regexp.MustCompile(`[ \t\x{00a0}\x{3000}]{80,}|(\r?\n[ \t]*){15,}`)
-	base64Run = regexp.MustCompile(`[A-Za-z0-9+/_-]{32,}={0,2}`)
-	hexRun    = regexp.MustCompile(`\b(0x)?[0-9a-fA-F]{32,}\b`)
-)
+// padding is a run of 80 spaces or 15 blank lines: enough to push what
+// follows out of a tool list's view (Trail of Bits' line jumping).
+var padding = regexp.MustCompile(`[ \t\x{00a0}\x{3000}]{80,}|(\r?\n[ \t]*){15,}`)
 
 // hiddenProse finds HTML comments, padding that pushes text out of view,
 // encoded text, and text longer than long characters. what prefixes the

@@ -213,3 +213,11 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{"send\u200d_email": "send<U+200D>_email", "plain": "plain", "a\x1bb": "a<U+001B>b"} {
+		if got := Visible(in); got != want {
+			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
