@@ -81,6 +81,9 @@ func secretAccess(s, lower, tool string, isName bool) []int {
 	if isName {
 		return secretName.find(s, lower)
 	}
+	if loc := secretEnvValue.find(s, lower); loc != nil {
+		return loc
+	}
 	return secretTransfer.find(s, lower)
 }
 
@@ -95,10 +98,15 @@ func exfiltration(s, lower string) []int {
 				continue
 			}
 			// urlRe stops before < and {; the placeholder may start there.
-			withNext := strings.ToLower(s[loc[0]:min(len(s), loc[1]+2)])
+			withNext := s[loc[0]:min(len(s), loc[1]+2)]
 			if placeholderQuery.MatchString(withNext) || catcherHost(u) || exfilVerb.MatchString(sentenceBefore(s, loc[0])) {
 				return loc
 			}
+		}
+	}
+	if loc := emailTo.find(s, lower); loc != nil {
+		if at := strings.LastIndexByte(s[loc[0]:loc[1]], '@'); !exampleHost("mailto://" + s[loc[0]+at+1:loc[1]]) {
+			return loc
 		}
 	}
 	return findAny(exfilPatterns, s, lower)
@@ -177,13 +185,28 @@ func invisible(r rune) bool {
 	return false
 }
 
+// hiddenChar finds an invisible character, or a run of four letters from
+// the Mathematical Alphanumeric Symbols block (𝘐𝘨𝘯𝘰𝘳𝘦): look-alike
+// letters that read as words to a model and slip past keyword filters.
 func hiddenChar(s string) []int {
+	mathRun, mathStart := 0, 0
 	for i, r := range s {
 		if r >= 0x20 && r < 0x7f {
+			mathRun = 0
 			continue
 		}
 		if invisible(r) {
 			return []int{i, i + utf8.RuneLen(max(r, 0))}
+		}
+		if r >= 0x1d400 && r <= 0x1d7ff {
+			if mathRun == 0 {
+				mathStart = i
+			}
+			if mathRun++; mathRun == 4 {
+				return []int{mathStart, i + utf8.RuneLen(r)}
+			}
+		} else {
+			mathRun = 0
 		}
 	}
 	return nil
@@ -202,7 +225,7 @@ func hiddenProse(s, lower string, long int) (loc []int, what string) {
 			return loc, "HTML comment: "
 		}
 	}
-	if strings.Contains(s, "      ") || strings.Contains(s, "\n\n\n") {
+	if strings.Contains(s, "      ") || strings.Contains(s, "\n\n\n") || strings.Contains(s, "\u00a0\u00a0") || strings.Contains(s, "\u3000") {
 		if loc := padding.FindStringIndex(s); loc != nil {
 			return loc, "padding: "
 		}

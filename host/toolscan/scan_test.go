@@ -221,3 +221,19 @@ func TestVisible(t *testing.T) {
 		}
 	}
 }
+
+// An empty key would make a pattern run on every text.
+func TestPatternKeys(t *testing.T) {
+	all := append(append([]pattern{}, instructionPatterns...), secretTransfer, secretEnvValue, secretName, emailTo, requiredFor, fillWith)
+	all = append(all, exfilPatterns...)
+	for _, sp := range secretPaths {
+		all = append(all, sp.pattern)
+	}
+	for _, p := range all {
+		for _, g := range p.keys {
+			if slices.Contains(g, "") || len(g) == 0 {
+				t.Errorf("pattern %s has an empty key", p.re)
+			}
+		}
+	}
+}
