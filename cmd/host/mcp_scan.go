@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/plughost/plughost/api"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/toolscan"
 	"github.com/plughost/plughost/lib/termsafe"
@@ -113,7 +114,8 @@ func (g *globals) liveDefinitions(ctx context.Context, wait time.Duration, serve
 	for _, name := range servers {
 		if _, err := src.Server(ctx, name); err != nil {
 			var ne *host.NoServerError
-			if errors.As(err, &ne) {
+			var ae *api.Error // from a running serve: not_found is a server name
+			if errors.As(err, &ne) || errors.As(err, &ae) && ae.Code == api.CodeNotFound {
 				return nil, usageError{err}
 			}
 			return nil, err
