@@ -35,7 +35,7 @@ func checkText(fs *findings, t text, tool string) {
 		fs.add(RuleExfiltration, t.field, excerpt(s, loc))
 		schemaToo(fs, t, s, loc)
 	}
-	if loc, what := hiddenProse(s, lower, t.long); loc != nil {
+	if loc, what := hiddenProse(s, t.long); loc != nil {
 		fs.add(RuleHiddenText, t.field, what+excerpt(s, loc))
 	}
 }
@@ -196,7 +196,8 @@ func hiddenChar(s string) []int {
 			continue
 		}
 		if invisible(r) {
-			return []int{i, i + utf8.RuneLen(max(r, 0))}
+			_, size := utf8.DecodeRuneInString(s[i:]) // 1 for a byte that is not UTF-8
+			return []int{i, i + size}
 		}
 		if r >= 0x1d400 && r <= 0x1d7ff {
 			if mathRun == 0 {
@@ -219,7 +220,7 @@ var padding = regexp.MustCompile(`[ \t\x{00a0}\x{3000}]{80,}|(\r?\n[ \t]*){15,}`
 // hiddenProse finds HTML comments, padding that pushes text out of view,
 // encoded text, and text longer than long characters. what prefixes the
 // excerpt when the excerpt alone would not say what is wrong.
-func hiddenProse(s, lower string, long int) (loc []int, what string) {
+func hiddenProse(s string, long int) (loc []int, what string) {
 	if strings.Contains(s, "<!--") {
 		if loc := htmlCommentOutsideCode(s); loc != nil {
 			return loc, "HTML comment: "

@@ -237,3 +237,21 @@ func TestPatternKeys(t *testing.T) {
 		}
 	}
 }
+
+func FuzzReadDefinitions(f *testing.F) {
+	f.Add([]byte(`{"tools":[{"name":"a"}]}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`))
+	f.Add([]byte(`[{"name":"a"}, 1]`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		defs, err := ReadDefinitions(in)
+		var re *ReadError
+		if err != nil && !errors.As(err, &re) {
+			t.Fatalf("error %v is not a *ReadError", err)
+		}
+		for _, d := range defs {
+			if len(d) == 0 || d[0] != '{' {
+				t.Fatalf("definition %s is not an object", d)
+			}
+		}
+	})
+}
