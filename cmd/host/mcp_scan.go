@@ -24,7 +24,7 @@ func newMCPScanCommand(g *globals) *cobra.Command {
 	var toolsFile string
 	var wait time.Duration
 	cmd := &cobra.Command{
-		Use:   "scan [server...] | scan --tools FILE",
+		Use:   "scan [server...]",
 		Short: "Check tool definitions for poisoning: instructions to the model, secrets, exfiltration, hidden text",
 		Long: `scan checks tool definitions for text aimed at the model rather than the user (tool
 poisoning, OWASP MCP03). Without --tools it scans the live definitions of the named servers
