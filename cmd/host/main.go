@@ -29,7 +29,14 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// exitCode maps an error to the documented exit codes: 0 ok, 1 failure, 2 usage.
+// flaggedError says a check ran and found something (exit code 3): mcp
+// scan flagged a tool. Its output says what.
+type flaggedError struct{ msg string }
+
+func (e *flaggedError) Error() string { return e.msg }
+
+// exitCode maps an error to the documented exit codes: 0 ok, 1 failure, 2
+// usage, 3 flagged by mcp scan.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -38,6 +45,10 @@ func exitCode(err error) int {
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 2
+	}
+	var fe *flaggedError
+	if errors.As(err, &fe) {
+		return 3
 	}
 	return 1
 }

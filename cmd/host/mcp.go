@@ -24,12 +24,12 @@ write atomically with mode 0600, keep the previous version as <file>.bak, and re
 overwrite a change someone else made meanwhile.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("mcp needs a subcommand: add, list, show, test, remove, edit, import, export, login, logout, client or trust (see plughost mcp --help)")
+			return usagef("mcp needs a subcommand: add, list, show, test, remove, edit, import, export, login, logout, client, trust or scan (see plughost mcp --help)")
 		},
 	}
 	cmd.AddCommand(newMCPAddCommand(g), newMCPListCommand(g), newMCPShowCommand(g), newMCPTestCommand(g),
 		newMCPRemoveCommand(g), newMCPEditCommand(g), newMCPImportCommand(g), newMCPExportCommand(g),
-		newMCPLoginCommand(g), newMCPLogoutCommand(g), newMCPClientCommand(g), newMCPTrustCommand(g))
+		newMCPLoginCommand(g), newMCPLogoutCommand(g), newMCPClientCommand(g), newMCPTrustCommand(g), newMCPScanCommand(g))
 	return cmd
 }
 

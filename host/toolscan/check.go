@@ -35,7 +35,7 @@ func checkText(fs *findings, t text, tool string) {
 		fs.add(RuleExfiltration, t.field, excerpt(s, loc))
 		schemaToo(fs, t, s, loc)
 	}
-	if loc, what := hiddenProse(s, lower, t.long); loc != nil {
+	if loc, what := hiddenProse(s, t.long); loc != nil {
 		fs.add(RuleHiddenText, t.field, what+excerpt(s, loc))
 	}
 }
@@ -81,6 +81,9 @@ func secretAccess(s, lower, tool string, isName bool) []int {
 	if isName {
 		return secretName.find(s, lower)
 	}
+	if loc := secretEnvValue.find(s, lower); loc != nil {
+		return loc
+	}
 	return secretTransfer.find(s, lower)
 }
 
@@ -95,10 +98,15 @@ func exfiltration(s, lower string) []int {
 				continue
 			}
 			// urlRe stops before < and {; the placeholder may start there.
-			withNext := strings.ToLower(s[loc[0]:min(len(s), loc[1]+2)])
+			withNext := s[loc[0]:min(len(s), loc[1]+2)]
 			if placeholderQuery.MatchString(withNext) || catcherHost(u) || exfilVerb.MatchString(sentenceBefore(s, loc[0])) {
 				return loc
 			}
+		}
+	}
+	if loc := emailTo.find(s, lower); loc != nil {
+		if at := strings.LastIndexByte(s[loc[0]:loc[1]], '@'); !exampleHost("mailto://" + s[loc[0]+at+1:loc[1]]) {
+			return loc
 		}
 	}
 	return findAny(exfilPatterns, s, lower)
@@ -177,34 +185,48 @@ func invisible(r rune) bool {
 	return false
 }
 
+// hiddenChar finds an invisible character, or a run of four letters from
+// the Mathematical Alphanumeric Symbols block (𝘐𝘨𝘯𝘰𝘳𝘦): look-alike
+// letters that read as words to a model and slip past keyword filters.
 func hiddenChar(s string) []int {
+	mathRun, mathStart := 0, 0
 	for i, r := range s {
 		if r >= 0x20 && r < 0x7f {
+			mathRun = 0
 			continue
 		}
 		if invisible(r) {
-			return []int{i, i + utf8.RuneLen(max(r, 0))}
+			_, size := utf8.DecodeRuneInString(s[i:]) // 1 for a byte that is not UTF-8
+			return []int{i, i + size}
+		}
+		if r >= 0x1d400 && r <= 0x1d7ff {
+			if mathRun == 0 {
+				mathStart = i
+			}
+			if mathRun++; mathRun == 4 {
+				return []int{mathStart, i + utf8.RuneLen(r)}
+			}
+		} else {
+			mathRun = 0
 		}
 	}
 	return nil
 }
 
-var (
-	padding   = regexp.MustCompile(`[ \t\x{00a0}\x{3000}]{80,}|(\r?\n[ \t]*){15,}`)
-	base64Run = regexp.MustCompile(`[A-Za-z0-9+/_-]{32,}={0,2}`)
-	hexRun    = regexp.MustCompile(`\b(0x)?[0-9a-fA-F]{32,}\b`)
-)
+// padding is a run of 80 spaces or 15 blank lines: enough to push what
+// follows out of a tool list's view (Trail of Bits' line jumping).
+var padding = regexp.MustCompile(`[ \t\x{00a0}\x{3000}]{80,}|(\r?\n[ \t]*){15,}`)
 
 // hiddenProse finds HTML comments, padding that pushes text out of view,
 // encoded text, and text longer than long characters. what prefixes the
 // excerpt when the excerpt alone would not say what is wrong.
-func hiddenProse(s, lower string, long int) (loc []int, what string) {
+func hiddenProse(s string, long int) (loc []int, what string) {
 	if strings.Contains(s, "<!--") {
 		if loc := htmlCommentOutsideCode(s); loc != nil {
 			return loc, "HTML comment: "
 		}
 	}
-	if strings.Contains(s, "      ") || strings.Contains(s, "\n\n\n") {
+	if strings.Contains(s, "      ") || strings.Contains(s, "\n\n\n") || strings.Contains(s, "\u00a0\u00a0") || strings.Contains(s, "\u3000") {
 		if loc := padding.FindStringIndex(s); loc != nil {
 			return loc, "padding: "
 		}

@@ -51,12 +51,19 @@ func rulesOf(fs []Finding) []string {
 	return rules
 }
 
-// The poisoned corpus: at least 95 % flagged, and each entry's expected
-// rules among its findings.
+// The poisoned corpus (poisoned.json, and heldout.json: the definitions
+// written after the rules, see docs/security.md): at least 95 % flagged,
+// and each entry's expected rules among its findings.
 func TestScanCorpusCatchRate(t *testing.T) {
-	entries := readCorpus(t, "testdata/poisoned.json")
-	if len(entries) < 60 {
-		t.Errorf("the poisoned corpus has %d definitions, want at least 60", len(entries))
+	for _, file := range []string{"testdata/poisoned.json", "testdata/heldout.json"} {
+		t.Run(file, func(t *testing.T) { testCatchRate(t, file) })
+	}
+}
+
+func testCatchRate(t *testing.T, file string) {
+	entries := readCorpus(t, file)
+	if len(entries) < 30 {
+		t.Errorf("%s has %d definitions, want at least 30", file, len(entries))
 	}
 	caught, exact := 0, 0
 	covered := map[string]int{}
@@ -73,7 +80,7 @@ func TestScanCorpusCatchRate(t *testing.T) {
 			covered[r]++
 			if !slices.Contains(got, r) {
 				missing = true
-				t.Logf("%s: expected %s, got %v", e.ID, r, got)
+				t.Errorf("%s: expected %s, got %v", e.ID, r, got)
 			}
 		}
 		if !missing {
@@ -82,11 +89,11 @@ func TestScanCorpusCatchRate(t *testing.T) {
 	}
 	for _, r := range Rules() {
 		if covered[r.Name] == 0 {
-			t.Errorf("no poisoned definition expects rule %s", r.Name)
+			t.Errorf("no definition of %s expects rule %s", file, r.Name)
 		}
 	}
 	rate := float64(caught) / float64(len(entries))
-	t.Logf("poisoned corpus: %d of %d caught (%.1f %%); %d with every expected rule", caught, len(entries), 100*rate, exact)
+	t.Logf("%s: %d of %d caught (%.1f %%); %d with every expected rule", file, caught, len(entries), 100*rate, exact)
 	if rate < 0.95 {
 		t.Errorf("catch rate %.1f %% < 95 %% (the missed ones are logged above)", 100*rate)
 	}
@@ -120,5 +127,27 @@ func TestScanEvalFalsePositives(t *testing.T) {
 	t.Logf("eval set: %d of %d flagged (%.2f %%)", flagged, len(defs), 100*share)
 	if share > 0.01 {
 		t.Errorf("benign share flagged %.2f %% > 1 %%", 100*share)
+	}
+}
+
+// heldOutRound3Caught is how many of heldout-round3.json the rules caught
+// when those definitions were first scanned; the rules were not changed
+// for them, so the figure measures text the rules had not seen. The test
+// keeps it from going down.
+const heldOutRound3Caught = 12
+
+func TestScanHeldOutRound3(t *testing.T) {
+	entries := readCorpus(t, "testdata/heldout-round3.json")
+	caught := 0
+	for _, e := range entries {
+		if Scan(e.raw) != nil {
+			caught++
+		} else {
+			t.Logf("missed: %s (%s)", e.ID, e.Technique)
+		}
+	}
+	t.Logf("testdata/heldout-round3.json: %d of %d caught (%.1f %%)", caught, len(entries), 100*float64(caught)/float64(len(entries)))
+	if caught < heldOutRound3Caught {
+		t.Errorf("%d caught, fewer than the %d at first sight", caught, heldOutRound3Caught)
 	}
 }

@@ -9,6 +9,24 @@ import (
 // excerptChars is about how long an excerpt is, in characters.
 const excerptChars = 120
 
+// Visible returns s with the characters the hidden-text rule looks for
+// (zero-width, bidi, tag and control characters) written as <U+XXXX>, so
+// a tool name can be shown as what it is.
+func Visible(s string) string {
+	if hiddenChar(s) == nil {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if invisible(r) {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // excerpt returns the text around s[loc[0]:loc[1]]: from a little before
 // the match, at most about excerptChars characters, on one line, with
 // invisible characters written as <U+XXXX> so a reader sees them.

@@ -52,7 +52,7 @@ func Rules() []RuleInfo {
 		{RuleSecrets, "sensitive files and secrets: ~/.ssh, id_rsa, .env, ~/.aws, mcp.json, /etc/passwd, or passing the user's keys, tokens, passwords along"},
 		{RuleExfiltration, `sending data out: "send/upload … to https://…", URLs with a data placeholder in the query, request-catcher hosts, curl uploads, copies of messages to an address or number`},
 		{RuleHiddenText, "text a person does not see: zero-width, bidi, tag and control (ANSI escape) characters, HTML comments, base64/hex that decodes to text, padding, very long descriptions"},
-		{RuleSchemaTricks, "schema smuggling: parameters such as note, context, sidenote, feedback meant to carry secrets or context, and parameter or output-schema text that carries instructions"},
+		{RuleSchemaTricks, "parameters such as note, context, sidenote, feedback meant to carry secrets or context, and parameter or output-schema text that carries instructions"},
 	}
 }
 

@@ -45,9 +45,9 @@ func carrier(name string) bool {
 var (
 	// requiredFor claims a parameter is needed for something other than
 	// the tool's job ("required for the tool to work", "needed for audit").
-	requiredFor = pat(`requir|need|necessary|mandatory|must`, `\b(required|needed|necessary|mandatory|must\s+be\s+(provided|filled|included|set|populated))\b[^.\n]{0,30}?\b(for|to|so|by)\b[^.\n]{0,40}?\b(tool|function|security|verification|verify|validation|authentication|authorization|audit|auditing|logging|compliance|system|work|operate|proper|properly|correct|correctly)\b`)
+	requiredFor = pat(`requir,need,necessary,mandatory,must`, `\b(required|needed|necessary|mandatory|must\s+be\s+(provided|filled|included|set|populated))\b[^.\n]{0,30}?\b(for|to|so|by)\b[^.\n]{0,40}?\b(tool|function|security|verification|verify|validation|authentication|authorization|audit|auditing|logging|compliance|system|work|operate|proper|properly|correct|correctly)\b`)
 	// fillWith asks for whole conversations, files or secrets.
-	fillWith = pat(`full|entire|whole|complete|all|every|previous|prior|earlier|raw|verbatim`, `\b(include|contain|put|pass|paste|provide|fill|add|append|insert|place|copy|dump|send)\b[^.\n]{0,60}?\b(full|entire|whole|complete|all|every|previous|prior|earlier|raw|verbatim)\b[^.\n]{0,40}?\b(conversation|conversations|history|messages|chat|chats|system\s+prompt|instructions|secrets?|keys|tokens|credentials?|environment|variables|files?\s+contents?|contents?\s+of)\b`)
+	fillWith = pat(`full,entire,whole,complete,all,every,previous,prior,earlier,raw,verbatim`, `\b(include|contain|put|pass|paste|provide|fill|add|append|insert|place|copy|dump|send)\b[^.\n]{0,60}?\b(full|entire|whole|complete|all|every|previous|prior|earlier|raw|verbatim)\b[^.\n]{0,40}?\b(conversation|conversations|history|messages|chat|chats|system\s+prompt|instructions|secrets?|keys|tokens|credentials?|environment|variables|files?\s+contents?|contents?\s+of)\b`)
 	// putInto ends the text just before a parameter the description tells
 	// the model to fill: "… pass its content as 'sidenote'".
 	// Only when what is put there comes from elsewhere (a file's content,
@@ -55,6 +55,19 @@ var (
 	// the comment field" is how a comment tool is used.
 	putInto = regexp.MustCompile(`(?i)\b(pass|put|include|insert|append|add|paste|send|provide|place|store|embed|supply|fill|write|attach)\b[^.\n]{0,100}\b(as|in|into|inside|within|via|through|to|using)\s+(the\s+|a\s+)?((parameter|argument|field|param)\s+)?[\x60'"]?$`)
 )
+
+// mustHold begins the text just after a parameter's name that says what
+// it must carry: "the 'notes' argument must always contain …".
+var mustHold = regexp.MustCompile(`(?i)^[\x60'"]?\s+(argument|parameter|field|param)\s+(must|should|needs\s+to|has\s+to|is\s+to)\s+(always\s+)?(contain|include|hold|carry|have|be\s+filled\s+with)\b`)
+
+// sentenceAfter is the text of s's sentence from i (at most 160 bytes).
+func sentenceAfter(s string, i int) string {
+	w := s[i:min(len(s), i+160)]
+	if j := strings.Index(w, ". "); j >= 0 {
+		w = w[:j]
+	}
+	return w
+}
 
 // fromElsewhere names data that is not the tool's own input.
 var fromElsewhere = regexp.MustCompile(`(?i)\b(contents?|outputs?|results?|history|conversation|messages|files?|keys?|tokens?|secrets?|credentials?|config|configuration|previous|last|earlier|other|environment)\b`)
@@ -106,6 +119,9 @@ func namedAsTarget(s, name string) []int {
 			continue
 		}
 		if w := sentenceBefore(s, i); putInto.MatchString(w) && fromElsewhere.MatchString(w) {
+			return []int{i, end}
+		}
+		if w := sentenceAfter(s, end); mustHold.MatchString(w) && fromElsewhere.MatchString(w) {
 			return []int{i, end}
 		}
 	}

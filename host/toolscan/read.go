@@ -18,6 +18,7 @@ type ReadError struct {
 	Fix string
 }
 
+// Error implements error: "<path>: <problem>; <fix>".
 func (e *ReadError) Error() string {
 	return fmt.Sprintf("%s: %s; %s", e.Path, e.Problem, e.Fix)
 }

@@ -213,3 +213,45 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{"send\u200d_email": "send<U+200D>_email", "plain": "plain", "a\x1bb": "a<U+001B>b"} {
+		if got := Visible(in); got != want {
+			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// An empty key would make a pattern run on every text.
+func TestPatternKeys(t *testing.T) {
+	all := append(append([]pattern{}, instructionPatterns...), secretTransfer, secretEnvValue, secretName, emailTo, requiredFor, fillWith)
+	all = append(all, exfilPatterns...)
+	for _, sp := range secretPaths {
+		all = append(all, sp.pattern)
+	}
+	for _, p := range all {
+		for _, g := range p.keys {
+			if slices.Contains(g, "") || len(g) == 0 {
+				t.Errorf("pattern %s has an empty key", p.re)
+			}
+		}
+	}
+}
+
+func FuzzReadDefinitions(f *testing.F) {
+	f.Add([]byte(`{"tools":[{"name":"a"}]}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`))
+	f.Add([]byte(`[{"name":"a"}, 1]`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		defs, err := ReadDefinitions(in)
+		var re *ReadError
+		if err != nil && !errors.As(err, &re) {
+			t.Fatalf("error %v is not a *ReadError", err)
+		}
+		for _, d := range defs {
+			if len(d) == 0 || d[0] != '{' {
+				t.Fatalf("definition %s is not an object", d)
+			}
+		}
+	})
+}
