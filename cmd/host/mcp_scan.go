@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -43,17 +44,20 @@ See docs/security.md for what each rule catches and how it was measured.`,
 			if toolsFile != "" && len(args) > 0 {
 				return usagef("mcp scan --tools scans a file and takes no server names (got %s)", strings.Join(args, " "))
 			}
-			var defs []json.RawMessage
-			var err error
+			var reports []toolscan.ToolReport
 			if toolsFile != "" {
-				defs, err = readToolsFile(cmd.InOrStdin(), toolsFile)
+				defs, err := readToolsFile(cmd.InOrStdin(), toolsFile)
+				if err != nil {
+					return err
+				}
+				reports = toolscan.ScanAll(defs)
 			} else {
-				defs, err = g.liveDefinitions(cmd.Context(), wait, args)
+				var err error
+				if reports, err = g.liveReports(cmd.Context(), wait, args); err != nil {
+					return err
+				}
 			}
-			if err != nil {
-				return err
-			}
-			reports := toolscan.ScanAll(defs)
+			var err error
 			if asJSON {
 				err = writeJSON(g.stdout, struct {
 					Tools []toolscan.ToolReport `json:"tools"`
@@ -100,19 +104,31 @@ func readToolsFile(in io.Reader, path string) ([]json.RawMessage, error) {
 	return defs, nil
 }
 
-// liveDefinitions returns the definitions of the named servers' tools
-// (every server's when none is named), rebuilt from what the live source
-// lists: name, description, input and output schema, and "server". It is
-// the one place that gathers them, so a richer source can replace it.
-func (g *globals) liveDefinitions(ctx context.Context, wait time.Duration, servers []string) ([]json.RawMessage, error) {
+// liveReports returns the scan of the named servers' tools (every
+// server's when none is named) as the host made it when each server
+// listed them: of every tool the server lists, those waiting for approval
+// and those a discovery search would have to find included, on the whole
+// definitions (annotations too). From a running serve of this config
+// when there is one, else from servers this command starts.
+func (g *globals) liveReports(ctx context.Context, wait time.Duration, servers []string) ([]toolscan.ToolReport, error) {
 	src, err := g.live(ctx, wait)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	want := map[string]bool{}
+	if len(servers) == 0 {
+		list, err := src.Servers(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range list.Views() {
+			servers = append(servers, row.Name)
+		}
+	}
+	var out []toolscan.ToolReport
 	for _, name := range servers {
-		if _, err := src.Server(ctx, name); err != nil {
+		d, err := src.Server(ctx, name)
+		if err != nil {
 			var ne *host.NoServerError
 			var ae *api.Error // from a running serve: not_found is a server name
 			if errors.As(err, &ne) || errors.As(err, &ae) && ae.Code == api.CodeNotFound {
@@ -120,31 +136,23 @@ func (g *globals) liveDefinitions(ctx context.Context, wait time.Duration, serve
 			}
 			return nil, err
 		}
-		want[name] = true
+		var tools []string
+		for _, t := range d.Tools {
+			tools = append(tools, t.ServerTool)
+		}
+		for _, q := range d.Quarantined {
+			tools = append(tools, q.Tool)
+		}
+		slices.Sort(tools)
+		for _, t := range slices.Compact(tools) {
+			fs := d.Findings[t]
+			if fs == nil {
+				fs = []toolscan.Finding{}
+			}
+			out = append(out, toolscan.ToolReport{Name: t, Server: name, Findings: fs})
+		}
 	}
-	tools, err := src.Tools(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var defs []json.RawMessage
-	for _, t := range tools {
-		if t.Server == "" || len(want) > 0 && !want[t.Server] {
-			continue // plughost's own tools, or a server not asked for
-		}
-		def := map[string]any{"name": t.ServerTool, "server": t.Server, "description": t.Description}
-		if t.InputSchema != nil {
-			def["inputSchema"] = t.InputSchema
-		}
-		if t.OutputSchema != nil {
-			def["outputSchema"] = t.OutputSchema
-		}
-		b, err := json.Marshal(def)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", t.Name, err)
-		}
-		defs = append(defs, b)
-	}
-	return defs, nil
+	return out, nil
 }
 
 // printScan prints each flagged tool and its findings, then a summary.

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
 	"github.com/plughost/plughost/api"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/quarantine"
+	"github.com/plughost/plughost/host/toolscan"
 	"github.com/plughost/plughost/lib/linediff"
 	"github.com/plughost/plughost/lib/termsafe"
 )
@@ -167,21 +167,7 @@ func fieldText(v json.RawMessage) string {
 	return b.String()
 }
 
-// visible makes s safe for a terminal (termsafe.Text) and writes out the
-// characters a reader would not see — zero-width and bidi controls, the
-// format characters (Unicode Cf) that hide text in a description — as
-// <U+XXXX>.
-func visible(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Cf, r) }) < 0 {
-		return termsafe.Text(s)
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.Is(unicode.Cf, r) {
-			fmt.Fprintf(&b, "<U+%04X>", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return termsafe.Text(b.String())
-}
+// visible makes a server's text safe for a terminal and writes out the
+// characters a reader would not see — zero-width, bidi, tag and control
+// characters (toolscan.Visible) — as <U+XXXX>, so hidden text shows.
+func visible(s string) string { return termsafe.Text(toolscan.Visible(s)) }

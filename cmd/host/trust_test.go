@@ -34,6 +34,23 @@ func TestMCPTrust(t *testing.T) {
 		t.Errorf("mcp show lists quarantined weather among the tools:\n%s", r.stdout)
 	}
 
+	// The live scan reports the quarantined tool too.
+	r = c.run(t, "mcp", "scan", "r", "--json")
+	var scan struct {
+		Tools []struct {
+			Name     string            `json:"name"`
+			Findings []json.RawMessage `json:"findings"`
+		} `json:"tools"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &scan); err != nil || r.code != 3 {
+		t.Fatalf("mcp scan r --json: %v\n%s", err, r)
+	}
+	for _, tl := range scan.Tools {
+		if (tl.Name == "weather") != (len(tl.Findings) > 0) {
+			t.Errorf("mcp scan: %s has %d findings; want findings on the quarantined weather alone", tl.Name, len(tl.Findings))
+		}
+	}
+
 	r = c.run(t, "mcp", "trust", "r")
 	if r.code != 0 {
 		t.Fatalf("mcp trust r:\n%s", r)
