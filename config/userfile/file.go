@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/plughost/plughost/lib/atomicfile"
 )
 
 // File is the user config file as read, with the fingerprint of that version.
@@ -168,63 +170,14 @@ func (f *File) Write(data []byte) error {
 	return nil
 }
 
-// tempPattern is the name pattern of writeAtomic's temporary files for path.
-func tempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
-
 // removeLeftovers removes the temporary files of writes to the file and to
 // its backup that were interrupted (a crash between create and rename).
 // Writers hold the lock, so under it no such file belongs to a live write.
 func removeLeftovers(path string) {
-	dir := filepath.Dir(path)
-	for _, p := range []string{path, path + ".bak"} {
-		left, _ := filepath.Glob(filepath.Join(dir, tempPattern(p))) // the pattern is well-formed
-		for _, name := range left {
-			_ = os.Remove(name) // best effort: a file we cannot remove harms nothing
-		}
-	}
+	atomicfile.RemoveLeftovers(path)
+	atomicfile.RemoveLeftovers(path + ".bak")
 }
 
 // writeAtomic writes data to path through a temporary file in the same
 // directory: fsync, chmod 0600, rename, fsync the directory.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, tempPattern(path))
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o600); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return syncDir(dir)
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
+func writeAtomic(path string, data []byte) error { return atomicfile.Write(path, data) }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"sync"
+
+	"github.com/plughost/plughost/lib/atomicfile"
 )
 
 // fileVersion is the version of the pins file's format this package reads
@@ -106,8 +108,8 @@ func (f *FileStore) Pin(ctx context.Context, server string, pins map[string]Pin)
 	if err != nil {
 		return fmt.Errorf("pin tools of server %q: %w", server, err)
 	}
-	removeLeftovers(f.path)
-	if err := writeAtomic(f.path, data); err != nil {
+	atomicfile.RemoveLeftovers(f.path)
+	if err := atomicfile.Write(f.path, data); err != nil {
 		return fmt.Errorf("pin tools of server %q: %w", server, err)
 	}
 	return nil

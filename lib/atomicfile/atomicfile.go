@@ -1,4 +1,7 @@
-package trust
+// Package atomicfile replaces small private files (the config, the pins
+// of tool trust) so that no reader ever sees part of one and a crash
+// leaves the old or the new file, never a mix.
+package atomicfile
 
 import (
 	"errors"
@@ -7,15 +10,15 @@ import (
 	"path/filepath"
 )
 
-// tempPattern is the name pattern of writeAtomic's temporary files for path.
+// tempPattern is the name pattern of Write's temporary files for path.
 func tempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
 
-// writeAtomic replaces path with data so that no reader ever sees part of
-// it and a crash leaves the old or the new file: a temporary file in the
-// same directory, mode 0600, fsynced, renamed over path (whatever mode
-// path had), then the directory fsynced to make the rename durable.
-func writeAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
+// Write replaces path with data: a temporary file in the same directory,
+// mode 0600, fsynced, renamed over path (whatever mode path had), then the
+// directory fsynced to make the rename durable.
+func Write(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -40,7 +43,7 @@ func writeAtomic(path string, data []byte) (err error) {
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return syncDir(filepath.Dir(path))
+	return syncDir(dir)
 }
 
 // syncDir makes a rename in dir durable; where directories cannot be
@@ -57,10 +60,10 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// removeLeftovers removes the temporary files of writes to path that a
+// RemoveLeftovers removes the temporary files of writes to path that a
 // crash interrupted. Call it under the file's lock: then no such file
 // belongs to a write under way.
-func removeLeftovers(path string) {
+func RemoveLeftovers(path string) {
 	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), tempPattern(path))) // the pattern is well-formed
 	for _, name := range left {
 		_ = os.Remove(name) // best effort: a leftover we cannot remove harms nothing
