@@ -133,7 +133,7 @@ function updateCard(c, s) {
   if (s.detected) chips.push(h('span', { class: 'chip subtle', title: 'The transport was detected from command or url' }, 'auto-detected'));
   chips.push(h('span', { class: `chip ${s.deferred ? 'deferred' : ''}`, title: deferredWhy(s) }, s.deferred ? `Deferred · ${s.deferred_reason}` : `Visible · ${s.deferred_reason}`));
   if (s.restarts) chips.push(h('span', { class: 'chip warn' }, `${s.restarts} restart${s.restarts === 1 ? '' : 's'}`));
-  if (s.flagged) chips.push(h('span', { class: 'chip flag', title: 'The definition scan flagged these tools: open the server to read its findings' }, `⚑ ${s.flagged} flagged`));
+  if (s.flagged) chips.push(h('span', { class: 'chip flag', title: `The definition scan flagged ${s.flagged} tool${s.flagged === 1 ? '' : 's'}: open the server to read the findings` }, `⚑ ${s.flagged} flagged`));
   if (authState(s) === 'needs_login') chips.push(h('span', { class: 'chip warn' }, 'OAuth · needs login'));
   else if (authState(s) === 'ok') chips.push(h('span', { class: 'chip' }, 'OAuth · logged in'));
   replace(p.chips, chips);
