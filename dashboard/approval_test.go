@@ -41,12 +41,15 @@ func TestDashboardApprovesQuarantinedTool(t *testing.T) {
 	}
 	w := card("w")
 	b.run(t, "open the login link", chromedp.Navigate(s.loginURL(t)))
-	b.waitJS(t, "the waiting badge on w's card", `(() => { const el = document.querySelector('`+w+` .badge.waiting');
+	b.waitJS(t, "the waiting badge on w's card", `(() => { const el = document.querySelector('`+w+` .trust-badge');
 		return el && !el.hidden && el.textContent.includes('1 waiting for approval'); })()`)
+	if st := eval[string](t, b, `document.querySelector('`+w+` .badge').textContent`); !strings.HasPrefix(st, "Connected") {
+		t.Errorf("the card's status badge reads %q", st)
+	}
 
 	// The detail: reasons, who approved before, the diff, the finding.
 	held := w + ` .held[data-tool="weather"]`
-	b.run(t, "open w from its badge", chromedp.Click(chromedp.CSS(w+" .badge.waiting")))
+	b.run(t, "open w from its badge", chromedp.Click(chromedp.CSS(w+" .trust-badge")))
 	b.waitJS(t, "weather waiting in the detail", `document.querySelector('`+held+`') !== null`)
 	text := eval[string](t, b, `document.querySelector('`+held+`').textContent`)
 	for _, want := range []string{"mcp_w_weather", "Its definition changed since it was approved.", "first list", "Scan findings"} {
@@ -72,7 +75,7 @@ func TestDashboardApprovesQuarantinedTool(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`dialog button[value="ok"]`)))
 	b.waitJS(t, "weather listed and the badge gone", `(() => { const c = document.querySelector('`+w+`');
 		const names = [...c.querySelectorAll('.tool-name')].map((e) => e.textContent);
-		return c.querySelector('.badge.waiting').hidden && !c.classList.contains('has-waiting') &&
+		return c.querySelector('.trust-badge').hidden && !c.classList.contains('has-waiting') &&
 			c.querySelector('.held') === null && c.querySelector('.waiting').hidden && names.includes('mcp_w_weather'); })()`)
 	b.waitJS(t, "weather marked as flagged among the tools", `[...document.querySelectorAll('`+w+` .tool')].some((e) =>
 		e.querySelector('.tool-name').textContent === 'mcp_w_weather' && e.querySelector('.chip.flag') && e.querySelector('.findings li'))`)

@@ -74,7 +74,7 @@ func TestScreenshotsApproval(t *testing.T) {
 	}{{"1280", 1280, 860}, {"390", 390, 844}} {
 		b := newBrowser(t, w.width, w.height)
 		b.run(t, "open the dashboard", chromedp.Navigate(s.loginURL(t)))
-		b.run(t, "open the waiting tool", chromedp.Click(chromedp.CSS(card("forecast")+" .badge.waiting")))
+		b.run(t, "open the waiting tool", chromedp.Click(chromedp.CSS(card("forecast")+" .trust-badge")))
 		b.waitJS(t, "the diff shown", `document.querySelector('`+card("forecast")+` .held .diff') !== null`)
 		shoot(t, b, filepath.Join(out, "approval-"+w.name+".png"))
 	}

@@ -84,7 +84,8 @@ function newCard(name) {
     toggle: h('button', { type: 'button', class: 'card-toggle', 'aria-expanded': 'false', 'aria-controls': detailId },
       h('span', { class: 'chev', 'aria-hidden': 'true' }), h('span', { class: 'name' }, name)),
     badge: h('span', { class: 'badge' }),
-    waiting: h('button', { type: 'button', class: 'badge waiting', hidden: true }),
+    // Not a .badge: the card's one .badge is its status.
+    waiting: h('button', { type: 'button', class: 'trust-badge', hidden: true }),
     chips: h('div', { class: 'chips' }),
     stats: h('div', { class: 'stats' }),
     spark: h('div', { class: 'spark' }),
