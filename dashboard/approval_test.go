@@ -69,6 +69,15 @@ func TestDashboardApprovesQuarantinedTool(t *testing.T) {
 	if n := eval[int](t, b, `document.querySelectorAll('`+held+` .findings li').length`); n == 0 {
 		t.Error("no scan finding shown for the poisoned description")
 	}
+	if focused := eval[bool](t, b, `document.activeElement.matches('`+w+` .waiting')`); !focused {
+		t.Error("the badge did not take the focus to the waiting section")
+	}
+	// At 390 px the diff wraps: nothing scrolls sideways.
+	b.run(t, "narrow the window", chromedp.EmulateViewport(390, 844))
+	if width := eval[int](t, b, `document.documentElement.scrollWidth`); width > 390 {
+		t.Errorf("the approval view is %d px wide at 390 px", width)
+	}
+	b.run(t, "widen the window", chromedp.EmulateViewport(1280, 900))
 
 	// Approve, confirmed: the tool is listed again, flagged, and the badge is gone.
 	b.run(t, "approve weather", chromedp.Click(chromedp.CSS(held+" .held-head button")),

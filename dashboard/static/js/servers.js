@@ -167,12 +167,23 @@ function updateTrust(c, s) {
   c.el.classList.toggle('has-waiting', n > 0);
 }
 
-/** showWaiting opens the detail at its "Waiting for approval" section. */
+/**
+ * showWaiting opens the detail at its "Waiting for approval" section, now
+ * or, when the detail is still being fetched, once it is drawn.
+ */
 function showWaiting(c) {
+  c.wantWaiting = true;
   if (!c.expanded) setExpanded(c, true);
-  const el = c.d && c.d.waiting;
-  if (el && !el.hidden) el.scrollIntoView({ block: 'start' });
-  if (el) el.focus();
+  else renderDetail(c);
+}
+
+/** goToWaiting scrolls to and focuses the section when it was asked for. */
+function goToWaiting(c) {
+  const el = c.d.waiting;
+  if (!c.wantWaiting || el.hidden) return;
+  c.wantWaiting = false;
+  el.scrollIntoView({ block: 'start' });
+  el.focus({ preventScroll: true });
 }
 
 function stat(label, value) {
@@ -322,10 +333,14 @@ function renderDetail(c) {
 function renderWaiting(c) {
   const held = (c.detail && c.detail.quarantined) || [];
   const sig = JSON.stringify(held.map((t) => [t.tool, t.digest, t.reasons, t.pinned && t.pinned.digest]));
-  if (sig === c.d.waitSig) return;
+  if (sig === c.d.waitSig) {
+    goToWaiting(c);
+    return;
+  }
   c.d.waitSig = sig;
   c.d.waiting.hidden = held.length === 0;
   replace(c.d.waiting, held.length ? waitingSection(c.name, held, () => afterApproval(c)) : null);
+  goToWaiting(c);
 }
 
 /** afterApproval refreshes the detail and the rows. */
