@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,12 +33,18 @@ func (s *serve) quarantined(t *testing.T, server string) []string {
 // for approval; its detail shows why, the diff of the description with the
 // poisoned text on an added line, and the scan's finding; Approve (after
 // the confirmation) lists the tool again, still marked as flagged, and
-// the pin records the dashboard as who approved.
+// the pin records the dashboard as who approved. A server with trust
+// "approve" shows its tools as never approved; Approve all lists them.
 func TestDashboardApprovesQuarantinedTool(t *testing.T) {
 	b := newBrowser(t, 1280, 900)
-	s := startServe(t, map[string]any{"w": testServer(nil, "-rug-pull", "300ms")})
+	fresh := testServer(nil, "-name", "fresh")
+	fresh["trust"] = "approve"
+	s := startServe(t, map[string]any{"w": testServer(nil, "-rug-pull", "300ms"), "fresh": fresh})
 	if !testwait.Until(30*time.Second, func() bool { return strings.Join(s.quarantined(t, "w"), ",") == "weather" }) {
 		t.Fatalf("weather was never quarantined: %v", s.quarantined(t, "w"))
+	}
+	if !testwait.Until(30*time.Second, func() bool { return len(s.quarantined(t, "fresh")) > 1 }) {
+		t.Fatalf("fresh (trust approve) holds %v", s.quarantined(t, "fresh"))
 	}
 	w := card("w")
 	b.run(t, "open the login link", chromedp.Navigate(s.loginURL(t)))
@@ -91,20 +98,51 @@ func TestDashboardApprovesQuarantinedTool(t *testing.T) {
 	if q := s.quarantined(t, "w"); len(q) != 0 {
 		t.Errorf("still quarantined after the approval: %v", q)
 	}
-	pins, err := trust.OpenFile(trust.DefaultPath(s.home))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, _, err := pins.Load(t.Context(), "w")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := rec.Tools["weather"]; p.By != "dashboard" || !strings.Contains(string(p.Definition), "id_rsa") {
+	if p := pins(t, s, "w")["weather"]; p.By != "dashboard" || !strings.Contains(string(p.Definition), "id_rsa") {
 		t.Errorf("weather's pin was made by %q with %s, want the poisoned definition approved by the dashboard", p.By, p.Definition)
+	}
+
+	// A server never approved: its tools wait with their whole definition
+	// as added lines; Approve all lists them all.
+	f := card("fresh")
+	b.run(t, "open fresh", chromedp.Click(chromedp.CSS(f+" .card-toggle")))
+	waiting := len(s.quarantined(t, "fresh"))
+	b.waitJS(t, "fresh's tools waiting", `document.querySelectorAll('`+f+` .held').length === `+strconv.Itoa(waiting))
+	echo := f + ` .held[data-tool="echo"]`
+	if text := eval[string](t, b, `document.querySelector('`+echo+`').textContent`); !strings.Contains(text, "Never approved.") ||
+		!strings.Contains(text, `has not been approved yet`) {
+		t.Errorf("echo's entry does not say it was never approved:\n%s", text)
+	}
+	if n := eval[int](t, b, `document.querySelectorAll('`+echo+` .diff .line:not(.add)').length`); n != 0 {
+		t.Errorf("a never approved definition has %d lines not marked as added", n)
+	}
+	b.run(t, "approve all of fresh", chromedp.Click(chromedp.CSS(f+" .waiting-head button")),
+		chromedp.Click(chromedp.CSS(`dialog button[value="ok"]`)))
+	b.waitJS(t, "fresh's tools listed", `document.querySelectorAll('`+f+` .held').length === 0 &&
+		document.querySelectorAll('`+f+` .tool').length === `+strconv.Itoa(waiting))
+	if q := s.quarantined(t, "fresh"); len(q) != 0 {
+		t.Errorf("fresh still holds %v after Approve all", q)
+	}
+	if p := pins(t, s, "fresh"); len(p) != waiting || p["echo"].By != "dashboard" {
+		t.Errorf("fresh's pins after Approve all: %d, echo by %q; want %d by the dashboard", len(p), p["echo"].By, waiting)
 	}
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("the page logged errors: %q", errs)
 	}
+}
+
+// pins returns a server's pins from serve's pins file.
+func pins(t *testing.T, s *serve, server string) map[string]trust.Pin {
+	t.Helper()
+	f, err := trust.OpenFile(trust.DefaultPath(s.home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _, err := f.Load(t.Context(), server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec.Tools
 }
 
 // The line diff and the invisible characters' markers, in the browser
