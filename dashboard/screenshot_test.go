@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // TestScreenshots regenerates docs/screenshots/*.png (each tab at 1280 and
@@ -15,16 +17,7 @@ import (
 //
 //	PLUGHOST_SCREENSHOTS=1 go test ./dashboard/ -run TestScreenshots
 func TestScreenshots(t *testing.T) {
-	if os.Getenv("PLUGHOST_SCREENSHOTS") != "1" {
-		t.Skip("set PLUGHOST_SCREENSHOTS=1 to regenerate docs/screenshots")
-	}
-	out := filepath.Join("..", "docs", "screenshots")
-	if dir := os.Getenv("PLUGHOST_SCREENSHOTS_DIR"); dir != "" {
-		out = dir
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	out := screenshotDir(t)
 	servers, calls := demoServers(t, t.TempDir())
 	s := startServe(t, servers)
 	exerciseDemo(t, s, servers, calls)
@@ -62,6 +55,46 @@ func TestScreenshots(t *testing.T) {
 		b.waitJS(t, "settings shown", `document.querySelector('.settings-form') !== null && document.querySelector('.cost-table') !== null`)
 		shoot(t, b, filepath.Join(out, "settings-"+w.name+".png"))
 	}
+}
+
+// TestScreenshotsApproval regenerates docs/screenshots/approval-*.png: a
+// rug pull's tool waiting for approval, with its diff and findings (make
+// screenshots runs it with TestScreenshots).
+func TestScreenshotsApproval(t *testing.T) {
+	out := screenshotDir(t)
+	// "testserver" from PATH: the picture shows no temporary directory.
+	s := startServe(t, map[string]any{"forecast": map[string]any{"enabled": true, "command": "testserver",
+		"args": []string{"-name", "forecast", "-rug-pull", "300ms"}}})
+	if !testwait.Until(30*time.Second, func() bool { return len(s.quarantined(t, "forecast")) == 1 }) {
+		t.Fatal("the rug pull's tool was never quarantined")
+	}
+	for _, w := range []struct {
+		name          string
+		width, height int
+	}{{"1280", 1280, 860}, {"390", 390, 844}} {
+		b := newBrowser(t, w.width, w.height)
+		b.run(t, "open the dashboard", chromedp.Navigate(s.loginURL(t)))
+		b.run(t, "open the waiting tool", chromedp.Click(chromedp.CSS(card("forecast")+" .trust-badge")))
+		b.waitJS(t, "the diff shown", `document.querySelector('`+card("forecast")+` .held .diff') !== null`)
+		shoot(t, b, filepath.Join(out, "approval-"+w.name+".png"))
+	}
+}
+
+// screenshotDir returns where screenshots go (docs/screenshots, or
+// $PLUGHOST_SCREENSHOTS_DIR), or skips unless PLUGHOST_SCREENSHOTS=1.
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("PLUGHOST_SCREENSHOTS") != "1" {
+		t.Skip("set PLUGHOST_SCREENSHOTS=1 to regenerate docs/screenshots")
+	}
+	out := filepath.Join("..", "docs", "screenshots")
+	if dir := os.Getenv("PLUGHOST_SCREENSHOTS_DIR"); dir != "" {
+		out = dir
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // shootViewport saves a screenshot of what the window shows (a modal

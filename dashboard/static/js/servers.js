@@ -6,6 +6,7 @@ import { h, replace, uid, toast, formatMs, formatBytes, untilText, confirmDialog
 import { store, on, emit, refreshServers, PAGE, MAX_LIMIT } from './store.js';
 import { chart } from './chart.js';
 import { openServerForm } from './serverform.js';
+import { waitingSection, findingList, visible } from './approval.js';
 
 const cards = new Map(); // name → {el, parts, expanded, detail, fetched}
 let listEl;
@@ -83,6 +84,8 @@ function newCard(name) {
     toggle: h('button', { type: 'button', class: 'card-toggle', 'aria-expanded': 'false', 'aria-controls': detailId },
       h('span', { class: 'chev', 'aria-hidden': 'true' }), h('span', { class: 'name' }, name)),
     badge: h('span', { class: 'badge' }),
+    // Not a .badge: the card's one .badge is its status.
+    waiting: h('button', { type: 'button', class: 'trust-badge', hidden: true }),
     chips: h('div', { class: 'chips' }),
     stats: h('div', { class: 'stats' }),
     spark: h('div', { class: 'spark' }),
@@ -90,11 +93,12 @@ function newCard(name) {
     detail: h('div', { class: 'card-detail', id: detailId, hidden: true }),
   };
   const el = h('article', { class: 'server-card', role: 'listitem', 'data-name': name, 'aria-label': `Server ${name}` },
-    h('div', { class: 'card-head' }, parts.toggle, parts.badge),
+    h('div', { class: 'card-head' }, parts.toggle, parts.waiting, parts.badge),
     h('div', { class: 'card-body' }, parts.chips, h('div', { class: 'card-metrics' }, parts.stats, parts.spark)),
     parts.error, parts.detail);
   const c = { name, el, parts, expanded: false, row: null, detail: null, lastCalls: -1, fetching: false };
   parts.toggle.addEventListener('click', () => setExpanded(c, !c.expanded));
+  parts.waiting.addEventListener('click', () => showWaiting(c));
   return c;
 }
 
@@ -125,10 +129,12 @@ function updateCard(c, s) {
   p.badge.className = `badge ${kind}`;
   p.badge.textContent = text;
   c.el.dataset.state = s.state;
+  updateTrust(c, s);
   const chips = [h('span', { class: 'chip', title: 'Transport' }, transportName(s.transport || s.type))];
   if (s.detected) chips.push(h('span', { class: 'chip subtle', title: 'The transport was detected from command or url' }, 'auto-detected'));
   chips.push(h('span', { class: `chip ${s.deferred ? 'deferred' : ''}`, title: deferredWhy(s) }, s.deferred ? `Deferred · ${s.deferred_reason}` : `Visible · ${s.deferred_reason}`));
   if (s.restarts) chips.push(h('span', { class: 'chip warn' }, `${s.restarts} restart${s.restarts === 1 ? '' : 's'}`));
+  if (s.flagged) chips.push(h('span', { class: 'chip flag', title: `The definition scan flagged ${s.flagged} tool${s.flagged === 1 ? '' : 's'}: open the server to read the findings` }, `⚑ ${s.flagged} flagged`));
   if (authState(s) === 'needs_login') chips.push(h('span', { class: 'chip warn' }, 'OAuth · needs login'));
   else if (authState(s) === 'ok') chips.push(h('span', { class: 'chip' }, 'OAuth · logged in'));
   replace(p.chips, chips);
@@ -147,6 +153,37 @@ function updateCard(c, s) {
   if (c.detail) renderSpark(c);
   if ((s.calls ?? 0) !== c.lastCalls || c.expanded) refreshDetail(c);
   if (c.expanded && c.detail) renderDetail(c);
+}
+
+/**
+ * updateTrust shows how many tools wait for approval: a badge loud enough
+ * to find one such server among fifty (and the card is marked too).
+ */
+function updateTrust(c, s) {
+  const n = s.waiting || 0;
+  c.parts.waiting.hidden = n === 0;
+  c.parts.waiting.textContent = `⚠ ${n} waiting for approval`;
+  c.parts.waiting.title = 'Tools quarantined until a person approves them: show them';
+  c.el.classList.toggle('has-waiting', n > 0);
+}
+
+/**
+ * showWaiting opens the detail at its "Waiting for approval" section, now
+ * or, when the detail is still being fetched, once it is drawn.
+ */
+function showWaiting(c) {
+  c.wantWaiting = true;
+  if (!c.expanded) setExpanded(c, true);
+  else renderDetail(c);
+}
+
+/** goToWaiting scrolls to and focuses the section when it was asked for. */
+function goToWaiting(c) {
+  const el = c.d.waiting;
+  if (!c.wantWaiting || el.hidden) return;
+  c.wantWaiting = false;
+  el.scrollIntoView({ block: 'start' });
+  el.focus({ preventScroll: true });
 }
 
 function stat(label, value) {
@@ -227,6 +264,7 @@ function buildDetail(c) {
   d.chart = h('div', { class: 'chart-box' });
   d.stderr = h('pre', { class: 'stderr', tabindex: '0', 'aria-label': `Standard error of ${c.name} (last lines, secrets masked)` });
   d.stderrWrap = h('section', { class: 'sub-section' }, h('h3', {}, 'Stderr (last lines, secrets masked)'), d.stderr);
+  d.waiting = h('section', { class: 'sub-section waiting', tabindex: '-1', hidden: true });
   d.tools = h('div', { class: 'tools' });
   d.toolsTitle = h('h3', {}, 'Tools');
   replace(c.parts.detail,
@@ -241,6 +279,7 @@ function buildDetail(c) {
       h('section', { class: 'sub-section' }, h('h3', {}, 'Calls per minute, last 30 minutes'), d.chart,
         h('p', { class: 'legend' }, h('span', { class: 'key bar' }), 'calls ', h('span', { class: 'key err' }), 'errors ', h('span', { class: 'key lat' }), 'p99 latency')),
       h('section', { class: 'sub-section' }, h('h3', {}, 'Details'), d.info)),
+    d.waiting,
     d.stderrWrap,
     h('section', { class: 'sub-section' }, d.toolsTitle, d.tools));
   c.d = d;
@@ -274,22 +313,51 @@ function renderDetail(c) {
   const tail = det.stderr ?? row.stderr_tail ?? '';
   d.stderrWrap.hidden = !tail;
   d.stderr.textContent = tail;
+  renderWaiting(c);
   const tools = det.tools || [];
-  const sig = tools.map((t) => t.name).join('\n');
+  const findings = det.findings || {};
+  const sig = JSON.stringify([tools.map((t) => t.name), findings]);
   if (sig !== d.toolSig) {
     d.toolSig = sig;
     d.toolsTitle.textContent = `Tools (${tools.length})`;
-    replace(d.tools, tools.length ? tools.map(toolItem) : h('p', { class: 'muted' }, 'No tools listed (the server is not connected, or lists none).'));
+    replace(d.tools, tools.length
+      ? tools.map((t) => toolItem(t, findings[t.server_tool] || []))
+      : h('p', { class: 'muted' }, 'No tools listed (the server is not connected, or lists none).'));
   }
 }
 
-function toolItem(t) {
+/**
+ * renderWaiting redraws the tools waiting for approval only when they
+ * change: a redraw on every update would lose the reader's place.
+ */
+function renderWaiting(c) {
+  const held = (c.detail && c.detail.quarantined) || [];
+  const sig = JSON.stringify(held.map((t) => [t.tool, t.digest, t.reasons, t.pinned && t.pinned.digest]));
+  if (sig === c.d.waitSig) {
+    goToWaiting(c);
+    return;
+  }
+  c.d.waitSig = sig;
+  c.d.waiting.hidden = held.length === 0;
+  replace(c.d.waiting, held.length ? waitingSection(c.name, held, () => afterApproval(c)) : null);
+  goToWaiting(c);
+}
+
+/** afterApproval refreshes the detail and the rows. */
+function afterApproval(c) {
+  refreshDetail(c);
+  refreshServers(api.get).catch(() => {});
+}
+
+function toolItem(t, findings) {
   const schema = t.input_schema ? JSON.stringify(t.input_schema, null, 2) : 'no input schema';
   const original = t.server_tool || t.server_name;
   return h('details', { class: 'tool' },
     h('summary', {}, h('code', { class: 'tool-name' }, t.name),
       original && original !== t.name ? h('span', { class: 'muted' }, ` ← ${original}`) : null,
-      t.description ? h('span', { class: 'tool-desc' }, t.description) : null),
+      findings.length ? h('span', { class: 'chip flag', title: 'The definition scan flagged this tool' }, '⚑ flagged') : null,
+      t.description ? h('span', { class: 'tool-desc' }, visible(t.description)) : null),
+    findingList(findings),
     h('h4', {}, 'Input schema'), h('pre', { class: 'schema' }, schema),
     t.output_schema ? [h('h4', {}, 'Output schema'), h('pre', { class: 'schema' }, JSON.stringify(t.output_schema, null, 2))] : null);
 }
