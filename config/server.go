@@ -73,7 +73,7 @@ func (s Server) Deferred(discoveryEnabled bool) bool {
 // (the per-server setting is ignored); with it on a server is deferred unless
 // it sets "deferred": false. why says which case applied, for display:
 // "discovery off", "global" (no per-server setting), "opt-in" ("deferred":
-// true) or "pinned" ("deferred": false).
+// true) or "opt-out" ("deferred": false).
 func (s Server) DeferredState(discoveryEnabled bool) (deferred bool, why string) {
 	switch {
 	case !discoveryEnabled:
@@ -83,7 +83,7 @@ func (s Server) DeferredState(discoveryEnabled bool) (deferred bool, why string)
 	case *s.DeferredOverride:
 		return true, "opt-in"
 	}
-	return false, "pinned"
+	return false, "opt-out"
 }
 
 // Timeouts returns the server's effective timeouts: global, with each phase

@@ -47,7 +47,7 @@ func costSetups(d config.Discovery) []costSetup {
 
 // ContextCosts measures the host's current catalog (every connected
 // server's tools) with discovery off and on; each server's "deferred"
-// setting is honoured, so pinned servers count with discovery on.
+// setting is honoured, so servers that opt out of deferral count with discovery on.
 func (h *Host) ContextCosts(ctx context.Context) ([]ContextCost, error) {
 	st := h.st()
 	catalog := map[string][]json.RawMessage{}

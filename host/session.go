@@ -19,7 +19,7 @@ import (
 )
 
 // Session is one agent conversation's view of the host: the tools its model
-// sees (with discovery on: the search tools, pinned servers' tools, and what
+// sees (with discovery on: the search tools, always-visible servers' tools, and what
 // this session unlocked) and the calls it makes. It is a cheap handle over
 // the host, an id and the host's SessionStore, which holds the session's
 // state; sessions never see each other's unlocks. Safe for concurrent use.

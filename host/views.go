@@ -41,7 +41,8 @@ type ServerListing struct {
 	// Host.Quarantined has them). Status.Tools counts every tool the
 	// server lists, these included.
 	Waiting int `json:"waiting"`
-	// Flagged counts the listed tools the definition scan flagged.
+	// Flagged counts the server's tools the definition scan flagged,
+	// waiting ones included.
 	Flagged int `json:"flagged"`
 }
 

@@ -66,7 +66,7 @@ func TestServerViewsNotStarted(t *testing.T) {
 		why      string
 	}{
 		"a": {host.StateNotProbed, true, "global"},
-		"p": {host.StateNotProbed, false, "pinned"},
+		"p": {host.StateNotProbed, false, "opt-out"},
 		"z": {supervisor.StateDisabled, true, "global"},
 	} {
 		v := got[name]

@@ -648,7 +648,7 @@ func TestMCPListAndTest(t *testing.T) {
 		t.Errorf("mcp list (-want +got):\n%s\n%s", diff, r)
 	}
 	for name, cols := range map[string]string{
-		"global": "stdio (auto)  yes      yes (global)", "pinned": "stdio (auto)  yes      no (pinned)",
+		"global": "stdio (auto)  yes      yes (global)", "pinned": "stdio (auto)  yes      no (opt-out)",
 		"optin": "stdio (auto)  yes      yes (opt-in)", "off": "stdio (auto)  no       yes (global)",
 	} {
 		if !strings.Contains(r.stdout, name) || !strings.Contains(lineOf(r.stdout, name), cols) {
@@ -677,7 +677,7 @@ func TestMCPListAndTest(t *testing.T) {
 		gotRows[g.Name] = row{g.State, g.DeferredReason, g.Enabled, g.Deferred}
 	}
 	wantRows := map[string]row{
-		"global": {"not probed", "global", true, true}, "pinned": {"not probed", "pinned", true, false},
+		"global": {"not probed", "global", true, true}, "pinned": {"not probed", "opt-out", true, false},
 		"optin": {"not probed", "opt-in", true, true}, "off": {"disabled", "global", false, true},
 	}
 	if diff := cmp.Diff(wantRows, gotRows); diff != "" {

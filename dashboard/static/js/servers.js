@@ -198,7 +198,7 @@ function deferredWhy(s) {
   return {
     global: 'Deferred: tools are found through search (the global default)',
     'opt-in': 'Deferred: this server asks for it ("deferred": true)',
-    pinned: 'Always visible: this server is pinned ("deferred": false)',
+    'opt-out': 'Always visible: this server opts out ("deferred": false)',
     'discovery off': 'Discovery is off: every tool is visible',
   }[s.deferred_reason] || s.deferred_reason || '';
 }
