@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -188,7 +190,24 @@ func (e *QuarantinedToolError) Error() string {
 	}
 	return fmt.Sprintf("tool %q is quarantined pending approval: %s. A person must review it: "+
 		"`plughost mcp trust %s --tool %s`, POST /api/servers/%s/approve, or the dashboard's Approve button",
-		e.Name, strings.Join(why, "; "), e.Server, e.Tool, e.Server)
+		e.Name, strings.Join(why, "; "), shellWord(e.Server), shellWord(e.Tool), url.PathEscape(e.Server))
+}
+
+// shellWord is s as one word of a shell command: as it is when it holds
+// only letters, digits and -_.:@/, else single-quoted with control and
+// non-ASCII characters written out (a tool name comes from the server and
+// may hold anything; it must not reach a terminal as it is).
+func shellWord(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:@/", r)) {
+			q := strconv.QuoteToASCII(s) // control and non-ASCII characters written out
+			return "'" + strings.ReplaceAll(q[1:len(q)-1], "'", `'\''`) + "'"
+		}
+	}
+	if s == "" {
+		return "''"
+	}
+	return s
 }
 
 // quarantinedCall returns the error for a call of name when it names a
