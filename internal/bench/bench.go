@@ -215,7 +215,12 @@ func startHost(ctx context.Context, o Options, n int, relayOnly bool) (*host.Hos
 // launchHost starts a host on the given server entries and waits until all
 // are connected.
 func launchHost(ctx context.Context, o Options, servers map[string]any, relayOnly bool) (*host.Host, error) {
-	raw, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{"enabled": true, "servers": servers}}})
+	// Trust off: the throwaway servers s0, s1 … of one measurement offer
+	// other tools than those of the last (another -args), and pins kept in
+	// the shared home would hold them back. What trust costs is measured
+	// on its own (docs/security.md).
+	raw, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{"enabled": true, "servers": servers,
+		"trust": map[string]any{"mode": "off"}}}})
 	l, err := config.Load(config.LoadOptions{UserFile: "bench.json", UserData: raw,
 		SystemDir: filepath.Join(os.TempDir(), "plughost-bench-no-system-layers"), Home: os.TempDir()})
 	if err != nil {
