@@ -78,8 +78,8 @@ type Options struct {
 	SessionStore SessionStore
 	// PinStore keeps the pins of tool trust (approved tool definitions);
 	// nil means the session store's when it is a PinStoreProvider
-	// (redisstore: shared by every replica), else tools.mcp.trust.pins_file,
-	// else memory.
+	// (redisstore: shared by every replica), else tools.mcp.trust.pins_file;
+	// trust.NewMemoryStore keeps them for this process only.
 	PinStore trust.Store
 	// Transports serves transport types in process: a server whose type is
 	// a key here talks through that pluginapi.Transport inside the host

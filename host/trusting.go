@@ -29,17 +29,14 @@ type PinStoreProvider interface {
 }
 
 // pinStore chooses where the pins live: Options.PinStore, else the
-// session store's (Redis), else tools.mcp.trust.pins_file, else (no file
-// configured, as in a config built in code) memory.
+// session store's (Redis), else tools.mcp.trust.pins_file (the validator
+// refuses an empty one).
 func pinStore(opts Options, sessions SessionStore, cfg *config.Config) (trust.Store, error) {
 	if opts.PinStore != nil {
 		return opts.PinStore, nil
 	}
 	if p, ok := sessions.(PinStoreProvider); ok {
 		return p.Pins(), nil
-	}
-	if cfg.MCP.Trust.PinsFile == "" {
-		return trust.NewMemoryStore(), nil
 	}
 	s, err := trust.OpenFile(cfg.MCP.Trust.PinsFile)
 	if err != nil {
