@@ -8,7 +8,7 @@ NPM_DIR   := $(CACHE)/npm
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X main.version=$(VERSION)
 PLUGINS   := stdio sse http
-NPM_PKGS  := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/inspector-cli@1.0.3
+NPM_PKGS  := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/inspector-cli@1.0.3 axe-core@4.14.1
 # The official MCP conformance suite, the Node 22 it needs (Node 20 is the system's) and the
 # packages its reference server (shared/conformance/everything-server.ts beside the checkout) imports.
 CONFORMANCE_DIR  := $(CACHE)/conformance

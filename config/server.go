@@ -235,3 +235,24 @@ func absEnvFile(p, configDir string) (string, error) {
 	}
 	return abs, nil
 }
+
+// packageRunners are the commands that fetch a package before they run it.
+var packageRunners = map[string]bool{"npx": true, "pnpx": true, "bunx": true, "uvx": true}
+
+// PackageRunner returns the package runner a stdio server's command is
+// ("npx", "uvx", "bunx", "pnpx", or "pnpm dlx" / "yarn dlx"), whose first
+// start may download the package for minutes; "" for any other command.
+func (s Server) PackageRunner() string {
+	if s.Transport() != TransportStdio || s.Command == "" {
+		return ""
+	}
+	base := strings.ToLower(s.Command[strings.LastIndexAny(s.Command, `/\`)+1:]) // a Windows path too
+	base = strings.TrimSuffix(strings.TrimSuffix(base, ".cmd"), ".exe")
+	switch {
+	case packageRunners[base]:
+		return base
+	case (base == "pnpm" || base == "yarn") && len(s.Args) > 0 && s.Args[0] == "dlx":
+		return base + " dlx"
+	}
+	return ""
+}

@@ -193,3 +193,22 @@ func TestConfigJSON(t *testing.T) {
 		t.Errorf("shape: %s (%v)", b, err)
 	}
 }
+
+func TestPackageRunner(t *testing.T) {
+	for _, c := range []struct {
+		s    Server
+		want string
+	}{
+		{Server{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-memory"}}, "npx"},
+		{Server{Command: "/usr/local/bin/uvx", Args: []string{"mcp-server-git"}}, "uvx"},
+		{Server{Command: `C:\Program Files\nodejs\NPX.CMD`}, "npx"},
+		{Server{Command: "pnpm", Args: []string{"dlx", "x"}}, "pnpm dlx"},
+		{Server{Command: "pnpm", Args: []string{"exec", "x"}}, ""},
+		{Server{Command: "node", Args: []string{"server.js"}}, ""},
+		{Server{URL: "https://example.com/mcp", Type: TransportHTTP}, ""},
+	} {
+		if got := c.s.PackageRunner(); got != c.want {
+			t.Errorf("PackageRunner(%s %v) = %q, want %q", c.s.Command, c.s.Args, got, c.want)
+		}
+	}
+}

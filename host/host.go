@@ -412,6 +412,7 @@ func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []s
 		PinSetting:    "tools.mcp.plugins.sha256." + typ,
 		ConfigPath:    config.ServerPath(name),
 		Name:          name,
+		Installer:     srv.PackageRunner(),
 		Transport:     typ,
 		PluginPath:    path,
 		PluginSHA256:  cfg.MCP.Plugins.SHA256[typ],

@@ -128,6 +128,10 @@ func stateText(st supervisor.Status) string {
 			s += fmt.Sprintf(" (retry in %s)", time.Until(st.NextRetry).Round(time.Second))
 		}
 		return s
+	case supervisor.StateConnecting:
+		if st.Installing != "" {
+			return fmt.Sprintf("installing: the first start of a %s package, which may download it first (allowed %s)", st.Installing, supervisor.FirstStartBound)
+		}
 	case supervisor.StateInvalid:
 		return "invalid config: " + st.LastError
 	case supervisor.StateDisabled:

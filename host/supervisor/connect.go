@@ -20,7 +20,14 @@ import (
 // tools/list. On success the connection is live and the status connected.
 func (s *Server) connect(ctx context.Context) (*connection, error) {
 	began := time.Now()
-	s.update(func(st *Status) { st.State, st.NextRetry = StateConnecting, time.Time{} })
+	installing := ""
+	if s.spec.Installer != "" && !s.connectedOnce.Load() {
+		installing = s.spec.Installer
+	}
+	s.update(func(st *Status) { st.State, st.NextRetry, st.Installing = StateConnecting, time.Time{}, installing })
+	if installing != "" {
+		defer s.update(func(st *Status) { st.Installing = "" }) // after a failure too
+	}
 	conn, err := s.open(ctx)
 	if err != nil && s.switchTransport(err) {
 		conn, err = s.open(ctx)
@@ -48,8 +55,10 @@ func (s *Server) connect(ctx context.Context) (*connection, error) {
 		conn.serverPID = d.PID
 	}
 	took := time.Since(began)
+	s.connectedOnce.Store(true)
 	s.update(func(st *Status) {
 		st.State = StateConnected
+		st.Installing = ""
 		st.StartupDuration = took
 		st.ServerName, st.ServerVersion = init.name()
 		st.ProtocolVersion = init.ProtocolVersion
@@ -75,7 +84,7 @@ func (s *Server) open(ctx context.Context) (*connection, error) {
 		}
 		return nil, phaseError("start transport plugin", t.Start, "start_seconds", err)
 	}
-	openCtx, cancel := context.WithTimeout(ctx, t.Initialize)
+	openCtx, cancel := context.WithTimeout(ctx, s.initializeBound())
 	defer cancel()
 	req := pluginapi.OpenRequest{ServerName: s.spec.Name, Config: s.spec.Config, MaxMessageBytes: s.spec.Limits.MaxMessageBytes}
 	if l := s.spec.Limits; l.SpoolDir != "" && l.MaxResultBytes > req.MessageLimit() {
@@ -99,7 +108,7 @@ func (s *Server) open(ctx context.Context) (*connection, error) {
 	stream, err := pc.Transport().Open(openCtx, req)
 	if err != nil {
 		pc.Kill()
-		return nil, phaseError("connect", t.Initialize, "initialize_seconds", err)
+		return nil, phaseError("connect", s.initializeBound(), "initialize_seconds", err)
 	}
 	tr := msgtransport.New(stream, s.logger)
 	throttled := make(chan struct{}, 1)
@@ -128,6 +137,17 @@ func (s *Server) open(ctx context.Context) (*connection, error) {
 	return conn, nil
 }
 
+// initializeBound is the bound of opening and initializing the server:
+// the initialize timeout, or for a package runner's first start at least
+// FirstStartBound (Spec.Installer).
+func (s *Server) initializeBound() time.Duration {
+	t := s.tuning().Timeouts.Initialize
+	if s.spec.Installer != "" && !s.connectedOnce.Load() {
+		return max(t, FirstStartBound)
+	}
+	return t
+}
+
 // launch starts the plugin process, or wraps the in-process transport.
 func (s *Server) launch(startTimeout time.Duration) (pluginProcess, error) {
 	if s.spec.InProcess != nil {
@@ -149,7 +169,7 @@ func (s *Server) launch(startTimeout time.Duration) (pluginProcess, error) {
 // initialize runs the MCP handshake over the message transport itself,
 // declaring ClientCapabilities, and keeps the server's answer raw.
 func (s *Server) initialize(ctx context.Context, conn *connection) (Initialized, error) {
-	limit := s.tuning().Timeouts.Initialize
+	limit := s.initializeBound()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	params, _ := json.Marshal(struct { // strings and valid JSON always encode

@@ -36,6 +36,9 @@ type Server struct {
 	ending   Ending // why live went away while status still says connected
 	lastDiag pluginapi.Diagnostics
 	listID   atomic.Int64 // numbers the tools/list requests
+	// connectedOnce is set at the first connection: from then on a
+	// package runner's server is bounded like any other (Spec.Installer).
+	connectedOnce atomic.Bool
 }
 
 // connection is one live link to the server: a plugin process and the

@@ -15,6 +15,12 @@ import (
 type Spec struct {
 	// Name is the configured server name.
 	Name string
+	// Installer names the package runner a stdio server is started with
+	// (npx, uvx …), whose first start downloads the package: until the
+	// server has connected once, opening and initializing it is bounded
+	// by FirstStartBound instead of the initialize timeout, and its status
+	// says it is installing. "" for any other server.
+	Installer string
 	// Transport is the effective transport type ("stdio", "sse", "http", …).
 	Transport string
 	// PluginPath is the transport plugin executable; PluginSHA256 an optional pin.
@@ -101,6 +107,11 @@ type Limits struct {
 	// of MCP results).
 	SpoolDir string
 }
+
+// FirstStartBound bounds opening and initializing a server started by a
+// package runner (Spec.Installer) until it has connected once: npm or uv
+// may spend minutes downloading the package and its dependencies.
+const FirstStartBound = 5 * time.Minute
 
 // Timeouts bound each phase of a server's life.
 type Timeouts struct {

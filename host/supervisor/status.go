@@ -37,6 +37,10 @@ type Status struct {
 	Transport string `json:"transport"`
 	// Tools is how many tools the server lists (when connected).
 	Tools int `json:"tools"`
+	// Installing names the package runner (npx, uvx …) of a server
+	// connecting for the first time, which may be downloading its package
+	// for minutes (up to FirstStartBound); "" otherwise.
+	Installing string `json:"installing,omitempty"`
 	// LastError is the most recent failure, kept after recovery for diagnosis.
 	LastError string `json:"last_error,omitempty"`
 	// Restarts counts restarts after a crash or failed attempt.

@@ -8,6 +8,7 @@ import { field, inputOf, showProblems, clearProblems, formErrorBox, showFormErro
 import { nameHelp, nameProblem, constrainName } from './names.js';
 
 let grid;
+let status; // loading, failure and "no match": beside the list, which holds presets only
 let presets = [];
 let loaded = false;
 let query = '';
@@ -18,6 +19,7 @@ export function mountCatalog(panel, { selectTab }) {
   selectTabFn = selectTab;
   const fid = uid('filter');
   grid = h('div', { class: 'catalog-grid', role: 'list', 'aria-label': 'Presets' });
+  status = h('div', { class: 'catalog-status', role: 'status' });
   const filter = h('input', { id: fid, type: 'search', placeholder: 'Filter presets', autocomplete: 'off' });
   filter.addEventListener('input', () => {
     query = filter.value.trim().toLowerCase();
@@ -27,20 +29,21 @@ export function mountCatalog(panel, { selectTab }) {
     h('div', { class: 'panel-head' },
       h('div', {}, h('h1', {}, 'Catalog'), h('p', { class: 'sub' }, 'Popular MCP servers, ready to install. Credentials are asked for at install and stored masked.')),
       h('div', { class: 'field compact' }, h('label', { for: fid, class: 'sr-only' }, 'Filter presets'), filter)),
-    grid);
+    status, grid);
   on('tab', (name) => { if (name === 'catalog' && !loaded) load(); });
   on('servers', () => { if (loaded) render(); });
 }
 
 async function load() {
-  replace(grid, h('p', { class: 'muted' }, 'Loading the catalog…'));
+  replace(grid);
+  replace(status, h('p', { class: 'muted' }, 'Loading the catalog…'));
   try {
     const body = await api.get('/api/catalog');
     presets = body.presets || [];
     loaded = true;
     render();
   } catch (err) {
-    replace(grid, h('p', { class: 'field-error' }, `The catalog could not be loaded: ${err.message}`),
+    replace(status, h('p', { class: 'field-error' }, `The catalog could not be loaded: ${err.message}`),
       h('button', { type: 'button', class: 'btn', onclick: load }, 'Try again'));
   }
 }
@@ -48,7 +51,8 @@ async function load() {
 function render() {
   const shown = presets.filter((p) => !query || `${p.name} ${p.id} ${p.description}`.toLowerCase().includes(query));
   const installed = new Set(store.servers.map((s) => s.name));
-  replace(grid, shown.length ? shown.map((p) => card(p, installed.has(p.id))) : h('p', { class: 'muted' }, 'No preset matches.'));
+  replace(grid, ...shown.map((p) => card(p, installed.has(p.id))));
+  replace(status, shown.length ? null : h('p', { class: 'muted' }, 'No preset matches.'));
 }
 
 function card(p, installed) {
