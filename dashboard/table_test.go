@@ -1,9 +1,13 @@
 package dashboard_test
 
 import (
+	"encoding/json"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/chromedp/cdproto/network"
@@ -149,4 +153,60 @@ func TestDashboardServeUnreachable(t *testing.T) {
 			document.getElementById('serve-unreachable').textContent.startsWith('serve is unreachable.') &&
 			b.classList.contains('off') && b.textContent === 'Connected · 11 tools (last seen)' &&
 			document.querySelector('#live .live-text').textContent.startsWith('serve unreachable'); })()`)
+}
+
+// A server whose process dies goes from connected to restarting without
+// reading "Connected · 0 tools" in between (the connection being torn
+// down still says connected, with no tools, for a moment).
+func TestDashboardCrashedServerBadge(t *testing.T) {
+	b := newBrowser(t, 1280, 900)
+	s := startServe(t, map[string]any{"alpha": testServer(nil)})
+	s.waitStates(t, "alpha")
+	b.run(t, "open the login link", chromedp.Navigate(s.loginURL(t)))
+	badge := card("alpha") + ` .badge`
+	b.waitJS(t, "alpha connected", `document.querySelector('`+badge+`')?.textContent === 'Connected · 11 tools'`)
+	eval[bool](t, b, `(() => { window.__badges = [];
+		new MutationObserver(() => window.__badges.push(document.querySelector('`+badge+`').textContent))
+			.observe(document.querySelector('`+badge+`'), {childList: true, characterData: true, subtree: true});
+		return true; })()`)
+	_, body := s.api(t, "GET", "/api/servers/alpha", "")
+	var d struct {
+		ServerPID int `json:"server_pid"`
+	}
+	if err := json.Unmarshal([]byte(body), &d); err != nil || d.ServerPID == 0 {
+		t.Fatalf("alpha's server pid: %v in %s", err, body)
+	}
+	if err := syscall.Kill(d.ServerPID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	b.waitJS(t, "alpha back after restarting", `window.__badges.length > 1 && document.querySelector('`+badge+`').textContent === 'Connected · 11 tools'`)
+	if seen := eval[[]string](t, b, `window.__badges`); slices.Contains(seen, "Connected · 0 tools") {
+		t.Errorf("the badge read %q", seen)
+	}
+}
+
+// With discovery off, "Try a search" says what it needs and leads to
+// Settings, instead of the search tool's error in red.
+func TestDashboardSearchWithDiscoveryOff(t *testing.T) {
+	b := newBrowser(t, 1280, 900)
+	s := startServe(t, map[string]any{"alpha": testServer(nil)})
+	s.waitStates(t, "alpha")
+	off, err := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{
+		"enabled": true, "servers": map[string]any{"alpha": testServer(nil)},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.config, off, 0o600); err != nil { // discovery off: the default
+		t.Fatal(err)
+	}
+	b.run(t, "open the login link", chromedp.Navigate(s.loginURL(t)))
+	b.waitJS(t, "alpha visible, discovery off", `document.querySelector('`+card("alpha")+` .chip.deferred') === null &&
+		document.querySelector('`+card("alpha")+`').textContent.includes('Visible · discovery off')`)
+	b.run(t, "search", chromedp.SendKeys(chromedp.CSS(`.search-form input[type="search"]`), "echo"),
+		chromedp.Click(chromedp.CSS(`.search-form button[type="submit"]`)))
+	b.waitJS(t, "what search needs", `document.querySelector('.search-off')?.textContent.startsWith('Search is off') &&
+		document.querySelector('.search-results .field-error') === null`)
+	b.run(t, "go to Settings", chromedp.Click(chromedp.CSS(`.search-off button`)))
+	b.waitJS(t, "the Settings tab", `document.getElementById('tab-settings').getAttribute('aria-selected') === 'true' && !document.getElementById('panel-settings').hidden`)
 }

@@ -96,7 +96,7 @@ function render(servers) {
   }
   for (const s of servers) {
     if (!entries.has(s.name)) entries.set(s.name, newEntry(s.name));
-    entries.get(s.name).row = s;
+    track(entries.get(s.name), s);
   }
   current = view(servers.length);
   const shown = select(servers, opts).map((s) => entries.get(s.name));
@@ -281,14 +281,27 @@ export function status(s) {
   }
 }
 
+/**
+ * track takes a server's new row. A connection being torn down (a crash,
+ * a stop) still reads "connected" with no tools and no process until the
+ * supervisor records what comes next: that row is marked as ending, not
+ * shown as "Connected · 0 tools".
+ */
+function track(c, s) {
+  c.ending = s.state === 'connected' && !s.plugin_pid && !s.tools && c.pid > 0;
+  if (s.state !== 'connected') c.pid = 0;
+  else if (s.plugin_pid) c.pid = s.plugin_pid;
+  c.row = s;
+}
+
 /** badge is a row's status badge, greyed and marked when serve is unreachable. */
-function badge(s) {
-  const [kind, text] = status(s);
+function badge(c) {
+  const [kind, text] = c.ending ? ['busy', 'Disconnecting…'] : status(c.row);
   return reachable ? [kind, text] : ['off', `${text} (last seen)`];
 }
 
-function setBadge(b, s) {
-  const [kind, text] = badge(s);
+function setBadge(b, c) {
+  const [kind, text] = badge(c);
   if (b.className !== `badge ${kind}`) b.className = `badge ${kind}`;
   if (b.textContent !== text) b.textContent = text;
 }
@@ -315,7 +328,7 @@ function showReason(p, s) {
 
 function updateCard(c, s) {
   const p = c.card.parts;
-  setBadge(p.badge, s);
+  setBadge(p.badge, c);
   c.card.el.dataset.state = s.state;
   updateTrust(c.card.el, p.waiting, s);
   const chips = [h('span', { class: 'chip', title: 'Transport' }, transportName(s.transport || s.type))];
@@ -336,7 +349,7 @@ function updateCard(c, s) {
 function updateRow(c, s) {
   const x = c.tr.cells;
   c.tr.el.dataset.state = s.state;
-  setBadge(x.badge, s);
+  setBadge(x.badge, c);
   updateTrust(c.tr.el, x.waiting, s);
   const cells = [
     [x.transport, transportName(s.transport || s.type)],
@@ -642,8 +655,8 @@ async function remove(c) {
 function tick() {
   for (const c of entries.values()) {
     if (c.row && c.row.state === 'error' && c.row.next_retry) {
-      if (c.card) setBadge(c.card.parts.badge, c.row);
-      if (c.tr) setBadge(c.tr.cells.badge, c.row);
+      if (c.card) setBadge(c.card.parts.badge, c);
+      if (c.tr) setBadge(c.tr.cells.badge, c);
     }
   }
 }
