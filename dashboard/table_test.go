@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/chromedp/cdproto/network"
@@ -155,34 +153,22 @@ func TestDashboardServeUnreachable(t *testing.T) {
 			document.querySelector('#live .live-text').textContent.startsWith('serve unreachable'); })()`)
 }
 
-// A server whose process dies goes from connected to restarting without
-// reading "Connected · 0 tools" in between (the connection being torn
-// down still says connected, with no tools, for a moment).
-func TestDashboardCrashedServerBadge(t *testing.T) {
+// A connection being torn down (a crash, a stop) still reads "connected",
+// with no tools and no process, until the supervisor records the next
+// state: the badge says "Disconnecting…" then, not "Connected · 0 tools".
+// The moment is too short to catch from a real crash every time, so the
+// test hands the page that row as the event stream would.
+func TestDashboardEndingConnectionBadge(t *testing.T) {
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"alpha": testServer(nil)})
 	s.waitStates(t, "alpha")
 	b.run(t, "open the login link", chromedp.Navigate(s.loginURL(t)))
-	badge := card("alpha") + ` .badge`
-	b.waitJS(t, "alpha connected", `document.querySelector('`+badge+`')?.textContent === 'Connected · 11 tools'`)
-	eval[bool](t, b, `(() => { window.__badges = [];
-		new MutationObserver(() => window.__badges.push(document.querySelector('`+badge+`').textContent))
-			.observe(document.querySelector('`+badge+`'), {childList: true, characterData: true, subtree: true});
-		return true; })()`)
-	_, body := s.api(t, "GET", "/api/servers/alpha", "")
-	var d struct {
-		ServerPID int `json:"server_pid"`
-	}
-	if err := json.Unmarshal([]byte(body), &d); err != nil || d.ServerPID == 0 {
-		t.Fatalf("alpha's server pid: %v in %s", err, body)
-	}
-	if err := syscall.Kill(d.ServerPID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	b.waitJS(t, "alpha back after restarting", `window.__badges.length > 1 && document.querySelector('`+badge+`').textContent === 'Connected · 11 tools'`)
-	if seen := eval[[]string](t, b, `window.__badges`); slices.Contains(seen, "Connected · 0 tools") {
-		t.Errorf("the badge read %q", seen)
-	}
+	badge := `document.querySelector('` + card("alpha") + ` .badge').textContent`
+	b.waitJS(t, "alpha connected", badge+` === 'Connected · 11 tools'`)
+	eval[bool](t, b, `(import('/js/store.js').then((m) => {
+		const rows = m.store.servers.map((r) => r.name === 'alpha' ? {...r, tools: 0, plugin_pid: 0, server_pid: 0} : r);
+		m.serversEvent({servers: rows, totals: m.store.totals, version: m.store.version}); }), true)`)
+	b.waitJS(t, "alpha disconnecting", badge+` === 'Disconnecting…'`)
 }
 
 // With discovery off, "Try a search" says what it needs and leads to
