@@ -81,6 +81,8 @@ func (b *lockedBuffer) String() string {
 type serve struct {
 	home, config, base string
 	stdout, stderr     *lockedBuffer
+	// stop ends serve (as Ctrl-C does) and waits for it.
+	stop func()
 }
 
 // startServe writes servers as the user config (0600) and runs serve on a
@@ -100,9 +102,12 @@ func startServe(t *testing.T, servers map[string]any) *serve {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	s.stop = sync.OnceFunc(func() {
 		cancel()
 		_ = cmd.Wait()
+	})
+	t.Cleanup(func() {
+		s.stop()
 		if t.Failed() {
 			t.Logf("serve stderr:\n%s", s.stderr)
 		}

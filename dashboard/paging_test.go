@@ -16,30 +16,31 @@ func offServers(servers map[string]any, n int) map[string]any {
 }
 
 // With more servers than a page, the dashboard counts all of them, lists
-// the first 500 and lists the rest on "Show more"; a running server whose
-// entry turns invalid shows the problem on its card as current, while it
-// stays connected. Before, the dashboard took every server in one answer
-// (17.5 MB for 40,000), and the typo stopped the server.
+// the first 500 (as table rows) and lists the rest on "Show more"; a
+// running server whose entry turns invalid shows the problem on its row
+// as current, while it stays connected. Before, the dashboard took every
+// server in one answer (17.5 MB for 40,000), and the typo stopped the
+// server.
 func TestDashboardPagesAndKeptEntry(t *testing.T) {
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, offServers(map[string]any{"alpha": testServer(nil)}, 600))
 	s.waitStates(t, "alpha")
 	b.run(t, "open the login link", chromedp.Navigate(s.loginURL(t)))
-	b.waitJS(t, "alpha connected", `document.querySelector('`+card("alpha")+`')?.dataset.state === 'connected'`)
-	b.waitJS(t, "the first page listed and counted", `document.querySelectorAll('.server-card').length === 500 &&
+	b.waitJS(t, "alpha connected", `document.querySelector('`+row("alpha")+`')?.dataset.state === 'connected'`)
+	b.waitJS(t, "the first page listed and counted", `document.querySelectorAll('.server-row').length === 500 &&
 		document.getElementById('servers-summary').textContent === '601 configured · 1 connected · 11 tools · the first 500 listed' &&
 		!document.getElementById('more-servers').hidden &&
 		document.getElementById('more-servers').textContent === 'Show 101 more servers'`)
 	b.run(t, "show more", chromedp.Click(chromedp.CSS(`#more-servers`)))
-	b.waitJS(t, "every server listed", `document.querySelectorAll('.server-card').length === 601 &&
+	b.waitJS(t, "every server listed", `document.querySelectorAll('.server-row').length === 601 &&
 		document.getElementById('more-servers').hidden &&
 		document.getElementById('servers-summary').textContent === '601 configured · 1 connected · 11 tools'`)
 
 	typo := testServer(nil)
 	typo["enabled"] = "yes"
 	s.writeConfig(t, offServers(map[string]any{"alpha": typo}, 600))
-	b.waitJS(t, "alpha still connected, its card saying why its entry is not applied", `(() => {
-		const c = document.querySelector('`+card("alpha")+`'); const e = c?.querySelector('.card-error');
+	b.waitJS(t, "alpha still connected, its row saying why its entry is not applied", `(() => {
+		const c = document.querySelector('`+row("alpha")+`'); const e = c?.querySelector('.row-why');
 		return c?.dataset.state === 'connected' && !e.hidden && !e.classList.contains('past') &&
 			e.textContent.startsWith('config entry invalid, still running previous settings: tools.mcp.servers.alpha.enabled: '); })()`)
 	if errs := b.consoleErrors(); len(errs) > 0 {

@@ -91,14 +91,14 @@ function followEvents() {
     else if (name === 'settings') emit('settings', data);
   }, (state, secs) => {
     live.dataset.state = state;
+    emit('stream', state);
     if (state === 'live') {
+      // The stream's first event is the whole list: nothing missed while away needs a fetch.
       text.textContent = 'Live';
-      // Anything missed while disconnected: fetch the whole list once.
-      refreshServers(api.get).catch(() => {});
     } else if (state === 'poll') {
       text.textContent = 'Refreshing every 3 s';
     } else if (state === 'retry') {
-      text.textContent = `Reconnecting in ${secs} s`;
+      text.textContent = `serve unreachable · retrying in ${secs} s`;
     } else {
       text.textContent = 'Logged out';
     }
