@@ -267,7 +267,8 @@ export function status(s) {
     case 'connected':
       return ['ok', `Connected · ${s.tools} tool${s.tools === 1 ? '' : 's'}`];
     case 'connecting':
-      return ['busy', 'Connecting…'];
+      // A package runner's first start may spend minutes downloading (npx, uvx …).
+      return s.installing ? ['busy', `Installing · first start of a ${s.installing} package…`] : ['busy', 'Connecting…'];
     case 'error':
       return s.next_retry ? ['bad', `Restarting · next try ${untilText(s.next_retry)}`] : ['bad', 'Error'];
     case 'needs login':
