@@ -67,6 +67,10 @@ func TestAccessibility(t *testing.T) {
 				}
 				for _, tab := range tabs {
 					b.run(t, "open "+tab, chromedp.Click(chromedp.CSS("#"+tab)))
+					if tab == "tab-servers" { // an expanded server: its detail's headings too
+						b.run(t, "expand ok", chromedp.Click(chromedp.CSS(`[data-name="ok"] .card-toggle, [data-name="ok"] .row-toggle`)))
+						b.waitJS(t, "ok's detail", `document.querySelectorAll('[data-name="ok"] .tool').length > 0`)
+					}
 					b.waitJS(t, tab+" shown and loaded", `(() => { const p = document.getElementById(document.getElementById(`+jsString(tab)+`).getAttribute('aria-controls')); return p && !p.hidden && p.children.length > 0 && !/Loading/.test(p.innerText); })()`)
 					raw, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](
 						`axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}}).then((r) => JSON.stringify(r.violations))`,
@@ -79,8 +83,8 @@ func TestAccessibility(t *testing.T) {
 						t.Fatal(err)
 					}
 					for _, v := range vs {
-						if v.Impact != "critical" && v.Impact != "serious" {
-							continue
+						if v.Impact != "critical" && v.Impact != "serious" && v.ID != "heading-order" {
+							continue // heading-order is "moderate", but a skipped level is a reported defect
 						}
 						var where []string
 						for _, n := range v.Nodes {

@@ -214,7 +214,8 @@ function newCard(c) {
     error: h('p', { class: 'card-error', hidden: true }),
   };
   const card = h('article', { class: 'server-card', role: 'listitem', 'data-name': c.name, 'aria-label': `Server ${c.name}` },
-    h('div', { class: 'card-head' }, parts.toggle, parts.waiting, parts.badge),
+    // The name is the card's heading (h2 under the tab's h1), so the detail's h3s follow in order.
+    h('div', { class: 'card-head' }, h('h2', { class: 'card-title' }, parts.toggle), parts.waiting, parts.badge),
     h('div', { class: 'card-body' }, parts.chips, h('div', { class: 'card-metrics' },
       h('div', { class: 'window' }, parts.stats, h('span', { class: 'window-label' }, 'last 15 min')),
       h('div', { class: 'window' }, parts.spark, h('span', { class: 'window-label' }, 'calls/min · 30 min')))),
