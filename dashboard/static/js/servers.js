@@ -538,13 +538,44 @@ function renderDetail(c) {
   renderWaiting(c);
   const tools = det.tools || [];
   const findings = det.findings || {};
-  const sig = JSON.stringify([tools.map((t) => t.name), findings]);
+  const hidden = cfg.exclude_tools || [];
+  const sig = JSON.stringify([tools.map((t) => t.name), findings, hidden, cfg.include_tools || []]);
   if (sig !== d.toolSig) {
     d.toolSig = sig;
     d.toolsTitle.textContent = `Tools (${tools.length})`;
     replace(d.tools, tools.length
-      ? tools.map((t) => toolItem(t, findings[t.server_tool] || []))
-      : h('p', { class: 'muted' }, 'No tools listed (the server is not connected, or lists none).'));
+      ? tools.map((t) => toolItem(t, findings[t.server_tool] || [], () => setHidden(c, t.server_tool, true)))
+      : h('p', { class: 'muted' }, 'No tools listed (the server is not connected, or lists none).'),
+    hidden.length ? hiddenList(c, hidden) : null);
+  }
+}
+
+/** hiddenList lists the server's exclude_tools, each with a button that shows it again. */
+function hiddenList(c, hidden) {
+  return h('div', { class: 'hidden-tools' },
+    h('h4', {}, `Hidden from every client (${hidden.length})`),
+    h('ul', {}, hidden.map((g) => h('li', {}, h('code', {}, g), ' ',
+      h('button', { type: 'button', class: 'btn small', 'aria-label': `Show ${g} again`, onclick: () => setHidden(c, g, false) }, 'Show again')))));
+}
+
+/**
+ * setHidden adds a tool to the server's exclude_tools (hide) or removes
+ * the entry (show): the same write as the form's Tool filters, applied
+ * at once without restarting the server.
+ */
+async function setHidden(c, tool, hide) {
+  if (hide && !(await confirmDialog({ title: `Hide ${tool}?`, body: `No client of plughost will see or call ${tool} of ${c.name} (it is added to the server's exclude_tools). Show it again from this list.`, confirm: 'Hide' }))) return;
+  try {
+    const det = await api.get(api.serverPath(c.name));
+    const server = { ...det.config };
+    const list = (server.exclude_tools || []).filter((g) => g !== tool);
+    if (hide) list.push(tool);
+    server.exclude_tools = list;
+    await api.put(api.serverPath(c.name), { server, if_version: det.version });
+    toast(hide ? `${tool} is hidden from every client` : `${tool} is shown again`, 'ok');
+    await refreshDetail(c);
+  } catch (err) {
+    toast(err.message, 'error');
   }
 }
 
@@ -571,15 +602,16 @@ function afterApproval(c) {
   refreshServers(api.get).catch(() => {});
 }
 
-function toolItem(t, findings) {
+function toolItem(t, findings, hide) {
   const schema = t.input_schema ? JSON.stringify(t.input_schema, null, 2) : 'no input schema';
   const original = t.server_tool || t.server_name;
-  return h('details', { class: 'tool' },
+  return h('details', { class: 'tool', 'data-tool': original || t.name },
     h('summary', {}, h('code', { class: 'tool-name' }, t.name),
       original && original !== t.name ? h('span', { class: 'muted' }, ` ← ${original}`) : null,
       findings.length ? h('span', { class: 'chip flag', title: 'The definition scan flagged this tool' }, '⚑ flagged') : null,
       t.description ? h('span', { class: 'tool-desc' }, visible(t.description)) : null),
     findingList(findings),
+    h('p', {}, h('button', { type: 'button', class: 'btn small', onclick: hide }, 'Hide from clients')),
     h('h4', {}, 'Input schema'), h('pre', { class: 'schema' }, schema),
     t.output_schema ? [h('h4', {}, 'Output schema'), h('pre', { class: 'schema' }, JSON.stringify(t.output_schema, null, 2))] : null);
 }
