@@ -24,10 +24,14 @@ type PromptRequest struct {
 	Arguments map[string]string `json:"arguments,omitempty"`
 }
 
+// methodNotFound is JSON-RPC's code for a method a server does not serve.
+const methodNotFound = -32601
+
 // ask sends one MCP request to server on a session scoped to it (the
 // server's own names and URIs), closed after, and writes the server's
-// result as it answered. An error of the server is a 502 request_failed
-// with its message.
+// result as it answered. A method the server does not serve is a 404
+// not_offered; another error of the server a 502 request_failed with its
+// message.
 func (a *handler) ask(w http.ResponseWriter, r *http.Request, method string, params any) {
 	name := r.PathValue("name")
 	if _, ok := a.o.Host.ServerConfig(name); !ok {
@@ -48,6 +52,9 @@ func (a *handler) ask(w http.ResponseWriter, r *http.Request, method string, par
 	res, err := s.Request(r.Context(), method, p, host.CallOptions{})
 	var rpc *host.RPCError
 	switch {
+	case errors.As(err, &rpc) && rpc.Code == methodNotFound:
+		writeError(w, &Error{Status: http.StatusNotFound, Code: CodeNotOffered,
+			Message: fmt.Sprintf("server %q does not offer %s: %s", name, method, rpc.Message)})
 	case errors.As(err, &rpc):
 		writeError(w, &Error{Status: http.StatusBadGateway, Code: CodeRequestFailed,
 			Message: fmt.Sprintf("server %q: %s: %s (JSON-RPC error %d)", name, method, rpc.Message, rpc.Code)})

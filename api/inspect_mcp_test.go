@@ -64,6 +64,16 @@ func TestServerResourcesAndPrompts(t *testing.T) {
 	}
 }
 
+// A server without resources, prompts or completions answers not_offered.
+func TestServerWithoutResources(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/api/servers/a/resources", "/api/servers/a/prompts"} {
+		if code, body := f.do(t, "GET", path, ""); code != 404 || !strings.Contains(body, `"code": "not_offered"`) {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+}
+
 // A server that is not running is refused as not_running.
 func TestServerResourcesNotRunning(t *testing.T) {
 	f := faithfulFixture(t)
@@ -123,4 +133,3 @@ func waitStderr(t *testing.T, f *fixture, s string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-

@@ -42,6 +42,10 @@ func TestDashboardInspectRunsTools(t *testing.T) {
 	s.waitStates(t, "a")
 	openInspect(t, b, s, "a")
 
+	if got := textOf(t, b, `.inspect-section[aria-label="Prompts"] p`); got != "This server offers no prompts." {
+		t.Errorf("the prompts of a server without any: %q", got)
+	}
+
 	echo := itemOf("echo")
 	b.run(t, "open echo", chromedp.Click(chromedp.CSS(echo+" > summary")))
 	b.run(t, "run echo without text", chromedp.Click(chromedp.CSS(echo+" button[type=submit]")))

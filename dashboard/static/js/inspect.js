@@ -59,8 +59,13 @@ function fill(section, title, items, empty) {
   replace(section, h('h2', {}, title), items.length ? items : h('p', { class: 'muted' }, empty));
 }
 
+// failed says why a list could not be had: plainly when the server does
+// not offer that kind of thing.
 function failed(section, title, err) {
-  replace(section, h('h2', {}, title), h('p', { class: 'field-error' }, err.message));
+  const none = err.code === 'not_offered';
+  replace(section, h('h2', {}, title), none
+    ? h('p', { class: 'muted' }, `This server offers no ${title.toLowerCase()}.`)
+    : h('p', { class: 'field-error' }, err.message));
 }
 
 // item is one entry of a list: a summary line that opens its detail.
@@ -162,21 +167,38 @@ function shapedResult(res) {
       : null);
 }
 
+// MAX_PAGES bounds the pages of one list the tab follows.
+const MAX_PAGES = 20;
+
+// allPages returns member of every page of a list endpoint (following
+// nextCursor).
+async function allPages(path, member) {
+  const out = [];
+  let cursor = '';
+  for (let i = 0; i < MAX_PAGES; i += 1) {
+    const page = await api.get(cursor ? `${path}?cursor=${encodeURIComponent(cursor)}` : path);
+    out.push(...(Array.isArray(page && page[member]) ? page[member] : []));
+    if (!page || !page.nextCursor || page.nextCursor === cursor) break;
+    cursor = page.nextCursor;
+  }
+  return out;
+}
+
 async function loadResources(section, server) {
   let resources;
   let templates;
   try {
     [resources, templates] = await Promise.all([
-      api.get(api.serverPath(server, '/resources')),
-      api.get(api.serverPath(server, '/resource-templates')),
+      allPages(api.serverPath(server, '/resources'), 'resources'),
+      allPages(api.serverPath(server, '/resource-templates'), 'resourceTemplates'),
     ]);
   } catch (err) {
     failed(section, 'Resources', err);
     return;
   }
-  const items = (resources.resources || []).map((r) =>
+  const items = resources.map((r) =>
     item(r.name || r.uri, r.uri, (d) => readInto(d, server, r.uri), r.uri));
-  const tmpls = (templates.resourceTemplates || []).map((t) =>
+  const tmpls = templates.map((t) =>
     item(t.name || t.uriTemplate, t.uriTemplate, (d) => templateForm(d, server, t), t.uriTemplate));
   fill(section, 'Resources', [...items, tmpls.length ? h('h3', {}, 'Templates') : null, ...tmpls].filter(Boolean),
     'No resources.');
@@ -250,8 +272,8 @@ function completedField(server, ref, name, required, description) {
 
 async function loadPrompts(section, server) {
   try {
-    const { prompts } = await api.get(api.serverPath(server, '/prompts'));
-    fill(section, 'Prompts', (prompts || []).map((p) => item(p.name, p.description, (d) => promptForm(d, server, p))),
+    const prompts = await allPages(api.serverPath(server, '/prompts'), 'prompts');
+    fill(section, 'Prompts', prompts.map((p) => item(p.name, p.description, (d) => promptForm(d, server, p))),
       'No prompts.');
   } catch (err) {
     failed(section, 'Prompts', err);
