@@ -34,8 +34,9 @@ func textOf(t *testing.T, b *browser, sel string) string {
 
 // Running tools from their forms: a required field left empty and a
 // number under its minimum are refused beside the field; echo's result
-// shows as the agent sees it and raw; a tool's error reads as one; a long
-// call is cancelled at the server by Cancel.
+// shows as the agent sees it and raw; a tool's error reads as one; a tool
+// removed since the list was shown is refused with the API's message; a
+// long call is cancelled at the server by Cancel.
 func TestDashboardInspectRunsTools(t *testing.T) {
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"a": testServer(nil)})
@@ -84,6 +85,20 @@ func TestDashboardInspectRunsTools(t *testing.T) {
 	if got := textOf(t, b, rm+" .shaped.is-error .mcp-text"); got != "no tool nope" {
 		t.Errorf("remove_tool's error result %q", got)
 	}
+
+	// A tool gone since the list was shown: the refusal and its message.
+	noop := itemOf("noop")
+	b.run(t, "open noop", chromedp.Click(chromedp.CSS(noop+" > summary")))
+	b.run(t, "remove noop", chromedp.SetValue(chromedp.CSS(rm+` input[name="name"]`), "noop"),
+		chromedp.Click(chromedp.CSS(rm+" button[type=submit]")))
+	if !testwait.Until(20*time.Second, func() bool {
+		_, body := s.api(t, "GET", "/api/servers/a/tools", "")
+		return !strings.Contains(body, `"mcp_a_noop"`)
+	}) {
+		t.Fatal("noop was never removed")
+	}
+	b.run(t, "run noop", chromedp.Click(chromedp.CSS(noop+" button[type=submit]")))
+	b.waitJS(t, "noop's refusal", `(document.querySelector('`+noop+` .test-out') || {}).textContent.startsWith('Refused (unknown tool): ')`)
 
 	sleep := itemOf("sleep")
 	b.run(t, "start a long sleep", chromedp.Click(chromedp.CSS(sleep+" > summary")),
