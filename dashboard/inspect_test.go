@@ -156,3 +156,36 @@ func TestDashboardInspectResourcesAndPrompts(t *testing.T) {
 		t.Errorf("console errors: %q", errs)
 	}
 }
+
+// onePixelPNG is a 1×1 PNG, base64.
+const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
+// A server's image shows as a data: URI the CSP lets load; an SVG, or
+// data that is not base64, is not shown.
+func TestDashboardInspectImages(t *testing.T) {
+	b := newBrowser(t, 1280, 900)
+	s := startServe(t, map[string]any{"a": testServer(nil)})
+	b.run(t, "open the login link", chromedp.Navigate(s.loginURL(t)))
+	b.waitJS(t, "the tabs", `!document.querySelector('.tabs').hidden`)
+	eval[bool](t, b, `(() => { import('./js/mcpcontent.js').then((m) => {
+		const box = document.createElement('div');
+		box.id = 'images';
+		box.append(m.contentBlock({type: 'image', mimeType: 'image/png', data: `+jsString(onePixelPNG)+`}),
+			m.contentBlock({type: 'image', mimeType: 'image/svg+xml', data: 'PHN2Zz48L3N2Zz4='}),
+			m.contentBlock({type: 'image', mimeType: 'image/png', data: '"><b>x</b>'}),
+			m.resourceContent({uri: 'x', mimeType: 'image/png', blob: `+jsString(onePixelPNG)+`}));
+		document.body.append(box);
+	}); return true; })()`)
+	b.waitJS(t, "the PNGs loaded", `(() => { const imgs = document.querySelectorAll('#images img');
+		return imgs.length === 2 && [...imgs].every((i) => i.complete && i.naturalWidth === 1); })()`)
+	notes := eval[[]string](t, b, `[...document.querySelectorAll('#images p')].map((p) => p.textContent)`)
+	if len(notes) != 2 || !strings.Contains(notes[0], "image/svg+xml (not shown)") || !strings.Contains(notes[1], "not shown") {
+		t.Errorf("the SVG and the bad data: %q", notes)
+	}
+	if n := eval[int](t, b, `document.querySelectorAll('#images b').length`); n != 0 {
+		t.Error("image data was parsed as markup")
+	}
+	if errs := b.consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
