@@ -189,3 +189,22 @@ func TestDashboardInspectImages(t *testing.T) {
 		t.Errorf("console errors: %q", errs)
 	}
 }
+
+// At phone width the Inspect tab, a tool's form and its result fit
+// without sideways scrolling.
+func TestDashboardInspectNarrow(t *testing.T) {
+	b := newBrowser(t, 390, 844)
+	s := startServe(t, map[string]any{"a": testServer(nil, "-faithful")})
+	s.waitStates(t, "a")
+	openInspect(t, b, s, "a")
+	echo := itemOf("echo")
+	b.run(t, "run echo", chromedp.Click(chromedp.CSS(echo+" > summary")),
+		chromedp.SendKeys(chromedp.CSS(echo+` input[name="text"]`), strings.Repeat("long-word-", 40)),
+		chromedp.Click(chromedp.CSS(echo+" button[type=submit]")))
+	b.waitJS(t, "echo's result", `document.querySelector('`+echo+` .shaped .mcp-text') !== null`)
+	b.run(t, "open a resource", chromedp.Click(chromedp.CSS(itemOf("test://static")+" > summary")))
+	b.waitJS(t, "its text", `document.querySelector('`+itemOf("test://static")+` .resource-content') !== null`)
+	if w := eval[int](t, b, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("the page is %d px wide at 390", w)
+	}
+}
