@@ -26,6 +26,9 @@ const (
 	CodeForbidden      = "forbidden"       // wrong origin or content type
 	CodeQuarantined    = "quarantined"     // the tool waits for approval of its definition
 	CodeNotWaiting     = "not_waiting"     // an approval of a tool that waits for none
+	CodeNotRunning     = "not_running"     // the server is not running (disabled, starting failed, …)
+	CodeNotOffered     = "not_offered"     // the server does not offer resources, prompts or completions
+	CodeRequestFailed  = "request_failed"  // the server's resources, prompts or completions request failed
 	CodeInternal       = "internal"        // anything else
 )
 

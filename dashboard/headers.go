@@ -4,7 +4,9 @@ import "net/http"
 
 // contentSecurityPolicy allows only the page's own scripts, styles and
 // API: no inline script or style, no other origin, no framing, no plugins.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+// Images may also be data: URIs, the form in which the Inspect tab shows a
+// server's images (an image cannot run script).
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // secure sets the security headers on every dashboard response.

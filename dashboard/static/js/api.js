@@ -37,9 +37,12 @@ function headers(extra = {}) {
   return hdr;
 }
 
-/** request sends one API request and returns the decoded JSON answer. */
-export async function request(method, path, body) {
-  const init = { method, headers: headers(), cache: 'no-store', credentials: 'omit' };
+/**
+ * request sends one API request and returns the decoded JSON answer;
+ * opts.signal aborts it (the AbortError is thrown as is).
+ */
+export async function request(method, path, body, opts = {}) {
+  const init = { method, headers: headers(), cache: 'no-store', credentials: 'omit', signal: opts.signal };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -48,6 +51,7 @@ export async function request(method, path, body) {
   try {
     resp = await fetch(path, init);
   } catch (err) {
+    if (err.name === 'AbortError') throw err;
     throw new ApiError(0, { error: { code: 'network', message: `plughost serve does not answer (${err.message}); is it still running?` } });
   }
   const text = await resp.text();
@@ -65,7 +69,7 @@ export async function request(method, path, body) {
 }
 
 export const get = (path) => request('GET', path);
-export const post = (path, body = {}) => request('POST', path, body);
+export const post = (path, body = {}, opts = {}) => request('POST', path, body, opts);
 export const put = (path, body) => request('PUT', path, body);
 export const del = (path, body) => request('DELETE', path, body);
 
