@@ -65,6 +65,7 @@ func TestAccessibility(t *testing.T) {
 				if len(tabs) < 3 {
 					t.Fatalf("tabs %v; want the servers, catalog and settings tabs at least", tabs)
 				}
+				t.Logf("checking %v", tabs)
 				for _, tab := range tabs {
 					b.run(t, "open "+tab, chromedp.Click(chromedp.CSS("#"+tab)))
 					if tab == "tab-servers" { // an expanded server: its detail's headings too
