@@ -154,17 +154,17 @@ lint: $(STATICCHECK) $(DEADCODE)
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(STATICCHECK) ./...
-	cd deploy && $(CURDIR)/$(STATICCHECK) ./...
+	cd deploy && $(abspath $(STATICCHECK)) ./...
 	@# Roots: every main package of the module (cmd, plugins, examples, internal
 	@# tools, search/research) and every test. deadcode exits 0 on findings.
 	@echo "$(DEADCODE) -test ./..."; out=$$($(DEADCODE) -test ./...) || exit 1; \
 	if [ -n "$$out" ]; then echo "unreachable code:"; echo "$$out"; exit 1; fi
 
 $(STATICCHECK):
-	GOBIN=$(CURDIR)/$(@D) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	GOBIN=$(abspath $(@D)) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 $(DEADCODE):
-	GOBIN=$(CURDIR)/$(@D) $(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
+	GOBIN=$(abspath $(@D)) $(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
 
 clean:
 	rm -rf $(BIN) $(CACHE)
