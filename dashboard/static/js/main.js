@@ -7,8 +7,9 @@ import { toast } from './dom.js';
 import { mountServers } from './servers.js';
 import { mountCatalog } from './catalog.js';
 import { mountSettings } from './settings.js';
+import { mountActivity } from './activity.js';
 
-const TABS = ['servers', 'catalog', 'settings'];
+const TABS = ['servers', 'catalog', 'settings', 'activity'];
 let stopEvents = null;
 let mounted = false;
 
@@ -71,6 +72,7 @@ async function showApp() {
     mountServers(document.getElementById('panel-servers'));
     mountCatalog(document.getElementById('panel-catalog'), { selectTab });
     mountSettings(document.getElementById('panel-settings'));
+    mountActivity(document.getElementById('panel-activity'), { selectTab });
   }
   const fromHash = location.hash.slice(1);
   selectTab(TABS.includes(fromHash) ? fromHash : 'servers', false);
