@@ -8,8 +8,9 @@ import { mountServers } from './servers.js';
 import { mountCatalog } from './catalog.js';
 import { mountSettings } from './settings.js';
 import { mountActivity } from './activity.js';
+import { mountConnect } from './connect.js';
 
-const TABS = ['servers', 'catalog', 'settings', 'activity'];
+const TABS = ['servers', 'catalog', 'settings', 'activity', 'connect'];
 let stopEvents = null;
 let mounted = false;
 
@@ -73,6 +74,7 @@ async function showApp() {
     mountCatalog(document.getElementById('panel-catalog'), { selectTab });
     mountSettings(document.getElementById('panel-settings'));
     mountActivity(document.getElementById('panel-activity'), { selectTab });
+    mountConnect(document.getElementById('panel-connect'));
   }
   const fromHash = location.hash.slice(1);
   selectTab(TABS.includes(fromHash) ? fromHash : 'servers', false);
