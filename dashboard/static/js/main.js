@@ -179,6 +179,24 @@ function wireLogin() {
   });
 }
 
+// A `plughost dashboard` link pasted into this open tab changes only the
+// fragment: no reload, so log in with its code here. A tab's name in the
+// fragment selects the tab.
+function wireLinks() {
+  const follow = () => {
+    const hash = location.hash.slice(1);
+    if (new URLSearchParams(hash).has('code')) {
+      if (stopEvents) stopEvents();
+      start();
+    } else if (TABS.includes(hash) && mounted && !document.querySelector('.tabs').hidden) {
+      selectTab(hash);
+    }
+  };
+  window.addEventListener('hashchange', follow);
+  window.addEventListener('popstate', follow);
+}
+
 wireTabs();
 wireLogin();
+wireLinks();
 start();
