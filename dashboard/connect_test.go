@@ -60,6 +60,16 @@ func TestDashboardConnectClient(t *testing.T) {
 	if cfg := s.readConfig(t); strings.Contains(cfg, `"ci-bot"`) {
 		t.Errorf("ci-bot is still in the config:\n%s", cfg)
 	}
+	// At 390 px wide, neither new tab scrolls sideways.
+	b.run(t, "narrow the window", chromedp.EmulateViewport(390, 844))
+	s.api(t, "POST", "/api/tools/mcp_a_echo/call", `{"text":"hi"}`)
+	for _, tab := range []string{"activity", "connect"} {
+		b.run(t, "open "+tab, chromedp.Click(chromedp.CSS("#tab-"+tab)))
+		b.waitJS(t, tab+" filled", `document.querySelector('#panel-`+tab+` pre, #panel-`+tab+` tbody tr') !== null`)
+		if w := eval[int](t, b, `document.documentElement.scrollWidth`); w > 390 {
+			t.Errorf("the %s tab is %d px wide at 390 px", tab, w)
+		}
+	}
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
