@@ -3,8 +3,11 @@ package dashboard_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/plughost/plughost/internal/testwait"
 )
 
 // The Activity tab lists calls made while it is open, without a reload; a
@@ -12,8 +15,10 @@ import (
 // a server's name opens its card on the Servers tab.
 func TestDashboardActivity(t *testing.T) {
 	b := newBrowser(t, 1280, 900)
-	s := startServe(t, map[string]any{"a": testServer(nil), "b": testServer(nil, "-name", "b")})
-	s.waitStates(t, "a", "b")
+	q := testServer(nil, "-name", "q")
+	q["trust"] = "approve"
+	s := startServe(t, map[string]any{"a": testServer(nil), "b": testServer(nil, "-name", "b"), "q": q})
+	s.waitStates(t, "a", "b", "q")
 	b.run(t, "open the login link", chromedp.Navigate(s.loginURL(t)))
 	b.waitJS(t, "a's card", `document.querySelector('`+card("a")+`') !== null`)
 	b.run(t, "open the activity", chromedp.Click(chromedp.CSS("#tab-activity")))
@@ -48,6 +53,18 @@ func TestDashboardActivity(t *testing.T) {
 	b.waitJS(t, "a's card open on the Servers tab", `!document.getElementById('panel-servers').hidden &&
 		document.getElementById('panel-activity').hidden &&
 		document.querySelector('`+card("a")+` [aria-expanded]').getAttribute('aria-expanded') === 'true'`)
+
+	// An approval is listed as one, under its own filter.
+	if !testwait.Until(30*time.Second, func() bool { return len(s.quarantined(t, "q")) > 0 }) {
+		t.Fatal("q's tools never waited for approval")
+	}
+	if code, body := s.api(t, "POST", "/api/servers/q/approve", `{"all":true,"via":"dashboard"}`); code != 200 {
+		t.Fatalf("approve: %d %s", code, body)
+	}
+	b.run(t, "back to the activity", chromedp.Click(chromedp.CSS("#tab-activity")))
+	setField(t, b, "#activity-text", "")
+	setField(t, b, "#activity-outcome", "approve")
+	b.waitJS(t, "the approvals", rows+`.length > 0 && `+rows+`.every((r) => r.textContent.includes('Approval') && r.textContent.includes('approved') && r.textContent.includes('dashboard'))`)
 	if errs := b.consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}
