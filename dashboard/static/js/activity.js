@@ -79,6 +79,10 @@ function fillOptions(select, values) {
   const first = select.options[0];
   const names = [...new Set(values)].filter((v) => v !== '').sort();
   if (keep && !names.includes(keep)) names.push(keep);
+  // Rebuilt only when the choices change, so an open list stays open.
+  const key = JSON.stringify(names);
+  if (select.dataset.choices === key) return;
+  select.dataset.choices = key;
   replace(select, first, names.map((v) => h('option', { value: v }, v)));
   select.value = keep;
 }
