@@ -147,7 +147,13 @@ func (a *handler) addServer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if body.Name == "" || body.Server == nil {
+	if body.Name == "" {
+		msg := config.CheckServerName(body.Name)
+		writeError(w, &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidConfig, Message: "name: " + msg,
+			Problems: []*config.ValidationError{{Path: "name", Msg: msg}}})
+		return
+	}
+	if body.Server == nil {
 		writeError(w, &Error{Status: http.StatusBadRequest, Code: CodeBadRequest,
 			Message: `send {"name": "<server name>", "server": {...the entry as in config.json...}}`})
 		return

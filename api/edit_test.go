@@ -270,6 +270,8 @@ func TestValuesRefusedNotDropped(t *testing.T) {
 			`tools.mcp.servers.` + long, "is 10000 characters long"},
 		{"a name the dashboard's help refuses", "POST", "/api/servers", `{"name":"my server!","server":` + stdio("") + `}`,
 			`tools.mcp.servers["my server!"]`, `contains " "; rename the server (e.g. "my-server")`},
+		{"an empty name", "POST", "/api/servers", `{"name":"","server":` + stdio("") + `}`,
+			"name", "the server name is empty"},
 		{"a name through the catalog", "POST", "/api/catalog/memory/install", `{"name":"my server!"}`,
 			`tools.mcp.servers["my server!"]`, `contains " "`},
 	} {

@@ -68,11 +68,14 @@ func toError(err error) *Error {
 		conflict *manage.ConflictError
 		exists   *manage.ExistsError
 		notFound *manage.NotFoundError
+		noClient *manage.ClientNotFoundError
+		dupe     *manage.ClientExistsError
+		unknownS *manage.UnknownServersError
 	)
 	switch {
 	case errors.As(err, &ae):
 		return ae
-	case errors.As(err, &noServer), errors.As(err, &unknown), errors.As(err, &notFound):
+	case errors.As(err, &noServer), errors.As(err, &unknown), errors.As(err, &notFound), errors.As(err, &noClient):
 		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: err.Error()}
 	case errors.As(err, &held):
 		return &Error{Status: http.StatusConflict, Code: CodeQuarantined, Message: err.Error()}
@@ -82,7 +85,10 @@ func toError(err error) *Error {
 		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidConfig, Message: err.Error(), Problems: invalid.Problems}
 	case errors.As(err, &invEdit):
 		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidConfig, Message: err.Error(), Problems: invEdit.Problems}
-	case errors.As(err, &exists):
+	case errors.As(err, &unknownS):
+		return &Error{Status: http.StatusUnprocessableEntity, Code: CodeInvalidConfig, Message: err.Error(),
+			Problems: []*config.ValidationError{{Path: "servers", Msg: err.Error()}}}
+	case errors.As(err, &exists), errors.As(err, &dupe):
 		return &Error{Status: http.StatusConflict, Code: CodeExists, Message: err.Error()}
 	case errors.As(err, &conflict):
 		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: err.Error()}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/host/registry"
 	"github.com/plughost/plughost/lib/callstats"
@@ -42,6 +43,9 @@ type Options struct {
 	// POST /api/servers/{name}/login; serve it at its redirect URI without
 	// the token (serve mounts it at /oauth/callback). nil: no API login.
 	OAuthInbox *oauth.Inbox
+	// Connect is the gateway's address and token that GET /api/connect
+	// turns into client configurations; nil: the API has no gateway.
+	Connect *gateway.Snippet
 	// EventPing is how often an idle event stream sends a ping comment
 	// (15 seconds if 0).
 	EventPing time.Duration
@@ -131,6 +135,11 @@ func New(o Options) http.Handler {
 	mux.HandleFunc("POST /api/search", a.search)
 	mux.HandleFunc("GET /api/events", a.events)
 	mux.HandleFunc("GET /api/activity", a.activity)
+	mux.HandleFunc("GET /api/connect", a.connectInfo)
+	mux.HandleFunc("POST /api/connect/token", a.connectToken)
+	mux.HandleFunc("GET /api/clients", a.clients)
+	mux.HandleFunc("POST /api/clients", a.addClient)
+	mux.HandleFunc("DELETE /api/clients/{name}", a.removeClient)
 	mux.HandleFunc("GET /api/settings", a.settings)
 	mux.HandleFunc("PUT /api/settings", a.updateSettings)
 	mux.HandleFunc("GET /api/catalog", a.getCatalog)

@@ -48,7 +48,7 @@ type Options struct {
 // Dashboard serves the page and its login routes.
 type Dashboard struct {
 	o      Options
-	assets fs.FS
+	assets assetTable
 }
 
 // Mounter is where the dashboard mounts its routes: the front door, whose
@@ -70,7 +70,11 @@ func New(o Options) *Dashboard {
 	if err != nil { // the embed directive guarantees the directory
 		panic(fmt.Sprintf("dashboard: embedded assets: %v", err))
 	}
-	return &Dashboard{o: o, assets: sub}
+	assets, err := newAssetTable(sub)
+	if err != nil { // embedded files always read
+		panic(fmt.Sprintf("dashboard: %v", err))
+	}
+	return &Dashboard{o: o, assets: assets}
 }
 
 // MountOn mounts the assets and the session exchange as public routes and
@@ -82,21 +86,22 @@ func (d *Dashboard) MountOn(m Mounter) {
 }
 
 // Assets serves the embedded page (GET and HEAD only) with the security
-// headers.
+// headers, gzip-compressed when the browser accepts it, with an ETag the
+// browser revalidates its copy with (304 when it is current).
 func (d *Dashboard) Assets() http.Handler {
-	files := http.FileServerFS(d.assets)
 	return secure(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s %s: the dashboard's pages are read with GET", r.Method, r.URL.Path))
 			return
 		}
-		w.Header().Set("Cache-Control", "no-cache")
-		if r.URL.Path == RulesPath {
-			serveRules(w, r)
+		a, ok := d.assets[r.URL.Path]
+		if !ok {
+			w.Header().Set("Cache-Control", "no-cache")
+			http.Error(w, "404 page not found", http.StatusNotFound)
 			return
 		}
-		files.ServeHTTP(w, r)
+		a.serve(w, r)
 	}))
 }
 

@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -212,5 +214,59 @@ func TestNoInlineScriptOrStyle(t *testing.T) {
 func TestLoginURL(t *testing.T) {
 	if got, want := LoginURL("http://127.0.0.1:8765/", "abc"), "http://127.0.0.1:8765/#code=abc"; got != want {
 		t.Errorf("LoginURL = %q, want %q", got, want)
+	}
+}
+
+// Static files come gzip-compressed when the browser accepts it, with an
+// ETag per encoding; a request naming the current ETag gets 304 without a
+// body, and the security headers stay on every answer.
+func TestAssetsCompressedAndRevalidated(t *testing.T) {
+	srv := newServer(t)
+	// A transport that leaves Accept-Encoding and the body as they are.
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	get := func(path string, header ...string) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, b
+	}
+	for _, path := range []string{"/", "/js/main.js", "/app.css", RulesPath} {
+		t.Run(path, func(t *testing.T) {
+			plain, body := get(path)
+			zipped, zbody := get(path, "Accept-Encoding", "br, gzip")
+			if plain.Header.Get("Content-Encoding") != "" || zipped.Header.Get("Content-Encoding") != "gzip" {
+				t.Fatalf("encodings %q and %q, want none and gzip", plain.Header.Get("Content-Encoding"), zipped.Header.Get("Content-Encoding"))
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(zbody))
+			if err != nil {
+				t.Fatal(err)
+			}
+			unzipped, _ := io.ReadAll(zr)
+			if !bytes.Equal(unzipped, body) || len(zbody) >= len(body) {
+				t.Errorf("gzip body: %d bytes unzipping to %d, plain %d", len(zbody), len(unzipped), len(body))
+			}
+			etag := zipped.Header.Get("ETag")
+			if etag == "" || etag == plain.Header.Get("ETag") || zipped.Header.Get("Vary") != "Accept-Encoding" {
+				t.Errorf("ETags %q / %q, Vary %q", plain.Header.Get("ETag"), etag, zipped.Header.Get("Vary"))
+			}
+			again, rest := get(path, "Accept-Encoding", "gzip", "If-None-Match", etag)
+			if again.StatusCode != http.StatusNotModified || len(rest) != 0 || again.Header.Get("Content-Security-Policy") != contentSecurityPolicy {
+				t.Errorf("revalidation: %s, %d bytes, CSP %q", again.Status, len(rest), again.Header.Get("Content-Security-Policy"))
+			}
+			if stale, _ := get(path, "If-None-Match", `"0000"`); stale.StatusCode != 200 {
+				t.Errorf("a stale ETag: %s, want 200", stale.Status)
+			}
+			if refused, _ := get(path, "Accept-Encoding", "gzip;q=0"); refused.Header.Get("Content-Encoding") != "" {
+				t.Error("gzip;q=0 was answered with gzip")
+			}
+		})
 	}
 }

@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"encoding/json"
-	"net/http"
 
 	"github.com/plughost/plughost/config"
 )
@@ -18,13 +17,4 @@ func rulesModule() []byte {
 		"pattern": config.ServerNamePattern, "max_length": config.ServerNameMaxLen, "rule": config.ServerNameRule,
 	})
 	return []byte("// The validator's rules (package config), served by plughost.\nexport const SERVER_NAME = " + string(rule) + ";\n")
-}
-
-// serveRules answers a request for RulesPath.
-func serveRules(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-	if r.Method == http.MethodHead {
-		return
-	}
-	_, _ = w.Write(rulesModule()) // the client went away: nothing to do
 }

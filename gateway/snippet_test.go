@@ -102,3 +102,51 @@ func TestClientSnippet(t *testing.T) {
 		})
 	}
 }
+
+// Connect gives each client its configuration, with the token only when
+// it is to be shown.
+func TestConnect(t *testing.T) {
+	const tok = "tok-0123456789abcdef"
+	s := gateway.Snippet{URL: "http://127.0.0.1:1/mcp", Token: tok, TokenFile: "/t/gateway.token", Exe: "/bin/plughost", ConfigFile: "/c.json"}
+	byID := func(c gateway.Connection) map[string]string {
+		m := map[string]string{}
+		for _, cc := range c.Clients {
+			m[cc.ID] = cc.Text
+		}
+		return m
+	}
+	hidden := gateway.Connect(s)
+	if !hidden.Auth || hidden.TokenFile != "/t/gateway.token" || hidden.ServerURL != "http://127.0.0.1:1/servers/<name>/mcp" {
+		t.Errorf("connection: %+v", hidden)
+	}
+	for id, text := range byID(hidden) {
+		if strings.Contains(text, tok) {
+			t.Errorf("%s shows the token without being asked:\n%s", id, text)
+		}
+	}
+	s.ShowToken = true
+	got := byID(gateway.Connect(s))
+	want := map[string]string{
+		"claude-code": `claude mcp add --transport http plughost http://127.0.0.1:1/mcp --header "Authorization: Bearer ` + tok + `"`,
+		"stdio":       "/bin/plughost --config /c.json stdio",
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s = %q, want %q", id, got[id], w)
+		}
+	}
+	var vscode struct {
+		Servers map[string]struct {
+			Type, URL string
+			Headers   map[string]string
+		}
+	}
+	if err := json.Unmarshal([]byte(got["vscode"]), &vscode); err != nil || vscode.Servers["plughost"].Headers["Authorization"] != "Bearer "+tok {
+		t.Errorf("vscode: %v %s", err, got["vscode"])
+	}
+	for _, id := range []string{"claude-desktop", "cursor"} {
+		if !json.Valid([]byte(got[id])) || !strings.Contains(got[id], "mcpServers") {
+			t.Errorf("%s is not an mcpServers file:\n%s", id, got[id])
+		}
+	}
+}

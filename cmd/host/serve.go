@@ -99,15 +99,17 @@ and every plugin and server is stopped.`,
 			stopEvents := make(chan struct{})
 			inbox := oauth.NewInbox(strings.TrimSuffix(gateway.URL(ln.Addr()), gateway.MCPPath) + api.OAuthCallbackPath)
 			door.MountPublic("GET "+api.OAuthCallbackPath, inbox)
+			exe, _ := os.Executable()
+			url := gateway.URL(ln.Addr())
+			snippet := gateway.Snippet{URL: url, Token: tok, TokenFile: gc.TokenFile, Exe: exe, ConfigFile: g.namedConfigFile(m)}
 			door.Mount("/api/", api.New(api.Options{Host: h, Manager: m, Version: version, Logger: h.Logger().Named("api"),
-				Stop: stopEvents, OAuthInbox: inbox}))
+				Stop: stopEvents, OAuthInbox: inbox, Connect: &snippet}))
 			dashboard.New(dashboard.Options{Token: tok, Logger: h.Logger().Named("dashboard")}).MountOn(door)
 			door.OnShutdown(gw.Shutdown)
 			door.OnShutdown(func() { close(stopEvents) })
-			exe, _ := os.Executable()
-			url := gateway.URL(ln.Addr())
-			fmt.Fprint(g.stdout, gateway.ClientSnippet(gateway.Snippet{URL: url, Token: tok, ShowToken: isTerminal(g.stdout),
-				TokenFile: gc.TokenFile, Exe: exe, ConfigFile: g.namedConfigFile(m)}))
+			printed := snippet
+			printed.ShowToken = isTerminal(g.stdout)
+			fmt.Fprint(g.stdout, gateway.ClientSnippet(printed))
 			h.Start(ctx)
 			fmt.Fprintf(g.stderr, "plughost: serving %d configured server(s) at %s; stop with Ctrl-C\n", len(h.ServerNames()), url)
 			fmt.Fprintf(g.stderr, "plughost: dashboard at %s/ (open it logged in with `plughost dashboard`)\n", strings.TrimSuffix(url, gateway.MCPPath))

@@ -8,8 +8,10 @@ import { mountServers } from './servers.js';
 import { mountCatalog } from './catalog.js';
 import { mountSettings } from './settings.js';
 import { mountInspect } from './inspect.js';
+import { mountActivity } from './activity.js';
+import { mountConnect } from './connect.js';
 
-const TABS = ['servers', 'catalog', 'inspect', 'settings'];
+const TABS = ['servers', 'catalog', 'inspect', 'settings', 'activity', 'connect'];
 let stopEvents = null;
 let mounted = false;
 
@@ -73,6 +75,8 @@ async function showApp() {
     mountCatalog(document.getElementById('panel-catalog'), { selectTab });
     mountSettings(document.getElementById('panel-settings'));
     mountInspect(document.getElementById('panel-inspect'));
+    mountActivity(document.getElementById('panel-activity'), { selectTab });
+    mountConnect(document.getElementById('panel-connect'));
   }
   const fromHash = location.hash.slice(1);
   selectTab(TABS.includes(fromHash) ? fromHash : 'servers', false);
@@ -177,6 +181,24 @@ function wireLogin() {
   });
 }
 
+// A `plughost dashboard` link pasted into this open tab changes only the
+// fragment: no reload, so log in with its code here. A tab's name in the
+// fragment selects the tab.
+function wireLinks() {
+  const follow = () => {
+    const hash = location.hash.slice(1);
+    if (new URLSearchParams(hash).has('code')) {
+      if (stopEvents) stopEvents();
+      start();
+    } else if (TABS.includes(hash) && mounted && !document.querySelector('.tabs').hidden) {
+      selectTab(hash);
+    }
+  };
+  window.addEventListener('hashchange', follow);
+  window.addEventListener('popstate', follow);
+}
+
 wireTabs();
 wireLogin();
+wireLinks();
 start();

@@ -197,7 +197,7 @@ export function serverKeyOf(path) {
 }
 
 function handleError(err, form, name, o) {
-  if (err.status === 422) {
+  if (err.status === 422 || err.problems.length) {
     showProblems(form, err.problems, serverKeyOf, err.message);
   } else if (err.status === 409 && (err.code === 'exists' || /exist/i.test(err.message))) {
     showProblems(form, [{ path: 'name', message: `A server named "${name}" already exists; choose another name.` }], serverKeyOf);
