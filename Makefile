@@ -57,7 +57,7 @@ chromium:
 
 ## screenshots: regenerate docs/screenshots (each dashboard tab at 1280 and 390 px)
 screenshots: build testdeps
-	PLUGHOST_SCREENSHOTS=1 PLUGHOST_NPM_DIR=$(CURDIR)/$(NPM_DIR) $(GO) test -count=1 -run TestScreenshots ./dashboard/
+	PLUGHOST_SCREENSHOTS=1 PLUGHOST_NPM_DIR=$(abspath $(NPM_DIR)) $(GO) test -count=1 -run TestScreenshots ./dashboard/
 
 $(NPM_DIR)/.installed: Makefile
 	@mkdir -p $(NPM_DIR)
@@ -94,8 +94,8 @@ $(WORDVEC):
 ## test: vet, format check and the whole suite with the race detector, then the
 ## tests of the nested deploy module (its own go.mod: go test ./... stops there)
 test: build testdeps wordvec lint
-	PLUGHOST_NPM_DIR=$(CURDIR)/$(NPM_DIR) PLUGHOST_WORDVEC=$(CURDIR)/$(WORDVEC) \
-	PLUGHOST_CONFORMANCE_DIR=$(CURDIR)/$(CONFORMANCE_DIR) \
+	PLUGHOST_NPM_DIR=$(abspath $(NPM_DIR)) PLUGHOST_WORDVEC=$(abspath $(WORDVEC)) \
+	PLUGHOST_CONFORMANCE_DIR=$(abspath $(CONFORMANCE_DIR)) \
 		$(GO) test -race -count=1 -timeout 12m ./...
 	cd deploy && $(GO) test -race -count=1 ./...
 

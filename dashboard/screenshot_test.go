@@ -54,6 +54,19 @@ func TestScreenshots(t *testing.T) {
 		b.run(t, "open the settings", chromedp.Click(chromedp.CSS(`#tab-settings`)))
 		b.waitJS(t, "settings shown", `document.querySelector('.settings-form') !== null && document.querySelector('.cost-table') !== null`)
 		shoot(t, b, filepath.Join(out, "settings-"+w.name+".png"))
+		b.run(t, "open inspect", chromedp.Click(chromedp.CSS(`#tab-inspect`)))
+		b.waitJS(t, "toolbox in the picker", `[...document.querySelectorAll('#inspect-server option')].some((o) => o.value === 'toolbox')`)
+		eval[bool](t, b, `(() => { const p = document.getElementById('inspect-server'); p.value = 'toolbox';
+			p.dispatchEvent(new Event('change')); return true; })()`)
+		b.waitJS(t, "toolbox's tools", `document.querySelectorAll('.inspect-section .inspect-item').length > 0`)
+		b.run(t, "open the first tool", chromedp.Click(chromedp.CSS(`.inspect-section .inspect-item > summary`)))
+		shoot(t, b, filepath.Join(out, "inspect-"+w.name+".png"))
+		b.run(t, "open activity", chromedp.Click(chromedp.CSS(`#tab-activity`)))
+		b.waitJS(t, "calls listed", `document.querySelectorAll('#panel-activity tbody tr').length > 0`)
+		shoot(t, b, filepath.Join(out, "activity-"+w.name+".png"))
+		b.run(t, "open connect", chromedp.Click(chromedp.CSS(`#tab-connect`)))
+		b.waitJS(t, "snippets shown", `document.querySelectorAll('#panel-connect pre').length > 0`)
+		shoot(t, b, filepath.Join(out, "connect-"+w.name+".png"))
 	}
 }
 
