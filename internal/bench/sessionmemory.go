@@ -103,6 +103,10 @@ func catalogHost(ctx context.Context, n int, discovery bool) (*host.Host, error)
 	raw, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{
 		"enabled": true, "discovery": map[string]any{"enabled": discovery},
 		"servers": map[string]any{"cat": map[string]any{"enabled": true, "command": "in-process"}},
+		// Trust off: this measures what a session holds. The home (so the
+		// pins file) is removed below while the host runs, and pins read
+		// again meanwhile would count against the sessions.
+		"trust": map[string]any{"mode": "off"},
 	}}})
 	dir, err := os.MkdirTemp("", "plughost-bench-memory-")
 	if err != nil {
