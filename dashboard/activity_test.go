@@ -37,6 +37,13 @@ func TestDashboardActivity(t *testing.T) {
 		t.Errorf("echo's row: %q", texts[2])
 	}
 
+	// A poll that brings nothing new leaves the keyboard focus where it is.
+	eval[bool](t, b, `(() => { document.querySelector('#panel-activity .server-link').focus(); return true; })()`)
+	b.run(t, "wait past two polls", chromedp.Sleep(7*time.Second))
+	if !eval[bool](t, b, `document.activeElement === document.querySelector('#panel-activity .server-link')`) {
+		t.Error("a poll took the keyboard focus off a server link in the table")
+	}
+
 	setField(t, b, "#activity-outcome", "!ok")
 	b.waitJS(t, "only the failed call", rows+`.length === 1 && `+rows+`[0].textContent.includes('nope')`)
 	setField(t, b, "#activity-outcome", "")

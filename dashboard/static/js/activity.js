@@ -105,6 +105,7 @@ function render() {
   fillOptions(f.client, recs.map((r) => r.client));
   if (!state.enabled) {
     f.count.textContent = '';
+    delete f.body.dataset.key;
     replace(f.body, h('p', { class: 'muted' }, 'The audit log is off (tools.mcp.audit), so no calls are recorded.'));
     return;
   }
@@ -114,9 +115,15 @@ function render() {
     (dropped ? ` · ${dropped} not recorded (the writer fell behind)` : '') +
     (state.error ? ` · not updated: ${state.error}` : '');
   if (recs.length === 0) {
+    delete f.body.dataset.key;
     replace(f.body, h('p', { class: 'muted' }, 'No calls yet. Calls through /mcp, the API or the CLI appear here within seconds.'));
     return;
   }
+  // Redrawn only when what it shows changed: a poll that brought nothing
+  // new leaves the table, and the keyboard focus in it, alone.
+  const key = JSON.stringify(rows.map((r) => [r.time, r.session, r.server, r.method, r.name, r.outcome, r.duration_ms]));
+  if (f.body.dataset.key === key) return;
+  f.body.dataset.key = key;
   replace(f.body, h('div', { class: 'table-wrap' },
     h('table', { class: 'activity-table' },
       h('caption', { class: 'sr-only' }, 'Recent calls, newest first'),
