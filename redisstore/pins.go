@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 
 	"github.com/hashicorp/go-hclog"
@@ -56,7 +55,7 @@ func (p pinStore) Pin(ctx context.Context, server string, pins map[string]trust.
 				return err
 			}
 		}
-		value, err := encodeRecord(merge(rec, pins))
+		value, err := encodeRecord(rec.Merge(pins))
 		if err != nil {
 			return fmt.Errorf("pin tools of server %q: %w", server, err)
 		}
@@ -109,14 +108,6 @@ func (p pinStore) decode(server, raw string) (trust.Record, error) {
 		rec.Tools = map[string]trust.Pin{}
 	}
 	return rec, nil
-}
-
-// merge returns rec with pins added or replaced, as a new record.
-func merge(rec trust.Record, pins map[string]trust.Pin) trust.Record {
-	out := trust.Record{Tools: make(map[string]trust.Pin, len(rec.Tools)+len(pins))}
-	maps.Copy(out.Tools, rec.Tools)
-	maps.Copy(out.Tools, pins)
-	return out
 }
 
 // encodeRecord returns the stored form of rec: compact JSON, definitions

@@ -113,7 +113,9 @@ type serverState struct {
 	rec      trust.Record
 	known    bool  // rec was loaded and the server is pinned
 	loaded   bool  // rec reflects the store (else it must be loaded)
-	loadErr  error // the last load failed
+	read     bool  // rec was read from the store at least once
+	loadErr  error // the last load failed and nothing was ever read
+	failed   bool  // the last load failed: Watch retries it
 	held     map[string]Held
 	flagged  int
 	findings map[string][]toolscan.Finding
@@ -194,11 +196,37 @@ func (k *Keeper) Rejudge(ctx context.Context, reload bool, servers ...string) bo
 
 // Watch re-judges the servers whose pins another process or replica
 // changed, until ctx ends; onChange runs after a change of any quarantine.
+// Pins that could not be read are read again, with growing waits, until
+// they can.
 func (k *Keeper) Watch(ctx context.Context, onChange func()) {
-	for server := range k.o.Store.Changes(ctx) {
-		if k.Rejudge(ctx, true, server) && onChange != nil {
+	changes := k.o.Store.Changes(ctx)
+	attempt := 0
+	retry := time.NewTimer(retryDelays[0])
+	defer retry.Stop()
+	for {
+		var servers []string
+		select {
+		case server, ok := <-changes:
+			if !ok {
+				return
+			}
+			servers = []string{server}
+		case <-retry.C:
+			if servers = k.failing(); len(servers) == 0 {
+				attempt = 0
+				retry.Reset(retryDelays[len(retryDelays)-1])
+				continue
+			}
+		}
+		if k.Rejudge(ctx, true, servers...) && onChange != nil {
 			onChange()
 		}
+		if len(k.failing()) == 0 {
+			attempt = 0
+		} else if attempt < len(retryDelays)-1 {
+			attempt++
+		}
+		retry.Reset(retryDelays[attempt])
 	}
 }
 
@@ -252,6 +280,8 @@ func (k *Keeper) Approve(ctx context.Context, server string, tools []string, by 
 	if err := k.o.Store.Pin(ctx, server, pins); err != nil {
 		return nil, fmt.Errorf("approve tools of server %q: %w", server, err)
 	}
+	s.rec = s.rec.Merge(pins) // in force should the read-back fail
+	s.known, s.read, s.loadErr = true, true, nil
 	s.loaded = false // read back what every writer made of it
 	k.judge(ctx, server, s)
 	k.o.Registry.SetQuarantine(server, slices.Sorted(maps.Keys(s.held)))
@@ -320,11 +350,7 @@ func (k *Keeper) judge(ctx context.Context, server string, s *serverState) {
 		return
 	}
 	if !s.loaded {
-		s.rec, s.known, s.loadErr = k.o.Store.Load(ctx, server)
-		s.loaded = s.loadErr == nil
-		if s.loadErr != nil {
-			k.o.Logger.Warn("reading the pins of a server failed; its tools are quarantined until they can be read", "server", server, "error", s.loadErr)
-		}
+		k.load(ctx, server, s)
 	}
 	if s.loadErr != nil {
 		for _, t := range s.tools {
@@ -361,6 +387,42 @@ func (k *Keeper) judge(ctx context.Context, server string, s *serverState) {
 	}
 }
 
+// load reads server's record. When the read fails after an earlier one
+// succeeded, the record last read stays in force: pins only grow (an
+// approval adds, nothing removes), so it approves nothing the store does
+// not. A server whose pins were never read holds every tool. Either way
+// Watch retries the read. Callers hold k.mu.
+func (k *Keeper) load(ctx context.Context, server string, s *serverState) {
+	rec, known, err := k.o.Store.Load(ctx, server)
+	s.failed = err != nil
+	switch {
+	case err == nil:
+		s.rec, s.known, s.loaded, s.read, s.loadErr = rec, known, true, true, nil
+	case s.read:
+		k.o.Logger.Warn("re-reading the pins of a server failed; judging its tools by the pins last read until it succeeds", "server", server, "error", err)
+	default:
+		s.loadErr = err
+		k.o.Logger.Warn("reading the pins of a server failed; its tools are quarantined until they can be read", "server", server, "error", err)
+	}
+}
+
+// retryDelays are the waits between Watch's attempts to read pins that
+// could not be read; the last repeats.
+var retryDelays = []time.Duration{250 * time.Millisecond, time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second}
+
+// failing returns the servers whose last pins read failed.
+func (k *Keeper) failing() []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var out []string
+	for name, s := range k.servers {
+		if s.failed {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // pinFirstList pins what a server lists the first time it is seen with
 // trust "pin": trust on first use. A tool the scan flagged is left out
 // when flagged tools are quarantined, so it waits for an approval. A
@@ -377,13 +439,14 @@ func (k *Keeper) pinFirstList(ctx context.Context, server string, s *serverState
 	}
 	if err := k.o.Store.Pin(ctx, server, pins); err != nil {
 		k.o.Logger.Warn("pinning a new server's tools failed; they are pinned in memory only", "server", server, "error", err)
-		s.rec, s.known = trust.Record{Tools: pins}, true
+		s.rec, s.known, s.read = trust.Record{Tools: pins}, true, true
 		return
 	}
 	s.rec, s.known, s.loadErr = k.o.Store.Load(ctx, server)
 	if s.loadErr != nil || !s.known {
 		s.rec, s.known, s.loadErr = trust.Record{Tools: pins}, true, nil
 	}
+	s.read = true
 }
 
 func heldOf(t listedTool, pin *trust.Pin, reasons ...string) Held {

@@ -103,7 +103,7 @@ func (f *FileStore) Pin(ctx context.Context, server string, pins map[string]Pin)
 	if err != nil {
 		return fmt.Errorf("pin tools of server %q: %w", server, err)
 	}
-	records[server] = records[server].merge(pins)
+	records[server] = records[server].Merge(pins)
 	data, err := encodeFile(records)
 	if err != nil {
 		return fmt.Errorf("pin tools of server %q: %w", server, err)

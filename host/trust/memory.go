@@ -38,7 +38,7 @@ func (m *MemoryStore) Load(_ context.Context, server string) (Record, bool, erro
 func (m *MemoryStore) Pin(_ context.Context, server string, pins map[string]Pin) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.records[server] = m.records[server].merge(pins)
+	m.records[server] = m.records[server].Merge(pins)
 	for w := range m.watchers {
 		w.Add(server)
 	}

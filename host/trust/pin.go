@@ -39,8 +39,9 @@ func (r Record) clone() Record {
 	return c
 }
 
-// merge returns r with pins added or replaced, as a new record.
-func (r Record) merge(pins map[string]Pin) Record {
+// Merge returns r with pins added or replaced, as a new record that
+// shares nothing mutable with either.
+func (r Record) Merge(pins map[string]Pin) Record {
 	c := r.clone()
 	maps.Copy(c.Tools, Record{Tools: pins}.clone().Tools)
 	return c
