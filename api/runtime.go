@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // Runtime says where a running `plughost serve` can be reached. serve
@@ -89,15 +88,6 @@ func read(path string) (Runtime, error) {
 		return Runtime{}, err
 	}
 	return rt, nil
-}
-
-// alive reports whether process pid exists.
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // errNoToken is wrapped when the token file cannot be read.
