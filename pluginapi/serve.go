@@ -73,4 +73,3 @@ func Serve(cfg ServeConfig) {
 		Logger: logger,
 	})
 }
-

@@ -18,7 +18,7 @@ func TestSearchPathExt(t *testing.T) {
 		{"npx", "", filepath.Join("nodejs", "npx.cmd")},
 		{"uvx", ".EXE;.CMD", filepath.Join("py", "uvx.exe")},
 		{"npx.cmd", "", filepath.Join("nodejs", "npx.cmd")},
-		{"run", "", ""},                                       // .ps1 is not in the default PATHEXT
+		{"run", "", ""}, // .ps1 is not in the default PATHEXT
 		{"run", ".PS1", filepath.Join("tools", "run.ps1")},
 		{"node", "", ""},
 	} {
