@@ -125,24 +125,26 @@ test-wine:
 ## (the real .goreleaser.yaml, other targets left out) unpacked and run with a fresh
 ## HOME and no Go on PATH: serve, mcp add, tools, the install script
 test-release: $(GORELEASER) $(CYCLONEDX)
-	PLUGHOST_GORELEASER=$(abspath $(GORELEASER)) PLUGHOST_CYCLONEDX=$(abspath $(CYCLONEDX)) \
-		$(GO) test -count=1 -timeout 10m ./release/
+	PLUGHOST_GORELEASER=$(abspath $(GORELEASER)) PLUGHOST_CYCLONEDX=$(abspath $(CYCLONEDX)) PLUGHOST_SRC=$(CURDIR) \
+		$(GO) test -count=1 -timeout 20m -v ./release/
 
 ## release: the archives of every target, SHA256SUMS, SBOMs, the Homebrew cask and
 ## the Scoop manifest in dist/ for VERSION=x.y.z; nothing is published
 release: $(GORELEASER) $(CYCLONEDX)
 	@case "$(VERSION)" in [0-9]*.[0-9]*.[0-9]*) ;; *) echo "usage: make release VERSION=x.y.z"; exit 2;; esac
-	PATH="$(abspath $(dir $(CYCLONEDX))):$$PATH" GORELEASER_CURRENT_TAG=v$(VERSION) \
+	PATH="$(abspath $(dir $(CYCLONEDX))):$$PATH" PLUGHOST_SRC=$(CURDIR) GORELEASER_CURRENT_TAG=v$(VERSION) \
 		$(GORELEASER) release --clean --skip=publish,validate
 
 ## snapshot: the same for an untagged build (version x.y.z-snapshot+commit)
 snapshot: $(GORELEASER) $(CYCLONEDX)
-	PATH="$(abspath $(dir $(CYCLONEDX))):$$PATH" $(GORELEASER) release --snapshot --clean --skip=publish
+	PATH="$(abspath $(dir $(CYCLONEDX))):$$PATH" PLUGHOST_SRC=$(CURDIR) $(GORELEASER) release --snapshot --clean --skip=publish
 
 $(GORELEASER): tools/go.mod
+	@mkdir -p $(@D)
 	$(GO) -C tools build -o $(abspath $@) github.com/goreleaser/goreleaser/v2
 
 $(CYCLONEDX): tools/go.mod
+	@mkdir -p $(@D)
 	$(GO) -C tools build -o $(abspath $@) github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
 
 ## test-short: the quick tier: -short skips every heavy integration test (processes,
