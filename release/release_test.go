@@ -261,9 +261,16 @@ func runFromArchive(t *testing.T, dir string, s snapshot) {
 	}
 
 	runClean(t, home, env, ph, "mcp", "add", "archived", "--", ph, "demo-server")
-	out = runClean(t, home, env, ph, "tools")
-	if !strings.Contains(out, "mcp_archived_echo") {
-		t.Errorf("plughost tools after mcp add lacks mcp_archived_echo:\n%s", out)
+	// serve reloads the changed config and starts the new server.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Second) {
+		out = runClean(t, home, env, ph, "tools")
+		if strings.Contains(out, "mcp_archived_echo") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("plughost tools after mcp add lacks mcp_archived_echo:\n%s", out)
+			break
+		}
 	}
 }
 
