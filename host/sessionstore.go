@@ -83,14 +83,19 @@ type SessionStore interface {
 	// ErrSessionExists when id is in use.
 	Create(ctx context.Context, id string, st SessionRecord) error
 	// Load returns a session's state, or ErrSessionNotFound. Loading counts
-	// as activity for idle expiry.
+	// as activity for idle expiry. A store shared by several processes may
+	// answer from a copy it keeps current by the others' change events: for
+	// the moment such an event takes to arrive, Load may return the state
+	// before another process's change (never a state that was not stored).
 	Load(ctx context.Context, id string) (SessionRecord, error)
 	// Update changes one session atomically: fn gets the current state and
 	// edits it; the result is stored with a higher Rev, unless fn returns
 	// an error (nothing is stored; ErrSessionUnchanged means "no change"
 	// and is not returned). fn may run more than once when another process
 	// changed the session meanwhile, so it must have no side effects.
-	// ErrSessionNotFound when the session does not exist.
+	// ErrSessionNotFound when the session does not exist. Unlike Load,
+	// Update always applies fn to the latest state (an fn that changes
+	// nothing may see a copy as Load does).
 	Update(ctx context.Context, id string, fn func(*SessionRecord) error) (SessionRecord, error)
 	// Delete ends a session; deleting a missing one is no error.
 	Delete(ctx context.Context, id string) error

@@ -53,8 +53,11 @@ type Store struct {
 	channel string
 	// instance tells this store's catalog events from the other replicas'.
 	instance string
-	// recent holds the value last read or written per session.
-	recent *recentValues
+	// cache holds the value last read or written per session, and
+	// whether it is known current (see sessionCache).
+	cache *sessionCache
+	// bus is the one subscription to the event channel.
+	bus    *bus
 	closed chan struct{}
 	once   sync.Once
 }
@@ -87,9 +90,26 @@ func Open(o Options) (*Store, error) {
 	ro.MaxRetries, ro.DialerRetries = 1, 1
 	ro.DisableIdentity = true // CLIENT SETINFO: one more round trip per connection, for nothing here
 	ro.ClientName = "plughost"
-	return &Store{opts: o, rdb: redis.NewClient(ro), logger: o.Logger, channel: o.Prefix + "events",
-		instance: strconv.FormatUint(rand.Uint64(), 36), recent: newRecentValues(recentMax), closed: make(chan struct{})}, nil
+	fresh := maxFresh
+	if o.IdleTimeout > 0 {
+		fresh = min(fresh, o.IdleTimeout/4)
+	}
+	cache := newSessionCache(cacheMax, fresh, time.Now)
+	// A new connection may be to a Redis that restarted and lost what it
+	// held before the subscription noticed: trust nothing read before it.
+	ro.OnConnect = func(context.Context, *redis.Conn) error { cache.distrust(); return nil }
+	s := &Store{opts: o, rdb: redis.NewClient(ro), logger: o.Logger, channel: o.Prefix + "events",
+		instance: strconv.FormatUint(rand.Uint64(), 36), cache: cache, bus: newBus(), closed: make(chan struct{})}
+	go s.run()
+	return s, nil
 }
+
+// maxFresh bounds how long a remembered session value is trusted without a
+// round trip: each one also renews the key's TTL, so an active session
+// never expires, and a subscription that broke without a word (a silent
+// network partition, found within healthEvery) cannot keep a stale value
+// in use for longer.
+const maxFresh = 30 * time.Second
 
 // String names the store, its password masked.
 func (s *Store) String() string { return "redis at " + s.opts.URL.String() }
@@ -124,6 +144,7 @@ func (s *Store) Create(ctx context.Context, id string, st host.SessionRecord) er
 	if err != nil {
 		return fmt.Errorf("session %q: %w", id, err)
 	}
+	_, _, _, _, t := s.cache.begin(id, writeID(value))
 	ok, err := s.rdb.SetNX(ctx, s.key(id), value, s.opts.IdleTimeout).Result()
 	if err != nil {
 		return s.unavailable(ctx, "create session", err)
@@ -131,19 +152,24 @@ func (s *Store) Create(ctx context.Context, id string, st host.SessionRecord) er
 	if !ok {
 		return fmt.Errorf("session %q: %w", id, host.ErrSessionExists)
 	}
-	s.recent.put(id, value)
+	s.cache.put(id, t, value, st, true)
 	return nil
 }
 
-// Load implements host.SessionStore; it renews the session's TTL.
+// Load implements host.SessionStore; it renews the session's TTL (at most
+// maxFresh apart: a value known current is returned without a round trip).
 func (s *Store) Load(ctx context.Context, id string) (host.SessionRecord, error) {
+	rec, _, _, current, t := s.cache.begin(id, "")
+	if current {
+		return rec, nil
+	}
 	raw, err := s.read(ctx, id)
 	if err != nil {
 		return host.SessionRecord{}, err
 	}
 	st, err := s.decode(id, raw)
 	if err == nil {
-		s.recent.put(id, raw)
+		s.cache.put(id, t, raw, st, true)
 	}
 	return st, err
 }
@@ -158,10 +184,11 @@ func (s *Store) read(ctx context.Context, id string) (string, error) {
 	}
 	raw, err := cmd.Result()
 	if errors.Is(err, redis.Nil) {
-		s.recent.drop(id)
+		s.cache.drop(id)
 		return "", fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
 	}
 	if err != nil {
+		s.cache.drop(id)
 		return "", s.unavailable(ctx, "load session", err)
 	}
 	return raw, nil
@@ -171,26 +198,25 @@ func (s *Store) read(ctx context.Context, id string) (string, error) {
 // write the result only if the session still holds that value (casScript);
 // on a lost race fn is applied again to the value that won. The value
 // this store last read or wrote serves as the expected one, so an update
-// usually costs one round trip; when fn changes nothing, the same script
-// checks that the value was current (and renews the TTL).
+// costs one round trip, and one that changes nothing none when that value
+// is known current (see sessionCache); otherwise the same script checks
+// that it was current (and renews the TTL).
 func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionRecord) error) (host.SessionRecord, error) {
-	raw, ok := s.recent.get(id)
-	verified := false
+	cur, raw, ok, verified, t := s.cache.begin(id, "")
 	if !ok {
 		var err error
 		if raw, err = s.read(ctx, id); err != nil {
 			return host.SessionRecord{}, err
 		}
+		if cur, err = s.decode(id, raw); err != nil {
+			return host.SessionRecord{}, err
+		}
+		s.cache.put(id, t, raw, cur, true)
 		verified = true
 	}
 	for attempt := 0; ; attempt++ {
 		if attempt == maxAttempts {
 			return host.SessionRecord{}, fmt.Errorf("session %q: %d concurrent updates in a row won the race; try again", id, maxAttempts)
-		}
-		cur, err := s.decode(id, raw)
-		if err != nil {
-			s.recent.drop(id)
-			return host.SessionRecord{}, err
 		}
 		next, value := cur.Clone(), "" // "": unchanged, only check cur
 		if err := fn(&next); errors.Is(err, host.ErrSessionUnchanged) {
@@ -205,20 +231,34 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionReco
 				return host.SessionRecord{}, fmt.Errorf("session %q: %w", id, err)
 			}
 		}
+		_, _, _, _, t = s.cache.begin(id, writeID(value))
 		won, current, err := s.swap(ctx, id, raw, value)
 		switch {
 		case err != nil:
-			s.recent.drop(id)
+			s.cache.drop(id)
 			return host.SessionRecord{}, err
 		case won && value == "":
+			s.cache.put(id, t, raw, cur, true)
 			return cur, nil
 		case won:
-			s.recent.put(id, value)
+			s.cache.put(id, t, value, next, true)
 			return next, nil
 		}
 		raw, verified = current, true
-		s.recent.put(id, raw)
+		if cur, err = s.decode(id, raw); err != nil {
+			s.cache.drop(id)
+			return host.SessionRecord{}, err
+		}
+		s.cache.put(id, t, raw, cur, false) // current, but the TTL was not renewed
 	}
+}
+
+// writeID returns the write id that starts a stored value ("" for none).
+func writeID(value string) string {
+	if len(value) < writeIDLen {
+		return ""
+	}
+	return value[:writeIDLen]
 }
 
 // swap writes value if the session still holds old (value "": only checks
@@ -227,7 +267,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionReco
 // value: that is a win.
 func (s *Store) swap(ctx context.Context, id, old, value string) (won bool, current string, err error) {
 	reply, err := casScript.Run(ctx, s.rdb, []string{s.key(id)},
-		old, value, s.opts.IdleTimeout.Milliseconds(), s.channel, eventChanged+id).Result()
+		old, value, s.opts.IdleTimeout.Milliseconds(), s.channel, eventChanged+id+" "+writeID(value)).Result()
 	if err != nil {
 		return false, "", s.unavailable(ctx, "update session", err)
 	}
@@ -245,7 +285,7 @@ func (s *Store) swap(ctx context.Context, id, old, value string) (won bool, curr
 
 // Delete implements host.SessionStore.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	s.recent.drop(id)
+	s.cache.drop(id)
 	if err := deleteScript.Run(ctx, s.rdb, []string{s.key(id)}, s.channel, eventEnded+id).Err(); err != nil {
 		return s.unavailable(ctx, "delete session", err)
 	}
@@ -265,6 +305,7 @@ func (s *Store) unavailable(ctx context.Context, op string, err error) error {
 		return fmt.Errorf("%w: %s (tools.mcp.gateway.store) answered %s with an error: %q",
 			host.ErrStoreUnavailable, s, op, secret.MaskURLs(sent.Error()))
 	}
+	s.cache.distrust()
 	return fmt.Errorf("%w: %s (tools.mcp.gateway.store) did not answer to %s: %s",
 		host.ErrStoreUnavailable, s, op, secret.MaskURLs(err.Error()))
 }
