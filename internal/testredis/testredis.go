@@ -112,6 +112,15 @@ func (s *Server) Start() error {
 	return errors.New("redis-server did not answer PING within 10s")
 }
 
+// PID returns the running redis-server's process id, or 0 when it is
+// stopped.
+func (s *Server) PID() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
 // Stop kills the process (SIGKILL, like a crash) and waits until it is gone.
 func (s *Server) Stop() {
 	if s.cmd == nil || s.cmd.Process == nil {
