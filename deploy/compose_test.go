@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
@@ -84,6 +85,10 @@ func TestCompose(t *testing.T) {
 	}
 	if !strings.HasPrefix(g.TokenFile, "/run/plughost/") || !hasVolume(ph.Volumes, "/run/plughost") {
 		t.Errorf("token file %s is not on the volume the replicas share", g.TokenFile)
+	}
+	need := g.Drain() + g.ShutdownTimeout()
+	if ph.StopGracePeriod == nil || time.Duration(*ph.StopGracePeriod) <= need {
+		t.Errorf("plughost service: stop_grace_period %v, want more than drain_seconds + shutdown_seconds (%v)", ph.StopGracePeriod, need)
 	}
 	lb, err := p.GetService("lb")
 	if err != nil {
