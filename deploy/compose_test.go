@@ -99,7 +99,7 @@ func TestCompose(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, port, _ := strings.Cut(g.Listen, ":")
-	if !regexp.MustCompile(`server plughost:` + port + `;`).Match(nginx) {
+	if !regexp.MustCompile(`(?m)^\s*set \$plughost plughost:` + port + `;`).Match(nginx) {
 		t.Errorf("nginx.conf does not proxy to plughost:%s (the gateway's listen port)", port)
 	}
 	if len(lb.Ports) != 1 || lb.Ports[0].HostIP != "127.0.0.1" {
