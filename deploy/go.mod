@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/compose-spec/compose-go/v2 v2.16.2
 	github.com/google/go-cmp v0.7.0
+	github.com/moby/patternmatcher v0.6.1
 	github.com/plughost/plughost v0.0.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
