@@ -46,11 +46,9 @@ func TestPodSecurityRestrictedRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	restricted := api.LevelVersion{Level: api.LevelRestricted, Version: api.LatestVersion()}
-	spec := load(t).deployments[0].Spec.Template.Spec
-	spec.InitContainers = append([]corev1.Container(nil), spec.InitContainers...)
-	spec.InitContainers[0].SecurityContext = nil
 	tmpl := load(t).deployments[0].Spec.Template
-	res := policy.AggregateCheckResults(eval.EvaluatePod(restricted, &tmpl.ObjectMeta, &spec))
+	tmpl.Spec.InitContainers[0].SecurityContext = nil
+	res := policy.AggregateCheckResults(eval.EvaluatePod(restricted, &tmpl.ObjectMeta, &tmpl.Spec))
 	if res.Allowed {
 		t.Error("an init container without a securityContext passed the restricted checks")
 	}
