@@ -81,7 +81,7 @@ func LimitsFromConfig(g config.Gateway) Limits {
 // the dashboard) behind the same auth — except what a browser must reach
 // without the token (the dashboard's static page and its login-code
 // exchange, an OAuth callback), which MountPublic serves. Mount everything
-// before Serve. Drain and StopNow are safe for concurrent use.
+// before Serve. StopNow is safe for concurrent use.
 type Door struct {
 	h          *host.Host
 	opts       Options
