@@ -36,6 +36,11 @@ func checkGateway(p *Problems, g Gateway) {
 	if g.ShutdownSeconds < 0 {
 		p.fatal("tools.mcp.gateway.shutdown_seconds", fmt.Sprintf("must not be negative, got %v; the default is 10", g.ShutdownSeconds))
 	}
+	if g.DrainSeconds < 0 || g.DrainSeconds > maxDrainSeconds {
+		p.fatal("tools.mcp.gateway.drain_seconds", fmt.Sprintf("must be from 0 to %d, got %v; 0 (the default) stops at once, "+
+			"and behind a load balancer a few seconds more than it takes to stop sending requests (e.g. 10) keeps rollouts free of refused connections",
+			maxDrainSeconds, g.DrainSeconds))
+	}
 	for i, o := range g.AllowedOrigins {
 		if _, err := origin.Parse(o); err != nil {
 			p.fatal(indexPath("tools.mcp.gateway.allowed_origins", i), err.Error())
@@ -44,6 +49,11 @@ func checkGateway(p *Problems, g Gateway) {
 	checkStore(p, g.Store)
 	checkClients(p, g.Clients)
 }
+
+// maxDrainSeconds bounds tools.mcp.gateway.drain_seconds: a drain is
+// meant to outlast a load balancer's reaction, not to keep a stopped
+// replica running.
+const maxDrainSeconds = 600
 
 // redisURLExample shows the form of tools.mcp.gateway.store.url.
 const redisURLExample = `redis://[:password@]host:port/db, e.g. "redis://127.0.0.1:6379/0"`

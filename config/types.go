@@ -127,6 +127,12 @@ type Gateway struct {
 	// ShutdownSeconds is how long a stopping gateway waits for calls in
 	// flight to finish before it closes the servers.
 	ShutdownSeconds float64 `json:"shutdown_seconds"`
+	// DrainSeconds is how long a stopping gateway keeps serving every
+	// request while /readyz answers 503 ("draining"), before it stops
+	// accepting connections: the time a load balancer or a Kubernetes
+	// Service needs to stop sending it requests. 0 (the default) stops at
+	// once.
+	DrainSeconds float64 `json:"drain_seconds"`
 	// AllowedOrigins lists the web pages, besides plughost's own, that may
 	// use the MCP endpoints from a browser: origins written
 	// scheme://host[:port] (e.g. "http://localhost:6274"). A request
@@ -185,6 +191,9 @@ func (g Gateway) IdleTimeout() time.Duration { return seconds(g.IdleTimeoutSecon
 
 // ShutdownTimeout returns ShutdownSeconds as a duration.
 func (g Gateway) ShutdownTimeout() time.Duration { return seconds(g.ShutdownSeconds) }
+
+// Drain returns DrainSeconds as a duration.
+func (g Gateway) Drain() time.Duration { return seconds(g.DrainSeconds) }
 
 func minutes(m float64) time.Duration { return time.Duration(m * float64(time.Minute)) }
 

@@ -51,8 +51,11 @@ became invalid keeps running its previous settings, while a new server with an i
 is not started — the reason is in the log, plughost mcp list|show, the API and the
 dashboard. SIGHUP reloads too. Changes of tools.mcp.gateway take effect at the next start.
 State changes are logged on stderr (summarised when many servers change at once) until
-SIGINT or SIGTERM; then calls in flight finish (up to tools.mcp.gateway.shutdown_seconds)
-and every plugin and server is stopped.`,
+SIGINT or SIGTERM. Then, for tools.mcp.gateway.drain_seconds (default 0), every request is
+still served while /readyz answers 503 ("draining"), so a load balancer stops sending
+requests before the listener closes; then the listener closes, calls in flight finish (up to
+tools.mcp.gateway.shutdown_seconds) and every plugin and server is stopped. A second SIGINT
+or SIGTERM stops at once: no more drain, calls in flight are cut.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -116,7 +119,9 @@ and every plugin and server is stopped.`,
 			if unpublish := g.publish(m, url, gc); unpublish != nil {
 				defer unpublish()
 			}
-			runCtx, stopRun := context.WithCancel(ctx)
+			// The background work outlives the signal: a draining replica
+			// still serves every request (forwarded responses, events).
+			runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 			var background sync.WaitGroup
 			background.Go(func() { gw.Run(runCtx) })
 			background.Go(func() { watchStates(runCtx, h, g) })
@@ -126,8 +131,7 @@ and every plugin and server is stopped.`,
 			select {
 			case err = <-served: // failed on its own
 			case <-ctx.Done():
-				fmt.Fprintln(g.stderr, "plughost: shutting down: finishing the calls in flight")
-				err = <-served
+				err = stopServing(g, door, gc.Drain(), served)
 			}
 			stopRun()
 			background.Wait()
@@ -140,6 +144,28 @@ and every plugin and server is stopped.`,
 	cmd.Flags().StringVar(&listen, "listen", "", "listen address host:port (default tools.mcp.gateway.listen, 127.0.0.1:8765; port 0 picks a free one)")
 	cmd.Flags().BoolVar(&noWatch, "no-watch", false, "do not watch the config file (SIGHUP still reloads)")
 	return cmd
+}
+
+// stopServing waits for the door (whose context ended) to stop serving,
+// saying what it does; a second SIGINT or SIGTERM meanwhile stops it now:
+// no more drain, no wait for the calls in flight.
+func stopServing(g *globals, door *frontdoor.Door, drain time.Duration, served <-chan error) error {
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(again)
+	if drain > 0 {
+		fmt.Fprintf(g.stderr, "plughost: draining for %s (tools.mcp.gateway.drain_seconds): /readyz answers 503 "+
+			"while requests are still served; Ctrl-C or SIGTERM again stops now\n", drain)
+	}
+	fmt.Fprintln(g.stderr, "plughost: shutting down: finishing the calls in flight")
+	select {
+	case err := <-served:
+		return err
+	case <-again:
+		fmt.Fprintln(g.stderr, "plughost: stopping now")
+		door.StopNow()
+		return <-served
+	}
 }
 
 // gatewayToken loads the bearer token (creating it on first use), or
