@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/plughost/plughost/host"
 )
 
 // healthEvery is how long a quiet subscription waits before it pings Redis
@@ -96,6 +98,14 @@ func (s *Store) listenWith(ctx context.Context, l *listener) {
 	}
 }
 
+// decodeEvent returns a decoder of the values of session id's events.
+func (s *Store) decodeEvent(id string) func(string) (host.SessionRecord, bool) {
+	return func(value string) (host.SessionRecord, bool) {
+		rec, err := s.decode(id, value)
+		return rec, err == nil
+	}
+}
+
 // run is the store's subscription, from Open until Close. Each session
 // event reaches the session cache before any reader, so a reader told of
 // a change is never served the copy from before it. Losses and recoveries
@@ -153,11 +163,11 @@ func (s *Store) run() {
 			}
 			down, wait = false, 50*time.Millisecond
 		case *redis.Message:
-			if id, writeID, ended, ok := sessionEvent(m.Payload); ok {
+			if id, value, ended, ok := sessionEvent(m.Payload); ok {
 				if ended {
 					s.cache.drop(id)
 				} else {
-					s.cache.changed(id, writeID)
+					s.cache.changed(id, value, s.decodeEvent(id))
 				}
 			}
 			for _, l := range s.bus.snapshot() {

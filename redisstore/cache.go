@@ -17,12 +17,11 @@ const ownWrites = 4
 
 // sessionCache remembers, per session, the value this store last read or
 // wrote, decoded, and whether it is known to be current. Every write by any
-// replica publishes the session's id and the new value's write id on the
-// event channel; the store's own subscription hands them to changed, which
-// marks an entry whose value is not that write's as stale. So while the
-// subscription works, an entry no event contradicted is the session's
-// value in Redis, and Load and an Update that changes nothing need no
-// round trip. A stale entry still serves as the expected value of the next
+// replica publishes the session's id and its new value on the event
+// channel; the store's own subscription hands them to changed, which makes
+// another writer's value the entry's. So while the subscription works, an
+// entry is the session's value in Redis as of the last event, and Load
+// and an Update that changes nothing need no round trip. A stale entry still serves as the expected value of the next
 // compare-and-swap, which checks it. Nothing is trusted while the
 // subscription is down, and everything read before it came back is
 // distrusted; an entry is trusted for at most fresh after its last round
@@ -123,21 +122,41 @@ func (c *sessionCache) drop(id string) {
 	}
 }
 
-// changed takes an event: session id was written, the new value having
-// write id writeID ("" when the session ended or the event did not say).
-func (c *sessionCache) changed(id, writeID string) {
+// changed takes an event: session id was written with value (write id,
+// then the JSON; "" when the event did not carry it). Another writer's
+// value, decoded by decode, becomes the copy, current as of the event: the
+// events of one session arrive in the order Redis ran the writes. A round
+// trip in flight meanwhile no longer counts as current.
+func (c *sessionCache) changed(id, value string, decode func(string) (host.SessionRecord, bool)) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.events++
 	e := c.m[id]
 	if e == nil {
+		c.mu.Unlock()
 		return // not read here: nothing to distrust, no read in flight
 	}
-	if writeID != "" && (e.ok && len(e.raw) >= writeIDLen && e.raw[:writeIDLen] == writeID || slices.Contains(e.own, writeID)) {
+	writeID := writeIDOf(value)
+	if writeID != "" && (e.ok && writeIDOf(e.raw) == writeID || slices.Contains(e.own, writeID)) {
+		c.mu.Unlock()
 		return // this value, or one of this store's own writes
 	}
 	e.gen++
 	e.stale = true
+	gen := e.gen
+	c.mu.Unlock()
+	if writeID == "" {
+		return
+	}
+	rec, ok := decode(value) // outside the lock: the copy is stale meanwhile
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m[id] != e || e.gen != gen {
+		return // dropped, or a later event came first
+	}
+	e.raw, e.rec, e.ok, e.stale, e.epoch, e.at = value, rec, true, false, c.epoch, c.now() // the write renewed the TTL
 }
 
 // eventCount returns how many session events the cache took.

@@ -130,12 +130,16 @@ func TestKnownCurrentCostsOneScript(t *testing.T) {
 	}
 }
 
-// Another store's write makes the copy stale: the next load reads Redis.
-func TestAnotherWriterMakesTheCopyStale(t *testing.T) {
+// Another store's write reaches the copy with its event, which carries the
+// value: the next load sees it without a round trip.
+func TestAnotherWritersEventUpdatesTheCopy(t *testing.T) {
 	srv := testredis.New(t)
 	a, b := openStore(t, srv.URL(0), "w:"), openStore(t, srv.URL(0), "w:")
 	ctx := context.Background()
 	if err := a.Create(ctx, "s", host.SessionRecord{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Update(ctx, "s", setListed(1)); err != nil { // the script loaded, a connection made
 		t.Fatal(err)
 	}
 	events := a.cache.eventCount()
@@ -143,8 +147,15 @@ func TestAnotherWriterMakesTheCopyStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.Eventually(t, 10*time.Second, "b's event at a", func() bool { return a.cache.eventCount() > events })
+	before := calls(t, srv)
 	if st, err := a.Load(ctx, "s"); err != nil || st.Listed != 7 {
 		t.Errorf("a loads %+v %v after b's write, want listed 7", st, err)
+	}
+	if st, err := a.Update(ctx, "s", setListed(8)); err != nil || st.Listed != 8 {
+		t.Errorf("a's update after b's write: %+v %v", st, err)
+	}
+	if got, want := delta(before, calls(t, srv)), "evalsha×1 get×1 publish×1 set×1"; got != want {
+		t.Errorf("a's load and update after b's event ran %q; want the update's script alone: %q", got, want)
 	}
 	if err := b.Delete(ctx, "s"); err != nil {
 		t.Fatal(err)

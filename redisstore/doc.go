@@ -15,7 +15,7 @@
 // lose an unlock or a turn. The write id makes a retried write safe: a
 // script that ran but whose answer was lost is recognised by its own value.
 //
-// Events: every write publishes the session's id and its new write id on
+// Events: every write publishes the session's id and its new value on
 // <prefix>events (Redis pub/sub). Each store holds one subscription to it
 // (bus.go), which Watch turns into host.SessionChange reports in every
 // replica, so a change made on one replica reaches a client attached to
@@ -24,10 +24,9 @@
 // session it serves. The same channel carries catalog events (Peers).
 //
 // The session cache (cache.go): a store remembers the value it last read
-// or wrote per session, and trusts it as current until an event names
-// another write of that session. Load, and an Update that changes nothing,
-// then cost no round trip; an Update that changes the state costs one
-// script. Nothing is trusted while the subscription is down, after a new
+// or wrote per session and keeps it current from the events, which carry
+// each write's new value. Load, and an Update that changes nothing, then
+// cost no round trip; an Update that changes the state costs one script. Nothing is trusted while the subscription is down, after a new
 // connection (Redis may have restarted), after a command failed, or for
 // longer than maxFresh since the last round trip (which renews the TTL).
 // Another replica's write reaches a Load here as soon as its event does —

@@ -10,7 +10,7 @@ import (
 
 // Events on the channel <prefix>events: one letter, then its subject.
 const (
-	eventChanged = "c" // + session id, " ", the new value's write id
+	eventChanged = "c" // + session id, " ", the new value (write id, JSON)
 	eventEnded   = "e" // + session id
 	eventCatalog = "k" // + the sender's instance id, " ", its catalog fingerprint (hex)
 	eventAnswer  = "a" // + the sender's instance id, " ", session id, " ", a client's JSON-RPC response
@@ -38,13 +38,13 @@ func (s *Store) Watch(ctx context.Context) <-chan host.SessionChange {
 	return out
 }
 
-// sessionEvent parses a session's event: its id, the write id of its new
-// value ("" when it ended), and whether it ended; ok is false for an event
-// of another kind.
-func sessionEvent(payload string) (id, writeID string, ended, ok bool) {
+// sessionEvent parses a session's event: its id, its new value ("" when
+// it ended), and whether it ended; ok is false for an event of another
+// kind.
+func sessionEvent(payload string) (id, value string, ended, ok bool) {
 	if rest, found := strings.CutPrefix(payload, eventChanged); found {
-		id, writeID, _ = strings.Cut(rest, " ")
-		return id, writeID, false, true
+		id, value, _ = strings.Cut(rest, " ")
+		return id, value, false, true
 	}
 	if id, found := strings.CutPrefix(payload, eventEnded); found {
 		return id, "", true, true

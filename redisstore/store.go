@@ -149,7 +149,7 @@ func (s *Store) Create(ctx context.Context, id string, st host.SessionRecord) er
 	if err != nil {
 		return fmt.Errorf("session %q: %w", id, err)
 	}
-	_, _, _, _, t := s.cache.begin(id, writeID(value))
+	_, _, _, _, t := s.cache.begin(id, writeIDOf(value))
 	ok, err := s.rdb.SetNX(ctx, s.key(id), value, s.opts.IdleTimeout).Result()
 	if err != nil {
 		return s.unavailable(ctx, "create session", err)
@@ -236,7 +236,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionReco
 				return host.SessionRecord{}, fmt.Errorf("session %q: %w", id, err)
 			}
 		}
-		_, _, _, _, t = s.cache.begin(id, writeID(value))
+		_, _, _, _, t = s.cache.begin(id, writeIDOf(value))
 		won, current, err := s.swap(ctx, id, raw, value)
 		switch {
 		case err != nil:
@@ -258,8 +258,8 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionReco
 	}
 }
 
-// writeID returns the write id that starts a stored value ("" for none).
-func writeID(value string) string {
+// writeIDOf returns the write id that starts a stored value ("" for none).
+func writeIDOf(value string) string {
 	if len(value) < writeIDLen {
 		return ""
 	}
@@ -272,7 +272,7 @@ func writeID(value string) string {
 // value: that is a win.
 func (s *Store) swap(ctx context.Context, id, old, value string) (won bool, current string, err error) {
 	reply, err := casScript.Run(ctx, s.rdb, []string{s.key(id)},
-		writeID(old), value, s.opts.IdleTimeout.Milliseconds(), s.channel, eventChanged+id+" "+writeID(value)).Result()
+		writeIDOf(old), value, s.opts.IdleTimeout.Milliseconds(), s.channel, eventChanged+id+" ").Result()
 	if err != nil {
 		return false, "", s.unavailable(ctx, "update session", err)
 	}
@@ -341,9 +341,9 @@ func (s *Store) decode(id, raw string) (host.SessionRecord, error) {
 
 // casScript: KEYS[1] the session; ARGV: the write id of the value expected
 // (every write has its own), the new value ("": none, only check), the TTL
-// in ms (0: none), the event channel, the event. Returns 0 when the
-// session is gone, 1 when written (or checked), else the value it holds
-// now.
+// in ms (0: none), the event channel, the event (the new value is appended
+// to it). Returns 0 when the session is gone, 1 when written (or checked),
+// else the value it holds now.
 var casScript = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then return 0 end
@@ -357,7 +357,7 @@ if tonumber(ARGV[3]) > 0 then
 else
   redis.call('SET', KEYS[1], ARGV[2])
 end
-redis.call('PUBLISH', ARGV[4], ARGV[5])
+redis.call('PUBLISH', ARGV[4], ARGV[5] .. ARGV[2])
 return 1
 `)
 
