@@ -56,20 +56,20 @@ const healthEvery = 15 * time.Second
 // go-redis reconnects and resubscribes, and resync is called once the
 // subscription works again. Losses and recoveries are logged at level.
 func (s *Store) listen(ctx context.Context, level hclog.Level, handle func(payload string), resync func()) {
-	s.subscribe(ctx, level, handle, resync, false)
+	s.subscribe(ctx, []string{s.channel}, level, handle, resync, false)
 }
 
 // listenFromStart is listen for a reader that must not miss what was
 // published before its subscription worked (it starts in a goroutine, and
 // after Redis was down): resync is also called once it first works.
 func (s *Store) listenFromStart(ctx context.Context, level hclog.Level, handle func(payload string), resync func()) {
-	s.subscribe(ctx, level, handle, resync, true)
+	s.subscribe(ctx, []string{s.channel}, level, handle, resync, true)
 }
 
-// subscribe is listen; with resyncFirst, resync is called at the first
-// subscription too.
-func (s *Store) subscribe(ctx context.Context, level hclog.Level, handle func(payload string), resync func(), resyncFirst bool) {
-	ps := s.rdb.Subscribe(ctx, s.channel)
+// subscribe is listen on channels; with resyncFirst, resync is called at
+// the first subscription too.
+func (s *Store) subscribe(ctx context.Context, channels []string, level hclog.Level, handle func(payload string), resync func(), resyncFirst bool) {
+	ps := s.rdb.Subscribe(ctx, channels...)
 	stop := context.AfterFunc(ctx, func() { ps.Close() })
 	defer stop()
 	go func() {
