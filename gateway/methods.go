@@ -182,11 +182,20 @@ var forwardedMethods = []string{
 // its configured secrets masked, or the host's: an unknown prompt, a
 // resource no server offers) are passed on as they are; what the server
 // sends meanwhile comes back on the request's channel.
+// With replicas, a tasks/* request for a task another replica holds is
+// run there (relayTo), and a new log level is told to the replica holding
+// the session's stream.
 func (g *Gateway) forwarded(ctx context.Context, x *exchange) (json.RawMessage, error) {
+	if owner, ok := g.ownerElsewhere(x); ok {
+		return g.relayTo(ctx, x, owner)
+	}
 	res, err := x.sess.Request(ctx, x.msg.Method, x.msg.Params, g.callOptions(x))
 	var re *host.RPCError
 	if errors.As(err, &re) {
 		return nil, re
+	}
+	if err == nil && g.rs != nil && x.msg.Method == "logging/setLevel" {
+		g.tellLevel(ctx, x.sess.ID())
 	}
 	return res, err
 }
