@@ -183,8 +183,9 @@ var forwardedMethods = []string{
 // resource no server offers) are passed on as they are; what the server
 // sends meanwhile comes back on the request's channel.
 // With replicas, a tasks/* request for a task another replica holds is
-// run there (relayTo), and a new log level is told to the replica holding
-// the session's stream.
+// run there (relayTo), a new log level is told to the replica holding the
+// session's stream, and an unsubscription to every replica (the one
+// holding the subscription ends it).
 func (g *Gateway) forwarded(ctx context.Context, x *exchange) (json.RawMessage, error) {
 	if owner, ok := g.ownerElsewhere(x); ok {
 		return g.relayTo(ctx, x, owner)
@@ -194,8 +195,13 @@ func (g *Gateway) forwarded(ctx context.Context, x *exchange) (json.RawMessage, 
 	if errors.As(err, &re) {
 		return nil, re
 	}
-	if err == nil && g.rs != nil && x.msg.Method == "logging/setLevel" {
-		g.tellLevel(ctx, x.sess.ID())
+	if err == nil && g.rs != nil {
+		switch x.msg.Method {
+		case "logging/setLevel":
+			g.tellLevel(ctx, x.sess.ID())
+		case "resources/unsubscribe":
+			g.tellUnsubscribed(ctx, x.sess.ID(), x.msg.Params)
+		}
 	}
 	return res, err
 }

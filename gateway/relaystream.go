@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/lib/rawjson"
 )
 
 // Messages between replicas (Relay) are one line of text: a kind letter,
@@ -16,6 +17,7 @@ const (
 	relayStream    = 's' // s <session> <msg>: for the session's stream
 	relayStreamEnd = 'S' // S <session> <msg>: the same, already sent on once
 	relayLevel     = 'l' // l <session>: the session's log level changed
+	relayUnsub     = 'u' // u <from> <session> <uri>: the session unsubscribed (to every replica)
 	relayRequest   = 'q' // q <from> <relay id> <session> <msg>: run a request, answer from
 	relayMessage   = 'm' // m <relay id> <msg>: a message of the request, for its channel
 	relayResponse  = 'r' // r <relay id> <msg>: the request's response
@@ -76,6 +78,10 @@ func (g *Gateway) relayed(ctx context.Context, b []byte) {
 	case relayLevel:
 		if f, _, ok := relayFields(b, 1); ok {
 			go g.levelChanged(ctx, f[0])
+		}
+	case relayUnsub:
+		if f, uri, ok := relayFields(b, 2); ok && f[0] != g.rs.replica {
+			go g.h.Session(f[1]).DropSubscription(ctx, string(uri))
 		}
 	case relayRequest:
 		if f, msg, ok := relayFields(b, 3); ok {
@@ -251,5 +257,17 @@ func (g *Gateway) tellLevel(ctx context.Context, session string) {
 	}
 	if _, err := g.rs.relay.Send(ctx, p.stream, relayEnvelope(relayLevel, []string{session}, nil)); err != nil {
 		g.logger.Warn("telling the replica holding the session's stream of its new log level", "session", session, "replica", p.stream, "error", err)
+	}
+}
+
+// tellUnsubscribed tells every other replica that the session unsubscribed
+// from the resource params names: the subscription may be held by another.
+func (g *Gateway) tellUnsubscribed(ctx context.Context, session string, params []byte) {
+	uri, ok := rawjson.String(params, "uri")
+	if !ok {
+		return
+	}
+	if _, err := g.rs.relay.Send(ctx, "", relayEnvelope(relayUnsub, []string{g.rs.replica, session}, []byte(uri))); err != nil {
+		g.logger.Warn("telling the other replicas that a session unsubscribed", "session", session, "uri", uri, "error", err)
 	}
 }

@@ -93,6 +93,31 @@ func TestReplicasServeEveryFeature(t *testing.T) {
 		}
 		a.request(2, "tools/call", `{"name":"mcp_a_touch","arguments":{"uri":"test://static"}}`)
 		waitLine(t, stream, `"method":"notifications/resources/updated","params":{"uri":"test://static"}`, "the update of A's subscription on B's stream")
+
+		// Unsubscribed through B, the subscription on A ends: a round of a
+		// touch and a progress marker, both from A, brings the marker alone.
+		// A hears of it over pub/sub, maybe after B answered: a few rounds.
+		if r := b.request(2, "resources/unsubscribe", `{"uri":"test://static"}`); !strings.Contains(r.body, `"result":{}`) {
+			t.Fatalf("resources/unsubscribe on B: %d %s", r.status, r.body)
+		}
+		ended := false
+		for i := 0; i < 20 && !ended; i++ {
+			a.request(2, "tools/call", `{"name":"mcp_a_touch","arguments":{"uri":"test://static"}}`)
+			marker := fmt.Sprintf("round-%d", i)
+			a.request(2, "tools/call", `{"name":"mcp_a_progress","arguments":{"steps":1},"_meta":{"progressToken":"`+marker+`"}}`)
+			ended = true
+			for l := range stream {
+				if strings.Contains(l, "resources/updated") {
+					ended = false
+				}
+				if strings.Contains(l, `"`+marker+`"`) {
+					break
+				}
+			}
+		}
+		if !ended {
+			t.Errorf("resources/unsubscribe through B did not end the subscription made on A")
+		}
 	})
 
 	t.Run("a task created on A, read through B", func(t *testing.T) {

@@ -59,3 +59,27 @@ func (s *Session) recordLogLevel(ctx context.Context, level string) error {
 	})
 	return err
 }
+
+// DropSubscription ends the session's subscription to the resource uri
+// (as its client knows it) held in this process, if there is one: a
+// resources/unsubscribe answered by another replica. A subscription on a
+// session's own connection (isolation "session") is left to that
+// connection, which ends with the session.
+func (s *Session) DropSubscription(ctx context.Context, uri string) {
+	scope, rule, err := s.access(ctx)
+	if err != nil {
+		return
+	}
+	server, own := scope, uri
+	if scope == "" {
+		if server, own, err = s.h.resolveURI(ctx, uri, rule); err != nil {
+			return
+		}
+	}
+	if s.h.isolated(server) {
+		return
+	}
+	if err := s.h.router.Unsubscribe(ctx, s.id, server, own); err != nil {
+		s.h.logger.Warn("ending a subscription another replica was asked to end", "session", s.id, "server", server, "uri", own, "error", err)
+	}
+}
