@@ -16,8 +16,9 @@ import (
 
 // faithfulReplica starts a replica serving the test server "a" with
 // -faithful (resources, logging, progress, tasks), its sessions in Redis at
-// url, and returns its MCP URL.
-func faithfulReplica(t *testing.T, url string) string {
+// url, and returns its MCP URL and its store (closing it cuts the replica
+// off from the others, as if it died).
+func faithfulReplica(t *testing.T, url string) (string, *redisstore.Store) {
 	t.Helper()
 	const prefix = "replica-features:"
 	store, err := redisstore.Open(redisstore.Options{URL: secret.URL(url), Prefix: prefix})
@@ -30,7 +31,7 @@ func faithfulReplica(t *testing.T, url string) string {
 			m["gateway"] = map[string]any{"store": map[string]any{"type": "redis", "url": url, "prefix": prefix}}
 		})
 	mcpURL, _ := serveHTTP(t, h)
-	return mcpURL
+	return mcpURL, store
 }
 
 // sessionOn returns a client of the session of c that sends its requests
@@ -81,7 +82,8 @@ func waitLineWith(t *testing.T, lines <-chan string, what string, wants ...strin
 func TestReplicasServeEveryFeature(t *testing.T) {
 	integration(t)
 	srv := testredis.New(t)
-	urlA, urlB := faithfulReplica(t, srv.URL(0)), faithfulReplica(t, srv.URL(0))
+	urlA, storeA := faithfulReplica(t, srv.URL(0))
+	urlB, _ := faithfulReplica(t, srv.URL(0))
 	c := newRaw(t, urlA)
 	c.initialize()
 	a, b := sessionOn(c, urlA), sessionOn(c, urlB)
@@ -194,6 +196,37 @@ func TestReplicasServeEveryFeature(t *testing.T) {
 			if !strings.Contains(r.body, want) {
 				waitLine(t, stream, want, "progress a streamed call on A sent after its answer, on B's stream")
 			}
+		}
+	})
+	// Last: A dies (its store closed: no subscription, no publish) while B
+	// waits on tasks/result of a task A holds; B answers with an error naming
+	// A once A stopped giving signs of life, and at once afterwards.
+	t.Run("the replica holding a task dies", func(t *testing.T) {
+		r := a.request(20, "tools/call", `{"name":"mcp_a_slow","arguments":{"ms":60000},"task":{"ttl":120000}}`)
+		var created struct {
+			Result struct{ Task struct{ TaskID string } }
+		}
+		if err := json.Unmarshal([]byte(r.body), &created); err != nil || created.Result.Task.TaskID == "" {
+			t.Fatalf("a long task on A: %s", r.body)
+		}
+		id := created.Result.Task.TaskID
+		replicaA, _ := strings.CutPrefix(strings.Split(id, "/")[0], "plughost-")
+		result := make(chan reply, 1)
+		go func() { result <- b.request(21, "tasks/result", fmt.Sprintf(`{"taskId":%q}`, id)) }()
+		// tasks/get through B works while A lives, so A runs B's requests.
+		if got := b.request(22, "tasks/get", fmt.Sprintf(`{"taskId":%q}`, id)); !strings.Contains(got.body, `"status":"working"`) {
+			t.Fatalf("tasks/get on B of A's running task: %s", got.body)
+		}
+		storeA.Close()
+		res := <-result
+		// (Usually "stopped answering"; "not connected" if the request left B
+		// only after A died.)
+		if _, msg := errorOf(t, res.msg(t)); !strings.Contains(msg, "replica "+replicaA+", which ") {
+			t.Errorf("tasks/result on B when A died: %s; want an error naming replica %s", res.body, replicaA)
+		}
+		got := b.request(23, "tasks/get", fmt.Sprintf(`{"taskId":%q}`, id))
+		if _, msg := errorOf(t, got.msg(t)); !strings.Contains(msg, "replica "+replicaA+", which is not connected") {
+			t.Errorf("tasks/get on B after A died: %s; want an error naming replica %s", got.body, replicaA)
 		}
 	})
 }
