@@ -174,11 +174,13 @@ func (g *Gateway) serveRelayed(ctx context.Context, from, rid, session string, r
 		out.respond(encodeError(nil, &rpcError{Code: codeInvalidRequest, Message: "a request sent on by another replica is malformed"}))
 		return
 	}
-	sess, _, err := g.h.OpenSession(ctx, session)
+	sess, st, err := g.h.OpenSession(ctx, session)
 	if err != nil {
 		out.respond(encodeError(msg.ID, asRPCError(err)))
 		return
 	}
+	g.rs.note(session, st) // where its messages go after the request
+	sess.AdoptLogLevel(ctx, st)
 	go out.beat(ctx)
 	x := &exchange{g: g, msg: msg, sess: sess, out: out}
 	result, err := g.run(ctx, x)

@@ -244,6 +244,7 @@ func (g *Gateway) levelChanged(ctx context.Context, session string) {
 	if err != nil {
 		return
 	}
+	g.rs.note(session, st)
 	sess.AdoptLogLevel(ctx, st)
 }
 
