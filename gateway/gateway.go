@@ -52,6 +52,8 @@ type Gateway struct {
 	askID    string                             // their id prefix, unique to this process (replicas share sessions)
 	calls    sync.WaitGroup                     // requests admitted and not yet answered
 
+	rs *relayState // replicas' messages to each other (relay.go); nil with one replica
+
 	held      []heldMessage    // messages for sessions with no stream yet, oldest first (streams.go)
 	heldBytes int              // their total size
 	now       func() time.Time // the clock of held messages
@@ -82,6 +84,10 @@ func New(h *host.Host, opts Options) *Gateway {
 		pending:  map[pendingKey]chan message{},
 		askID:    fmt.Sprintf("plughost-%08x-", rand.Uint32()),
 		now:      time.Now,
+	}
+	if g.rs = newRelayState(h); g.rs != nil {
+		g.askID = "plughost-" + g.rs.replica + "-" // one id per process: task ids name it too
+		h.SetElsewhere(g.elsewhere)
 	}
 	g.metrics = newMetrics(h)
 	// The method table: protocol features are added here, one handler each.

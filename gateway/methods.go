@@ -182,11 +182,26 @@ var forwardedMethods = []string{
 // its configured secrets masked, or the host's: an unknown prompt, a
 // resource no server offers) are passed on as they are; what the server
 // sends meanwhile comes back on the request's channel.
+// With replicas, a tasks/* request for a task another replica holds is
+// run there (relayTo), a new log level is told to the replica holding the
+// session's stream, and an unsubscription to every replica (the one
+// holding the subscription ends it).
 func (g *Gateway) forwarded(ctx context.Context, x *exchange) (json.RawMessage, error) {
+	if owner, ok := g.ownerElsewhere(x); ok {
+		return g.relayTo(ctx, x, owner)
+	}
 	res, err := x.sess.Request(ctx, x.msg.Method, x.msg.Params, g.callOptions(x))
 	var re *host.RPCError
 	if errors.As(err, &re) {
 		return nil, re
+	}
+	if err == nil && g.rs != nil {
+		switch x.msg.Method {
+		case "logging/setLevel":
+			g.tellLevel(ctx, x.sess.ID())
+		case "resources/unsubscribe":
+			g.tellUnsubscribed(ctx, x.sess.ID(), x.msg.Params)
+		}
 	}
 	return res, err
 }

@@ -47,6 +47,12 @@ type SessionRecord struct {
 	// /servers/<name>/mcp: that server alone, under its own names), or ""
 	// for every server under plughost's names. It never changes.
 	Scope string `json:"scope,omitempty"`
+	// LogLevel is the level the client last set (logging/setLevel), ""
+	// when it set none; every replica serving the session applies it.
+	LogLevel string `json:"log_level,omitempty"`
+	// Stream is the replica holding the client's event stream (GET /mcp),
+	// when replicas share the store and one holds it (see ReplicaStore).
+	Stream string `json:"stream,omitempty"`
 }
 
 // Clone returns a copy sharing nothing a transition could modify.

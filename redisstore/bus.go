@@ -28,8 +28,11 @@ type bus struct {
 
 // listener is one reader of the bus.
 type listener struct {
+	// handle takes each event (channel <prefix>events); nil: none.
 	handle func(payload string)
-	resync func()
+	// receive takes each message sent to this replica (Send); nil: none.
+	receive func(msg []byte)
+	resync  func()
 	// resyncFirst: resync at the first subscription too, not only after
 	// a loss (the reader must not miss what was published before).
 	resyncFirst bool
@@ -44,7 +47,7 @@ func (b *bus) add(l *listener) {
 	b.listeners[l] = struct{}{}
 	live := b.live
 	b.mu.Unlock()
-	if live && l.resyncFirst {
+	if live && l.resyncFirst && l.resync != nil {
 		l.resync()
 	}
 }
@@ -113,7 +116,7 @@ func (s *Store) decodeEvent(id string) func(string) (host.SessionRecord, bool) {
 func (s *Store) run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ps := s.rdb.Subscribe(ctx, s.channel)
+	ps := s.rdb.Subscribe(ctx, s.channel, s.replicaChannel(s.instance), s.replicaChannel(""))
 	go func() {
 		<-s.closed
 		ps.Close()
@@ -148,7 +151,7 @@ func (s *Store) run() {
 		}
 		switch m := msg.(type) {
 		case *redis.Subscription:
-			if m.Kind != "subscribe" {
+			if m.Kind != "subscribe" || m.Channel != s.channel { // one per channel: act once
 				continue
 			}
 			if down {
@@ -157,12 +160,20 @@ func (s *Store) run() {
 			s.cache.setLive(true)
 			s.bus.setLive(true)
 			for _, l := range s.bus.snapshot() {
-				if down || l.resyncFirst {
+				if (down || l.resyncFirst) && l.resync != nil {
 					l.resync()
 				}
 			}
 			down, wait = false, 50*time.Millisecond
 		case *redis.Message:
+			if m.Channel != s.channel {
+				for _, l := range s.bus.snapshot() {
+					if l.receive != nil {
+						l.receive([]byte(m.Payload))
+					}
+				}
+				continue
+			}
 			if id, value, ended, ok := sessionEvent(m.Payload); ok {
 				if ended {
 					s.cache.drop(id)
@@ -171,7 +182,9 @@ func (s *Store) run() {
 				}
 			}
 			for _, l := range s.bus.snapshot() {
-				l.handle(m.Payload)
+				if l.handle != nil {
+					l.handle(m.Payload)
+				}
 			}
 		}
 	}
