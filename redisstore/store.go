@@ -57,7 +57,9 @@ type Store struct {
 	// whether it is known current (see sessionCache).
 	cache *sessionCache
 	// bus is the one subscription to the event channel.
-	bus    *bus
+	bus *bus
+	// health is what Check remembers between calls.
+	health *health
 	closed chan struct{}
 	once   sync.Once
 }
@@ -104,7 +106,7 @@ func Open(o Options) (*Store, error) {
 	// held before the subscription noticed: trust nothing read before it.
 	ro.OnConnect = func(context.Context, *redis.Conn) error { cache.distrust(); return nil }
 	s := &Store{opts: o, rdb: redis.NewClient(ro), logger: o.Logger, channel: o.Prefix + "events",
-		instance: strconv.FormatUint(rand.Uint64(), 36), cache: cache, bus: newBus(), closed: make(chan struct{})}
+		instance: strconv.FormatUint(rand.Uint64(), 36), cache: cache, bus: newBus(), health: &health{}, closed: make(chan struct{})}
 	go s.run()
 	return s, nil
 }
