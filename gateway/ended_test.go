@@ -1,44 +1,76 @@
 package gateway_test
 
 import (
+	"net/http"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/internal/testredis"
+	"github.com/plughost/plughost/internal/testwait"
 )
 
-func TestExperimentDeletedMidCall(t *testing.T) {
-	f := newFake(0)
-	h, _ := fakeHost(t, map[string]*fake{"s": f}, nil)
-	url, _ := serveHTTP(t, h)
-	c := newRaw(t, url)
-	c.initialize()
-	var wg sync.WaitGroup
-	var r reply
-	wg.Go(func() { r = c.request(1, "tools/call", `{"name":"mcp_s_slow","arguments":{}}`) })
-	<-f.started
-	if d := c.do("DELETE", "", nil); d.status != 204 {
-		t.Fatalf("DELETE: %d %s", d.status, d.body)
-	}
-	close(f.release)
-	wg.Wait()
-	t.Logf("memory: %d %v %s", r.status, r.header, r.body)
+// A session deleted while one of its calls runs — on the same gateway
+// (memory store), or on another replica (Redis) — gets for that call the
+// answer of an unknown session: 404, the same body, never the call's
+// result or a tool result saying "session not found".
+func TestSessionDeletedMidCall(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setUp func(t *testing.T) (call, del *rawClient, f *fake, heard func() bool)
+	}{
+		{"memory store, DELETE on the same gateway", func(t *testing.T) (*rawClient, *rawClient, *fake, func() bool) {
+			f := newFake(0)
+			h, _ := fakeHost(t, map[string]*fake{"gh": f}, nil)
+			url, _ := serveHTTP(t, h)
+			c := newRaw(t, url)
+			c.initialize()
+			return c, c, f, func() bool { return true }
+		}},
+		{"Redis, DELETE on another replica", func(t *testing.T) (*rawClient, *rawClient, *fake, func() bool) {
+			srv := testredis.New(t)
+			hA, ghA, _ := replica(t, srv.URL(0))
+			hB, _, _ := replica(t, srv.URL(0))
+			urlA, gwA := serveHTTP(t, hA)
+			urlB, _ := serveHTTP(t, hB)
+			a := newRaw(t, urlA)
+			a.initialize()
+			b := newRaw(t, urlB)
+			b.session = a.session
+			openStream(t, urlA, a.session)
+			testwait.Eventually(t, 10*time.Second, "A's stream attached", func() bool { return gwA.StreamAttached(a.session) })
+			// A closes the session's stream when it hears of the end.
+			return a, b, ghA, func() bool { return !gwA.StreamAttached(a.session) }
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			call, del, f, heard := c.setUp(t)
+			unknown := newRaw(t, call.url)
+			unknown.session = "no-such-session"
+			want := unknown.request(9, "tools/list", `{}`)
+			if want.status != http.StatusNotFound {
+				t.Fatalf("a request of an unknown session: %d %s", want.status, want.body)
+			}
 
-	srv := testredis.New(t)
-	hA, ghA, _ := replica(t, srv.URL(0))
-	hB, _, _ := replica(t, srv.URL(0))
-	urlA, _ := serveHTTP(t, hA)
-	urlB, _ := serveHTTP(t, hB)
-	a := newRaw(t, urlA)
-	a.initialize()
-	b := newRaw(t, urlB)
-	b.session = a.session
-	wg.Go(func() { r = a.request(1, "tools/call", `{"name":"mcp_gh_slow","arguments":{}}`) })
-	<-ghA.started
-	if d := b.do("DELETE", "", nil); d.status != 204 {
-		t.Fatalf("DELETE: %d %s", d.status, d.body)
+			var wg sync.WaitGroup
+			var r reply
+			wg.Go(func() { r = call.request(1, "tools/call", `{"name":"mcp_gh_slow","arguments":{}}`) })
+			<-f.started
+			if d := del.do("DELETE", "", nil); d.status != http.StatusNoContent {
+				t.Fatalf("DELETE: %d %s", d.status, d.body)
+			}
+			testwait.Eventually(t, 10*time.Second, "the gateway running the call to hear of the end", heard)
+			time.Sleep(gateway.EndedCheckAfter) // a call this long is checked after (shorter ones are by the store operations they make)
+			close(f.release)
+			wg.Wait()
+			if r.status != http.StatusNotFound || r.body != want.body || strings.Contains(r.body, "released") {
+				t.Errorf("the call whose session was deleted meanwhile: %d %s, want %d %s", r.status, r.body, want.status, want.body)
+			}
+			if after := call.request(2, "tools/list", `{}`); after.status != http.StatusNotFound {
+				t.Errorf("a request after: %d %s", after.status, after.body)
+			}
+		})
 	}
-	close(ghA.release)
-	wg.Wait()
-	t.Logf("redis: %d %v %s", r.status, r.header, r.body)
 }
