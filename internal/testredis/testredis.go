@@ -24,8 +24,10 @@ import (
 type Server struct {
 	// Addr is host:port of the server.
 	Addr string
-	dir  string
-	bin  string
+	// TLSAddr is host:port of its TLS port (NewTLS); "" without.
+	TLSAddr string
+	dir     string
+	bin     string
 	// extra are more arguments of redis-server (NewWith).
 	extra []string
 	cmd   *exec.Cmd
