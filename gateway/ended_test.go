@@ -1,15 +1,25 @@
 package gateway_test
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/gateway"
+	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/internal/inprocess"
 	"github.com/plughost/plughost/internal/testredis"
 	"github.com/plughost/plughost/internal/testwait"
+	"github.com/plughost/plughost/pluginapi"
 )
 
 // A session deleted while one of its calls runs — on the same gateway
@@ -72,5 +82,66 @@ func TestSessionDeletedMidCall(t *testing.T) {
 				t.Errorf("a request after: %d %s", after.status, after.body)
 			}
 		})
+	}
+}
+
+// endingStore is an in-memory store that deletes a session just before
+// the update it was told to fail (as if the session ended at that moment
+// on another replica).
+type endingStore struct {
+	*host.MemorySessionStore
+	endAt atomic.Pointer[string] // the session to end at its next update
+}
+
+func (s *endingStore) Update(ctx context.Context, id string, fn func(*host.SessionRecord) error) (host.SessionRecord, error) {
+	if p := s.endAt.Load(); p != nil && *p == id && s.endAt.CompareAndSwap(p, nil) {
+		_ = s.Delete(ctx, id) // a memory store's Delete does not fail
+	}
+	return s.MemorySessionStore.Update(ctx, id, fn)
+}
+
+// A session that ends just before a store operation inside a request —
+// a search's unlock, a hidden tool's — gets 404 for that request, never a
+// tool result saying "session not found".
+func TestSessionEndedInsideRequest(t *testing.T) {
+	store := &endingStore{MemorySessionStore: host.NewMemorySessionStore(host.MemorySessionStoreOptions{})}
+	raw, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{"enabled": true,
+		"servers":   map[string]any{"gh": map[string]any{"enabled": true, "command": "in-process"}},
+		"discovery": map[string]any{"enabled": true, "use_regex": true}}}})
+	dir := t.TempDir()
+	l, err := config.Load(config.LoadOptions{UserFile: filepath.Join(dir, "c.json"), UserData: raw, AllowMissing: true,
+		SystemDir: filepath.Join(dir, "none"), Home: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := inprocess.New(map[string]*mcpserver.MCPServer{"gh": newFake(3).MCPServer})
+	h, err := host.NewFromLoaded(l, host.Options{ConfigDir: dir, SessionStore: store, Transports: map[string]pluginapi.Transport{"stdio": tr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Start(context.Background())
+	t.Cleanup(func() { h.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := h.WaitSettled(ctx); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := serveHTTP(t, h)
+	unknown := newRaw(t, url)
+	unknown.session = "no-such-session"
+	want := unknown.request(9, "tools/list", `{}`)
+
+	for i, call := range []string{
+		`{"name":"tool_search_tool_regex","arguments":{"pattern":"tool_0"}}`,
+		`{"name":"mcp_gh_tool_1","arguments":{}}`,
+	} {
+		c := newRaw(t, url)
+		c.initialize()
+		id := c.session
+		store.endAt.Store(&id)
+		r := c.request(i+1, "tools/call", call)
+		if r.status != http.StatusNotFound || r.body != want.body {
+			t.Errorf("%s with the session ending at its unlock: %d %s, want %d %s", call, r.status, r.body, want.status, want.body)
+		}
 	}
 }
