@@ -54,7 +54,7 @@ func TestTLS(t *testing.T) {
 		want []string
 	}{
 		{"no client certificate", redisstore.Options{TLSCAFile: certs.CAFile},
-			[]string{"Redis refused the TLS connection", "tools.mcp.gateway.store.tls_cert_file and tls_key_file"}},
+			[]string{"Redis asked for a client certificate and plughost has none", "tools.mcp.gateway.store.tls_cert_file and tls_key_file"}},
 		{"a CA that did not issue Redis's certificate", redisstore.Options{TLSCAFile: certs.OtherCAFile, TLSCertFile: certs.ClientCertFile, TLSKeyFile: certs.ClientKey},
 			[]string{"x509: certificate signed by unknown authority", "failed verification", "tools.mcp.gateway.store.tls_ca_file"}},
 	} {
