@@ -167,6 +167,19 @@ type Store struct {
 	// Prefix starts every Redis key and channel plughost uses, so several
 	// deployments can share one Redis.
 	Prefix string `json:"prefix,omitempty"`
+	// TLSCAFile is a PEM file of the CAs that sign Redis's certificate,
+	// for a rediss:// URL; empty trusts the system's CAs.
+	TLSCAFile string `json:"tls_ca_file,omitempty"`
+	// TLSCertFile and TLSKeyFile are PEM files of the certificate and key
+	// plughost presents to a Redis that requires client certificates
+	// (mutual TLS), for a rediss:// URL; both or neither.
+	TLSCertFile string `json:"tls_cert_file,omitempty"`
+	TLSKeyFile  string `json:"tls_key_file,omitempty"`
+	// SkipVerify is refused: without verifying Redis's certificate, anyone
+	// on the path can pose as Redis and read its password and every
+	// session. It exists so that the refusal says why and what to do
+	// (TLSCAFile).
+	SkipVerify bool `json:"skip_verify,omitempty"`
 }
 
 // Kind returns the effective store type: StoreMemory when Type is empty.

@@ -140,16 +140,24 @@ type sink interface {
 
 // serveRequest runs one admitted request (see admit) through the method
 // table and answers it on x.out; before the response, the session is told
-// if its tool list changed. done runs just before the response is written,
+// if its tool list changed; a session that ended meanwhile is answered
+// as unknown (ended.go). done runs just before the response is written,
 // so the request's id is free again by the time the client reads the
 // answer. A panic in a handler is an internal error, never a crash.
 func (g *Gateway) serveRequest(ctx context.Context, x *exchange, done func()) {
 	result, err := g.run(ctx, x)
 	x.closeOutbox()
-	if x.sess != nil && x.msg.Method != "initialize" {
+	ended := x.sess != nil && errors.Is(err, host.ErrSessionNotFound) // see ended.go
+	if x.sess != nil && x.msg.Method != "initialize" && !ended {
 		g.announce(ctx, x.sess, x.out)
 	}
 	done()
+	if ended {
+		if s, ok := x.out.(interface{ sessionEnded() bool }); ok && s.sessionEnded() {
+			return
+		}
+		err = errSessionNotFound
+	}
 	if err != nil {
 		x.out.respond(encodeError(x.msg.ID, asRPCError(err)))
 		return

@@ -181,8 +181,7 @@ func (g *Gateway) sessionOf(w http.ResponseWriter, r *http.Request, scope, clien
 		err = host.ErrSessionNotFound // a session id is good for the endpoint and the client that opened it
 	}
 	if errors.Is(err, host.ErrSessionNotFound) {
-		httpError(w, http.StatusNotFound, &rpcError{Code: codeInvalidRequest,
-			Message: "session not found (it ended or expired): send initialize without " + sessionHeader + " to start a new one"})
+		httpError(w, http.StatusNotFound, errSessionNotFound)
 		return nil
 	}
 	if err != nil {

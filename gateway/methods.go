@@ -128,7 +128,8 @@ func (g *Gateway) toolsList(ctx context.Context, x *exchange) (json.RawMessage, 
 // only that tool. The request's _meta (a progress token) travels to the
 // server, and what the server sends during the call comes back on the
 // request's channel; a call with a "task" member answers with the task the
-// server created.
+// server created. A call whose session ended meanwhile is answered like a
+// request of an unknown session (ended.go).
 func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, error) {
 	var p struct {
 		Name      string          `json:"name"`
@@ -152,10 +153,13 @@ func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, 
 		g.metrics.refused()
 		return nil, &rpcError{Code: codeInvalidParams, Message: err.Error()}
 	}
-	if errors.Is(err, host.ErrStoreUnavailable) { // the call did not run: no result to speak of
+	if errors.Is(err, host.ErrStoreUnavailable) || errors.Is(err, host.ErrSessionNotFound) { // no result to speak of; an ended session is 404
 		return nil, err
 	}
 	g.metrics.call([2]string{r.Server, r.Tool}, took, r.Result.IsError, err, r.Search)
+	if err := endedDuring(ctx, x, took); err != nil {
+		return nil, err
+	}
 	var serverErr *host.RPCError
 	switch {
 	case errors.As(err, &serverErr):

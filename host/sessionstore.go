@@ -131,6 +131,12 @@ type RemoteSessionStore interface {
 	// Ping reports whether the store answers now (an error wrapping
 	// ErrStoreUnavailable when it does not).
 	Ping(ctx context.Context) error
+	// Check reports whether the store takes writes now — an error
+	// wrapping ErrStoreUnavailable when it does not answer or refuses
+	// them (a Redis out of memory, or read-only) — and a warning about a
+	// setup that puts sessions at risk without stopping the store (a
+	// Redis that evicts keys when full), or "".
+	Check(ctx context.Context) (warning string, err error)
 	// String names the store for people, secrets masked, e.g.
 	// "redis at redis://:****@redis:6379/0".
 	String() string
@@ -144,25 +150,40 @@ type StoreReadiness struct {
 	Up bool `json:"up"`
 	// Error says why it did not.
 	Error string `json:"error,omitempty"`
+	// Warning names a risk that does not make the store unready (Redis
+	// evicting sessions when full) and its fix.
+	Warning string `json:"warning,omitempty"`
 }
 
 // storeCheckTimeout bounds the store check of one CheckReadiness.
 const storeCheckTimeout = 2 * time.Second
 
 // CheckReadiness is Readiness plus, for a session store kept outside the
-// process, whether it answers now: a replica whose store does not answer
-// cannot serve any session, so it is not ready (/readyz).
+// process, whether it takes writes now (CheckStore): a replica whose store
+// does not cannot serve any session, so it is not ready (/readyz).
 func (h *Host) CheckReadiness(ctx context.Context) Readiness {
 	r := h.Readiness()
+	if r.Store = h.CheckStore(ctx); r.Store != nil && !r.Store.Up {
+		r.Ready = false
+	}
+	return r
+}
+
+// CheckStore checks the session store kept outside the process
+// (RemoteSessionStore.Check, bounded by a few seconds); nil for the
+// in-memory store. Errors and warnings are masked.
+func (h *Host) CheckStore(ctx context.Context) *StoreReadiness {
 	remote, ok := h.sessions.(RemoteSessionStore)
 	if !ok {
-		return r
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, storeCheckTimeout)
 	defer cancel()
-	r.Store = &StoreReadiness{Name: remote.String(), Up: true}
-	if err := remote.Ping(ctx); err != nil {
-		r.Ready, r.Store.Up, r.Store.Error = false, false, h.masker.Mask(err.Error())
+	r := &StoreReadiness{Name: remote.String(), Up: true}
+	warning, err := remote.Check(ctx)
+	if err != nil {
+		r.Up, r.Error = false, h.masker.Mask(err.Error())
 	}
+	r.Warning = h.masker.Mask(warning)
 	return r
 }

@@ -46,4 +46,14 @@
 // store, URL password masked; nothing is written half-way (each write is
 // one command or one script). go-redis reconnects by itself when Redis
 // answers again. Needs Redis 6.2 or later (GETEX).
+//
+// Health (Check, behind /readyz): a test write, since a Redis that is out
+// of memory or read-only still answers PING, and the eviction policy read
+// in the same round trip, since a Redis that evicts keys drops sessions
+// without a word (a warning, not an error).
+//
+// TLS: a rediss:// URL verifies Redis against the system's CAs or
+// tls_ca_file, and presents tls_cert_file and tls_key_file to a Redis
+// that requires client certificates; verification cannot be skipped.
+// A failed handshake says what to fix.
 package redisstore

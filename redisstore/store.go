@@ -33,11 +33,15 @@ type Options struct {
 	// Logger receives the event subscription's losses and recoveries; nil
 	// discards them.
 	Logger hclog.Logger
+	// TLSCAFile, TLSCertFile and TLSKeyFile are tools.mcp.gateway.store's
+	// tls_* keys, for a rediss:// URL (config.Store.TLSConfig).
+	TLSCAFile, TLSCertFile, TLSKeyFile string
 }
 
 // FromConfig returns the options of tools.mcp.gateway.store (type redis).
 func FromConfig(g config.Gateway, logger hclog.Logger) Options {
-	return Options{URL: g.Store.URL, Prefix: g.Store.Prefix, IdleTimeout: g.SessionIdle(), Logger: logger}
+	return Options{URL: g.Store.URL, Prefix: g.Store.Prefix, IdleTimeout: g.SessionIdle(), Logger: logger,
+		TLSCAFile: g.Store.TLSCAFile, TLSCertFile: g.Store.TLSCertFile, TLSKeyFile: g.Store.TLSKeyFile}
 }
 
 // maxAttempts bounds how often Update reapplies a change that lost a race.
@@ -57,7 +61,9 @@ type Store struct {
 	// whether it is known current (see sessionCache).
 	cache *sessionCache
 	// bus is the one subscription to the event channel.
-	bus    *bus
+	bus *bus
+	// health is what Check remembers between calls.
+	health *health
 	closed chan struct{}
 	once   sync.Once
 }
@@ -88,6 +94,9 @@ func Open(o Options) (*Store, error) {
 	// dial per attempt: with Redis down a request fails in milliseconds with
 	// a clear error instead of queueing behind seconds of dial retries.
 	ro.MaxRetries, ro.DialerRetries = 1, 1
+	if err := useTLS(ro, o); err != nil {
+		return nil, err
+	}
 	ro.DisableIdentity = true // CLIENT SETINFO: one more round trip per connection, for nothing here
 	// RESP2: with RESP3, go-redis peeks every connection for push
 	// notifications before each command (one more read syscall per
@@ -104,7 +113,7 @@ func Open(o Options) (*Store, error) {
 	// held before the subscription noticed: trust nothing read before it.
 	ro.OnConnect = func(context.Context, *redis.Conn) error { cache.distrust(); return nil }
 	s := &Store{opts: o, rdb: redis.NewClient(ro), logger: o.Logger, channel: o.Prefix + "events",
-		instance: strconv.FormatUint(rand.Uint64(), 36), cache: cache, bus: newBus(), closed: make(chan struct{})}
+		instance: strconv.FormatUint(rand.Uint64(), 36), cache: cache, bus: newBus(), health: &health{}, closed: make(chan struct{})}
 	go s.run()
 	return s, nil
 }

@@ -125,6 +125,7 @@ or SIGTERM stops at once: no more drain, calls in flight are cut.`,
 			var background sync.WaitGroup
 			background.Go(func() { gw.Run(runCtx) })
 			background.Go(func() { watchStates(runCtx, h, g) })
+			background.Go(func() { checkStore(runCtx, h) })
 			background.Go(func() { g.reloads(runCtx, m, h, configured, hup, !noWatch) })
 			served := make(chan error, 1)
 			go func() { served <- door.Serve(ctx) }()
@@ -165,6 +166,15 @@ func stopServing(g *globals, door *frontdoor.Door, drain time.Duration, served <
 		fmt.Fprintln(g.stderr, "plughost: stopping now")
 		door.StopNow()
 		return <-served
+	}
+}
+
+// checkStore checks the session store once at start, so a Redis that
+// refuses writes or evicts sessions is in the log before anyone asks
+// /readyz (the store itself logs the eviction warning).
+func checkStore(ctx context.Context, h *host.Host) {
+	if r := h.CheckStore(ctx); r != nil && !r.Up {
+		h.Logger().Warn("the session store does not take writes; /readyz says not ready until it does", "error", r.Error)
 	}
 }
 
