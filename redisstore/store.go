@@ -264,6 +264,15 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionReco
 			return host.SessionRecord{}, err
 		}
 		s.cache.put(id, t, raw, cur, false) // current, but the TTL was not renewed
+		if attempt >= 2 {
+			// Many writers on one session: wait a random moment, growing,
+			// so the writers stop colliding in lockstep.
+			select {
+			case <-time.After(time.Duration(rand.Int64N(int64(attempt) * int64(time.Millisecond)))):
+			case <-ctx.Done():
+				return host.SessionRecord{}, fmt.Errorf("session %q: %w", id, ctx.Err())
+			}
+		}
 	}
 }
 

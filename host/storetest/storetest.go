@@ -189,6 +189,12 @@ func otherWrites(t *testing.T, open Open) {
 	if st, err := a.Update(ctx, "s", setListed(0)); err != nil || st.Rev != 3 {
 		t.Fatalf("a sets 0: %+v %v", st, err)
 	}
+	// An update that finds nothing to change may, like Load, see b's copy
+	// from before a's write (host.SessionStore.Update): once b has seen
+	// the undo, it makes its change again.
+	if st, err := loadUntil(b, "s", func(st host.SessionRecord, _ error) bool { return st.Rev == 3 }); err != nil || st.Listed != 0 {
+		t.Fatalf("b loads %+v %v, want a's undo (rev 3, listed 0)", st, err)
+	}
 	if st, err := b.Update(ctx, "s", setListed(5)); err != nil || st.Rev != 4 || st.Listed != 5 {
 		t.Errorf("b sets 5 after a undid it: %+v %v, want rev 4 with 5", st, err)
 	}
