@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,17 +64,7 @@ func BenchmarkToolsCallStore(b *testing.B) {
 			if err := h.WaitSettled(ctx); err != nil {
 				b.Fatal(err)
 			}
-			handler := gateway.New(h, gateway.Options{}).HTTPHandler()
-			post := func(session, body string) *httptest.ResponseRecorder {
-				req := httptest.NewRequest("POST", gateway.MCPPath, strings.NewReader(body))
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				if session != "" {
-					req.Header.Set("Mcp-Session-Id", session)
-				}
-				rec := httptest.NewRecorder()
-				handler.ServeHTTP(rec, req)
-				return rec
-			}
+			post := poster(gateway.New(h, gateway.Options{}).HTTPHandler())
 			const call = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"mcp_fs_echo","arguments":{"text":"hello"}}}`
 			b.SetParallelism(4)
 			b.ReportAllocs()
