@@ -2,9 +2,7 @@ package gateway_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,7 +11,6 @@ import (
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/internal/inprocess"
@@ -105,27 +102,10 @@ func (s *endingStore) Update(ctx context.Context, id string, fn func(*host.Sessi
 // tool result saying "session not found".
 func TestSessionEndedInsideRequest(t *testing.T) {
 	store := &endingStore{MemorySessionStore: host.NewMemorySessionStore(host.MemorySessionStoreOptions{})}
-	raw, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{"enabled": true,
-		"servers":   map[string]any{"gh": map[string]any{"enabled": true, "command": "in-process"}},
-		"discovery": map[string]any{"enabled": true, "use_regex": true}}}})
-	dir := t.TempDir()
-	l, err := config.Load(config.LoadOptions{UserFile: filepath.Join(dir, "c.json"), UserData: raw, AllowMissing: true,
-		SystemDir: filepath.Join(dir, "none"), Home: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
 	tr := inprocess.New(map[string]*mcpserver.MCPServer{"gh": newFake(3).MCPServer})
-	h, err := host.NewFromLoaded(l, host.Options{ConfigDir: dir, SessionStore: store, Transports: map[string]pluginapi.Transport{"stdio": tr}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Start(context.Background())
-	t.Cleanup(func() { h.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := h.WaitSettled(ctx); err != nil {
-		t.Fatal(err)
-	}
+	h := startHostWith(t, host.Options{SessionStore: store, Transports: map[string]pluginapi.Transport{"stdio": tr}},
+		map[string]any{"gh": map[string]any{"enabled": true, "command": "in-process"}},
+		func(mcpCfg map[string]any) { mcpCfg["discovery"] = map[string]any{"enabled": true, "use_regex": true} })
 	url, _ := serveHTTP(t, h)
 	unknown := newRaw(t, url)
 	unknown.session = "no-such-session"

@@ -1,20 +1,17 @@
 package gateway_test
 
 import (
-	"context"
-	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/gateway"
 	"github.com/plughost/plughost/host"
 	"github.com/plughost/plughost/internal/inprocess"
 	"github.com/plughost/plughost/internal/testredis"
+	"github.com/plughost/plughost/lib/secret"
 	"github.com/plughost/plughost/pluginapi"
 	"github.com/plughost/plughost/redisstore"
 )
@@ -27,43 +24,23 @@ func BenchmarkToolsCallStore(b *testing.B) {
 	srv := testredis.New(b)
 	for _, kind := range []string{"memory", "redis"} {
 		b.Run(kind, func(b *testing.B) {
-			gwCfg := map[string]any{}
-			if kind == "redis" {
-				gwCfg["store"] = map[string]any{"type": "redis", "url": srv.URL(0), "prefix": "bench:"}
-			}
-			raw, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": map[string]any{
-				"enabled":   true,
-				"servers":   map[string]any{"gh": map[string]any{"enabled": true, "command": "in-process"}, "fs": map[string]any{"enabled": true, "command": "in-process", "deferred": false}},
-				"discovery": map[string]any{"enabled": true, "ttl": 1_000_000_000, "use_regex": true},
-				"gateway":   gwCfg,
-				"trust":     map[string]any{"mode": "off"},
-			}}})
-			dir := b.TempDir()
-			l, err := config.Load(config.LoadOptions{UserFile: filepath.Join(dir, "c.json"), UserData: raw, AllowMissing: true,
-				SystemDir: filepath.Join(dir, "none"), Home: dir})
-			if err != nil {
-				b.Fatal(err)
-			}
-			opts := host.Options{ConfigDir: dir, Transports: map[string]pluginapi.Transport{
+			opts := host.Options{Transports: map[string]pluginapi.Transport{
 				"stdio": inprocess.New(map[string]*mcpserver.MCPServer{"gh": newFake(3).MCPServer, "fs": newFake(0).MCPServer})}}
 			if kind == "redis" {
-				store, err := redisstore.Open(redisstore.FromConfig(l.Config.MCP.Gateway, nil))
+				store, err := redisstore.Open(redisstore.Options{URL: secret.URL(srv.URL(0)), Prefix: "bench:", IdleTimeout: 30 * time.Minute})
 				if err != nil {
 					b.Fatal(err)
 				}
+				defer store.Close()
 				opts.SessionStore = store
 			}
-			h, err := host.NewFromLoaded(l, opts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			h.Start(context.Background())
-			defer h.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			if err := h.WaitSettled(ctx); err != nil {
-				b.Fatal(err)
-			}
+			h := startHostWith(b, opts, map[string]any{
+				"gh": map[string]any{"enabled": true, "command": "in-process"},
+				"fs": map[string]any{"enabled": true, "command": "in-process", "deferred": false},
+			}, func(mcpCfg map[string]any) {
+				mcpCfg["discovery"] = map[string]any{"enabled": true, "ttl": 1_000_000_000, "use_regex": true}
+				mcpCfg["trust"] = map[string]any{"mode": "off"}
+			})
 			post := poster(gateway.New(h, gateway.Options{}).HTTPHandler())
 			const call = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"mcp_fs_echo","arguments":{"text":"hello"}}}`
 			b.SetParallelism(4)
