@@ -121,8 +121,9 @@ type Gateway struct {
 	// IdleTimeoutSeconds closes a keep-alive connection idle that long.
 	IdleTimeoutSeconds float64 `json:"idle_timeout_seconds"`
 	// Debug serves Go's runtime profiles (net/http/pprof) at /debug/pprof/,
-	// behind the token, for leak and memory checks (the reliability suite
-	// reads the heap after a collection there). Off by default.
+	// behind the token: the named profiles (the reliability suite reads the
+	// heap after a collection there), a CPU profile and an execution trace
+	// (frontdoor.Door.MountProfiles). Off by default.
 	Debug bool `json:"debug"`
 	// ShutdownSeconds is how long a stopping gateway waits for calls in
 	// flight to finish before it closes the servers.

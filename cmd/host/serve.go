@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/pprof"
 	"os"
 	"os/signal"
 	"reflect"
@@ -97,7 +95,7 @@ or SIGTERM stops at once: no more drain, calls in flight are cut.`,
 			door.MountClients(gateway.MCPPath, gw.HTTPHandlerFor)
 			door.MountClients(gateway.ServerPattern, gw.ServerHTTPHandlerFor)
 			if gc.Debug {
-				door.Mount("GET /debug/pprof/", http.HandlerFunc(pprof.Index))
+				door.MountProfiles()
 			}
 			stopEvents := make(chan struct{})
 			inbox := oauth.NewInbox(strings.TrimSuffix(gateway.URL(ln.Addr()), gateway.MCPPath) + api.OAuthCallbackPath)
