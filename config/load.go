@@ -404,6 +404,8 @@ func expandPaths(cfg *Config, home string) {
 	m.Audit.Dir = ExpandHome(m.Audit.Dir, home)
 	m.Trust.PinsFile = ExpandHome(m.Trust.PinsFile, home)
 	m.Gateway.TokenFile = ExpandHome(m.Gateway.TokenFile, home)
+	st := &m.Gateway.Store
+	st.TLSCAFile, st.TLSCertFile, st.TLSKeyFile = ExpandHome(st.TLSCAFile, home), ExpandHome(st.TLSCertFile, home), ExpandHome(st.TLSKeyFile, home)
 	for i, d := range m.Plugins.Dirs {
 		m.Plugins.Dirs[i] = ExpandHome(d, home)
 	}

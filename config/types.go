@@ -121,12 +121,19 @@ type Gateway struct {
 	// IdleTimeoutSeconds closes a keep-alive connection idle that long.
 	IdleTimeoutSeconds float64 `json:"idle_timeout_seconds"`
 	// Debug serves Go's runtime profiles (net/http/pprof) at /debug/pprof/,
-	// behind the token, for leak and memory checks (the reliability suite
-	// reads the heap after a collection there). Off by default.
+	// behind the token: the named profiles (the reliability suite reads the
+	// heap after a collection there), a CPU profile and an execution trace
+	// (frontdoor.Door.MountProfiles). Off by default.
 	Debug bool `json:"debug"`
 	// ShutdownSeconds is how long a stopping gateway waits for calls in
 	// flight to finish before it closes the servers.
 	ShutdownSeconds float64 `json:"shutdown_seconds"`
+	// DrainSeconds is how long a stopping gateway keeps serving every
+	// request while /readyz answers 503 ("draining"), before it stops
+	// accepting connections: the time a load balancer or a Kubernetes
+	// Service needs to stop sending it requests. 0 (the default) stops at
+	// once.
+	DrainSeconds float64 `json:"drain_seconds"`
 	// AllowedOrigins lists the web pages, besides plughost's own, that may
 	// use the MCP endpoints from a browser: origins written
 	// scheme://host[:port] (e.g. "http://localhost:6274"). A request
@@ -161,6 +168,19 @@ type Store struct {
 	// Prefix starts every Redis key and channel plughost uses, so several
 	// deployments can share one Redis.
 	Prefix string `json:"prefix,omitempty"`
+	// TLSCAFile is a PEM file of the CAs that sign Redis's certificate,
+	// for a rediss:// URL; empty trusts the system's CAs.
+	TLSCAFile string `json:"tls_ca_file,omitempty"`
+	// TLSCertFile and TLSKeyFile are PEM files of the certificate and key
+	// plughost presents to a Redis that requires client certificates
+	// (mutual TLS), for a rediss:// URL; both or neither.
+	TLSCertFile string `json:"tls_cert_file,omitempty"`
+	TLSKeyFile  string `json:"tls_key_file,omitempty"`
+	// SkipVerify is refused: without verifying Redis's certificate, anyone
+	// on the path can pose as Redis and read its password and every
+	// session. It exists so that the refusal says why and what to do
+	// (TLSCAFile).
+	SkipVerify bool `json:"skip_verify,omitempty"`
 }
 
 // Kind returns the effective store type: StoreMemory when Type is empty.
@@ -185,6 +205,9 @@ func (g Gateway) IdleTimeout() time.Duration { return seconds(g.IdleTimeoutSecon
 
 // ShutdownTimeout returns ShutdownSeconds as a duration.
 func (g Gateway) ShutdownTimeout() time.Duration { return seconds(g.ShutdownSeconds) }
+
+// Drain returns DrainSeconds as a duration.
+func (g Gateway) Drain() time.Duration { return seconds(g.DrainSeconds) }
 
 func minutes(m float64) time.Duration { return time.Duration(m * float64(time.Minute)) }
 

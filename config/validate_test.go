@@ -509,9 +509,12 @@ func TestValidateGateway(t *testing.T) {
 		{"an allowed origin that is not scheme://host[:port]", Gateway{Listen: "127.0.0.1:1", Auth: true, TokenFile: "/t",
 			AllowedOrigins: []string{"http://localhost:6274", "localhost:3000", "http://localhost:3000/app"}},
 			[]string{"tools.mcp.gateway.allowed_origins[1]", "tools.mcp.gateway.allowed_origins[2]"}},
-		{"limits must be positive", Gateway{Listen: "127.0.0.1:1", SessionIdleMinutes: -1, MaxRequestMB: -1, ReadTimeoutSeconds: -1, IdleTimeoutSeconds: -1, ShutdownSeconds: -1},
-			[]string{"tools.mcp.gateway.idle_timeout_seconds", "tools.mcp.gateway.max_request_mb", "tools.mcp.gateway.read_timeout_seconds",
-				"tools.mcp.gateway.session_idle_minutes", "tools.mcp.gateway.shutdown_seconds"}},
+		{"limits must be positive", Gateway{Listen: "127.0.0.1:1", SessionIdleMinutes: -1, MaxRequestMB: -1, ReadTimeoutSeconds: -1, IdleTimeoutSeconds: -1, ShutdownSeconds: -1,
+			DrainSeconds: -1},
+			[]string{"tools.mcp.gateway.drain_seconds", "tools.mcp.gateway.idle_timeout_seconds", "tools.mcp.gateway.max_request_mb",
+				"tools.mcp.gateway.read_timeout_seconds", "tools.mcp.gateway.session_idle_minutes", "tools.mcp.gateway.shutdown_seconds"}},
+		{"a drain", Gateway{Listen: "127.0.0.1:1", Auth: true, TokenFile: "/t", DrainSeconds: 10}, nil},
+		{"a drain of hours", Gateway{Listen: "127.0.0.1:1", Auth: true, TokenFile: "/t", DrainSeconds: 7200}, []string{"tools.mcp.gateway.drain_seconds"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, err := Defaults()

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
@@ -85,6 +86,10 @@ func TestCompose(t *testing.T) {
 	if !strings.HasPrefix(g.TokenFile, "/run/plughost/") || !hasVolume(ph.Volumes, "/run/plughost") {
 		t.Errorf("token file %s is not on the volume the replicas share", g.TokenFile)
 	}
+	need := g.Drain() + g.ShutdownTimeout()
+	if ph.StopGracePeriod == nil || time.Duration(*ph.StopGracePeriod) <= need {
+		t.Errorf("plughost service: stop_grace_period %v, want more than drain_seconds + shutdown_seconds (%v)", ph.StopGracePeriod, need)
+	}
 	lb, err := p.GetService("lb")
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +99,7 @@ func TestCompose(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, port, _ := strings.Cut(g.Listen, ":")
-	if !regexp.MustCompile(`server plughost:` + port + `;`).Match(nginx) {
+	if !regexp.MustCompile(`(?m)^\s*set \$plughost plughost:` + port + `;`).Match(nginx) {
 		t.Errorf("nginx.conf does not proxy to plughost:%s (the gateway's listen port)", port)
 	}
 	if len(lb.Ports) != 1 || lb.Ports[0].HostIP != "127.0.0.1" {

@@ -7,7 +7,11 @@
 // is loaded and checked against the Compose specification's schema by
 // compose-spec/compose-go, and the references between objects (selectors,
 // ports, volumes, Secrets, the plughost config and its Redis URL) are
-// checked to fit together.
+// checked to fit together. Every pod is checked against Pod Security
+// "restricted" with the admission controller's own checks
+// (k8s.io/pod-security-admission); nginx.conf with `nginx -t` where nginx
+// is installed; the repository's .dockerignore with Docker's own pattern
+// matcher (moby/patternmatcher).
 //
 // deploy/ is a module of its own (github.com/plughost/plughost/deploy,
 // using the main module through a replace directive), so the heavy

@@ -2,6 +2,7 @@ package deploy_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -12,8 +13,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -168,6 +170,10 @@ func checkWorkload(t *testing.T, what string, selector *metav1.LabelSelector, tm
 		}
 	}
 	for _, c := range append(slices.Clone(tmpl.Spec.InitContainers), tmpl.Spec.Containers...) {
+		r := c.Resources
+		if r.Requests.Cpu().IsZero() || r.Requests.Memory().IsZero() || r.Limits.Memory().IsZero() {
+			t.Errorf("%s: container %s: resources %+v, want CPU and memory requests and a memory limit", what, c.Name, r)
+		}
 		for _, vm := range c.VolumeMounts {
 			if _, ok := volumes[vm.Name]; !ok {
 				t.Errorf("%s: container %s mounts volume %q, which the pod does not have", what, c.Name, vm.Name)
@@ -358,6 +364,7 @@ func checkPlughost(t *testing.T, m *manifests) {
 	if ip, _, _ := net.SplitHostPort(g.Listen); config.IsLoopback(ip) {
 		t.Errorf("gateway listen %s: a Service cannot reach a loopback address", g.Listen)
 	}
+	checkRollout(t, d, c, g)
 	// The token: the init container installs it where token_file says, 0600.
 	init := pod.InitContainers[0]
 	if n := len(init.Command); n < 2 || init.Command[n-1] != g.TokenFile || !slices.Contains(init.Command, "0600") {
@@ -378,6 +385,39 @@ func checkPlughost(t *testing.T, m *manifests) {
 				t.Errorf("kubernetes/README.md does not create Secret %s with key %s", name, k)
 			}
 		}
+	}
+}
+
+// checkRollout checks that a replica leaves a rollout without refusing a
+// request: a preStop delay, then a drain (still serving, /readyz 503) at
+// least as long as the readiness probe takes to notice, and a grace period
+// longer than preStop, drain and shutdown together, so the kubelet's
+// SIGKILL never cuts a call the shutdown would have let finish.
+func checkRollout(t *testing.T, d *appsv1.Deployment, c corev1.Container, g config.Gateway) {
+	t.Helper()
+	var preStop time.Duration
+	if c.Lifecycle == nil || c.Lifecycle.PreStop == nil || c.Lifecycle.PreStop.Sleep == nil || c.Lifecycle.PreStop.Sleep.Seconds <= 0 {
+		t.Errorf("plughost container: lifecycle %+v, want a preStop sleep (time for the Service to stop sending)", c.Lifecycle)
+	} else {
+		preStop = time.Duration(c.Lifecycle.PreStop.Sleep.Seconds) * time.Second
+	}
+	if g.Drain() <= 0 {
+		t.Errorf("tools.mcp.gateway.drain_seconds %v: want a drain, so SIGTERM does not close the listener at once", g.DrainSeconds)
+	}
+	if r := c.ReadinessProbe; r != nil {
+		period, failures := cmp.Or(r.PeriodSeconds, 10), cmp.Or(r.FailureThreshold, 3) // Kubernetes' defaults
+		noticed := time.Duration(period*failures) * time.Second
+		if preStop+g.Drain() < noticed {
+			t.Errorf("preStop %v + drain %v is shorter than the %v the readiness probe takes to see /readyz 503", preStop, g.Drain(), noticed)
+		}
+	}
+	grace := 30 * time.Second
+	if p := d.Spec.Template.Spec.TerminationGracePeriodSeconds; p != nil {
+		grace = time.Duration(*p) * time.Second
+	}
+	if need := preStop + g.Drain() + g.ShutdownTimeout(); grace <= need {
+		t.Errorf("terminationGracePeriodSeconds %v: want more than preStop %v + drain_seconds %v + shutdown_seconds %v = %v",
+			grace, preStop, g.Drain(), g.ShutdownTimeout(), need)
 	}
 }
 
@@ -411,5 +451,5 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 	if err := json.Unmarshal(b, &y); err != nil {
 		t.Fatalf("%v in %s", err, b)
 	}
-	return cmp.Equal(x, y)
+	return gocmp.Equal(x, y)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -52,8 +54,12 @@ type Limits struct {
 	ReadTimeout time.Duration
 	// IdleTimeout closes keep-alive connections idle that long.
 	IdleTimeout time.Duration
+	// Drain is how long Serve goes on serving every request once its
+	// context ends, with /readyz answering 503 ("draining"), before it
+	// stops accepting connections; 0 stops at once.
+	Drain time.Duration
 	// ShutdownTimeout bounds how long Serve waits for requests in flight
-	// once its context ends.
+	// once it stops accepting connections.
 	ShutdownTimeout time.Duration
 }
 
@@ -64,6 +70,7 @@ func LimitsFromConfig(g config.Gateway) Limits {
 		ReadHeaderTimeout: min(10*time.Second, g.ReadTimeout()),
 		ReadTimeout:       g.ReadTimeout(),
 		IdleTimeout:       g.IdleTimeout(),
+		Drain:             g.Drain(),
 		ShutdownTimeout:   g.ShutdownTimeout(),
 	}
 }
@@ -74,7 +81,7 @@ func LimitsFromConfig(g config.Gateway) Limits {
 // the dashboard) behind the same auth — except what a browser must reach
 // without the token (the dashboard's static page and its login-code
 // exchange, an OAuth callback), which MountPublic serves. Mount everything
-// before Serve.
+// before Serve. StopNow is safe for concurrent use.
 type Door struct {
 	h          *host.Host
 	opts       Options
@@ -82,6 +89,9 @@ type Door struct {
 	mux        *http.ServeMux
 	guard      func(http.Handler) http.Handler
 	onShutdown []func()
+	draining   atomic.Bool
+	now        chan struct{} // closed by StopNow
+	stopNow    sync.Once
 }
 
 var _ dashboard.Mounter = (*Door)(nil)
@@ -102,7 +112,7 @@ func New(h *host.Host, o Options) (*Door, error) {
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
 	}
-	d := &Door{h: h, opts: o, origins: rule, mux: http.NewServeMux()}
+	d := &Door{h: h, opts: o, origins: rule, mux: http.NewServeMux(), now: make(chan struct{})}
 	d.guard = func(next http.Handler) http.Handler { return refuseQueryTokens(next) }
 	if o.Token != "" {
 		d.guard = func(next http.Handler) http.Handler { return requireToken(o.Token, h, next) }
@@ -162,10 +172,20 @@ func (d *Door) Handler() http.Handler {
 	return guardOrigin(d.origins, limitBody(d.opts.Limits.MaxBodyBytes, d.mux))
 }
 
-// Serve serves until ctx ends, then shuts down gracefully: it stops
-// accepting connections, runs the OnShutdown functions, waits for the
-// requests in flight up to Limits.ShutdownTimeout, and then cuts what is
-// left.
+// StopNow cuts a stopping Serve short: what is left of the drain is
+// skipped and the requests in flight are cut instead of awaited (a second
+// Ctrl-C or SIGTERM). Before ctx ends it only arms that; the OnShutdown
+// functions still run.
+func (d *Door) StopNow() { d.stopNow.Do(func() { close(d.now) }) }
+
+// Serve serves until ctx ends, then stops in two steps. It drains for
+// Limits.Drain: every request is still served, /readyz answers 503
+// ("draining") so load balancers stop sending requests, and responses ask
+// clients to close their connections so their next requests open new ones
+// (to another replica). Then it shuts down gracefully: it stops accepting
+// connections, runs the OnShutdown functions, waits for the requests in
+// flight up to Limits.ShutdownTimeout, and then cuts what is left. StopNow
+// skips the rest of both waits.
 func (d *Door) Serve(ctx context.Context) error {
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
@@ -188,10 +208,22 @@ func (d *Door) Serve(ctx context.Context) error {
 		return fmt.Errorf("front door: serve: %w", err)
 	case <-ctx.Done():
 	}
+	d.drain(srv, l.Drain)
 	sctx, cancel := context.WithTimeout(base, l.ShutdownTimeout)
 	defer cancel()
+	go func() { // StopNow: cut the requests in flight instead of awaiting them
+		select {
+		case <-d.now:
+			cancel()
+		case <-sctx.Done():
+		}
+	}()
 	if err := srv.Shutdown(sctx); err != nil {
-		d.opts.Logger.Warn("requests still running at the end of the shutdown grace; cutting them", "grace", l.ShutdownTimeout)
+		if d.stoppingNow() {
+			d.opts.Logger.Warn("stopping now: cutting the requests still running")
+		} else {
+			d.opts.Logger.Warn("requests still running at the end of the shutdown grace; cutting them", "grace", l.ShutdownTimeout)
+		}
 		cancelBase()
 		srv.Close()
 	}
@@ -199,4 +231,31 @@ func (d *Door) Serve(ctx context.Context) error {
 		return fmt.Errorf("front door: serve: %w", err)
 	}
 	return nil
+}
+
+func (d *Door) stoppingNow() bool {
+	select {
+	case <-d.now:
+		return true
+	default:
+		return false
+	}
+}
+
+// drain reports not ready and keeps serving for up to period (or until
+// StopNow).
+func (d *Door) drain(srv *http.Server, period time.Duration) {
+	if period <= 0 {
+		return
+	}
+	d.draining.Store(true)
+	srv.SetKeepAlivesEnabled(false)
+	d.opts.Logger.Info("draining: /readyz answers 503 while requests are still served", "drain", period)
+	t := time.NewTimer(period)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-d.now:
+		d.opts.Logger.Info("draining cut short: stopping now")
+	}
 }

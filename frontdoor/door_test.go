@@ -387,3 +387,30 @@ func TestReadyz(t *testing.T) {
 		t.Errorf("readyz: %d %+v", code, r)
 	}
 }
+
+// MountProfiles serves a CPU profile, a trace and the named profiles
+// behind the token, and nothing of them without it.
+func TestProfiles(t *testing.T) {
+	base := serve(t, defaultLimits(), func(d *frontdoor.Door) { d.MountProfiles() })
+	auth := map[string]string{"Authorization": "Bearer " + token.Reveal()}
+	for _, c := range []struct {
+		path string
+		want string // the body's start
+	}{
+		{"/debug/pprof/", "<html>"},
+		{"/debug/pprof/profile?seconds=1", "\x1f\x8b"}, // a gzipped profile
+		{"/debug/pprof/trace?seconds=1", "go 1."},
+		{"/debug/pprof/heap", "\x1f\x8b"},
+		{"/debug/pprof/goroutine?debug=1", "goroutine profile: total"},
+		{"/debug/pprof/cmdline", ""},
+		{"/debug/pprof/symbol", "num_symbols: 1"},
+	} {
+		code, body := get(t, base+c.path, auth)
+		if code != 200 || !strings.HasPrefix(body, c.want) {
+			t.Errorf("GET %s: %d %.40q, want 200 starting %q", c.path, code, body, c.want)
+		}
+		if code, body := get(t, base+c.path, nil); code != 401 {
+			t.Errorf("GET %s without the token: %d %.40q, want 401", c.path, code, body)
+		}
+	}
+}

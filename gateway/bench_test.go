@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -16,17 +17,7 @@ func BenchmarkToolsCall(b *testing.B) {
 		b.Run(map[int]string{7: "7-tools", 1000: "1000-tools"}[n], func(b *testing.B) {
 			t := &testing.T{}
 			h, _ := fakeHost(t, map[string]*fake{"s": newFake(n - 2)}, nil)
-			handler := gateway.New(h, gateway.Options{}).HTTPHandler()
-			post := func(session, body string) *httptest.ResponseRecorder {
-				req := httptest.NewRequest("POST", gateway.MCPPath, strings.NewReader(body))
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				if session != "" {
-					req.Header.Set("Mcp-Session-Id", session)
-				}
-				rec := httptest.NewRecorder()
-				handler.ServeHTTP(rec, req)
-				return rec
-			}
+			post := poster(gateway.New(h, gateway.Options{}).HTTPHandler())
 			init := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
 			id := init.Header().Get("Mcp-Session-Id")
 			const call = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mcp_s_echo","arguments":{"text":"hello"}}}`
@@ -37,5 +28,20 @@ func BenchmarkToolsCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// poster returns a function that POSTs a JSON-RPC body to handler in
+// process, in session ("" for none), and returns the recorded response.
+func poster(handler http.Handler) func(session, body string) *httptest.ResponseRecorder {
+	return func(session, body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", gateway.MCPPath, strings.NewReader(body))
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, req)
+		return rec
 	}
 }

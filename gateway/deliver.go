@@ -95,8 +95,18 @@ type streamChannel struct {
 	session string
 }
 
-// send holds msg for the session's next stream when it has none yet.
+// send holds msg for the session's next stream when it has none yet, or,
+// with replicas (Relay), sends it to the replica holding the stream.
 func (c streamChannel) send(msg []byte) {
+	if c.g.rs != nil && !c.g.hasStream(c.session) {
+		c.g.forwardStream(c.session, msg)
+		return
+	}
+	c.hold(msg)
+}
+
+// hold is send without replicas.
+func (c streamChannel) hold(msg []byte) {
 	if !c.g.pushOrHold(c.session, msg) {
 		c.g.logger.Debug("no stream to deliver a message on yet; holding it for the session's next stream", "session", c.session)
 	}

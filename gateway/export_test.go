@@ -8,3 +8,7 @@ func (g *Gateway) StreamAttached(session string) bool {
 	defer g.mu.Unlock()
 	return len(g.streams[session]) > 0
 }
+
+// EndedCheckAfter is how long a call must take for its session to be
+// looked up again after it (endedCheckAfter).
+const EndedCheckAfter = endedCheckAfter

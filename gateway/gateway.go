@@ -52,6 +52,8 @@ type Gateway struct {
 	askID    string                             // their id prefix, unique to this process (replicas share sessions)
 	calls    sync.WaitGroup                     // requests admitted and not yet answered
 
+	rs *relayState // replicas' messages to each other (relay.go); nil with one replica
+
 	held      []heldMessage    // messages for sessions with no stream yet, oldest first (streams.go)
 	heldBytes int              // their total size
 	now       func() time.Time // the clock of held messages
@@ -82,6 +84,10 @@ func New(h *host.Host, opts Options) *Gateway {
 		pending:  map[pendingKey]chan message{},
 		askID:    fmt.Sprintf("plughost-%08x-", rand.Uint32()),
 		now:      time.Now,
+	}
+	if g.rs = newRelayState(h); g.rs != nil {
+		g.askID = "plughost-" + g.rs.replica + "-" // one id per process: task ids name it too
+		h.SetElsewhere(g.elsewhere)
 	}
 	g.metrics = newMetrics(h)
 	// The method table: protocol features are added here, one handler each.
@@ -134,16 +140,24 @@ type sink interface {
 
 // serveRequest runs one admitted request (see admit) through the method
 // table and answers it on x.out; before the response, the session is told
-// if its tool list changed. done runs just before the response is written,
+// if its tool list changed; a session that ended meanwhile is answered
+// as unknown (ended.go). done runs just before the response is written,
 // so the request's id is free again by the time the client reads the
 // answer. A panic in a handler is an internal error, never a crash.
 func (g *Gateway) serveRequest(ctx context.Context, x *exchange, done func()) {
 	result, err := g.run(ctx, x)
 	x.closeOutbox()
-	if x.sess != nil && x.msg.Method != "initialize" {
+	ended := x.sess != nil && errors.Is(err, host.ErrSessionNotFound) // see ended.go
+	if x.sess != nil && x.msg.Method != "initialize" && !ended {
 		g.announce(ctx, x.sess, x.out)
 	}
 	done()
+	if ended {
+		if s, ok := x.out.(interface{ sessionEnded() bool }); ok && s.sessionEnded() {
+			return
+		}
+		err = errSessionNotFound
+	}
 	if err != nil {
 		x.out.respond(encodeError(x.msg.ID, asRPCError(err)))
 		return

@@ -57,14 +57,14 @@ func testserver(extra map[string]any, args ...string) map[string]any {
 
 // startHost starts a host on servers (mutate adjusts tools.mcp) and waits
 // until every server settled.
-func startHost(t *testing.T, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
+func startHost(t testing.TB, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
 	t.Helper()
 	return startHostWith(t, host.Options{}, servers, mutate)
 }
 
 // startHostWith is startHost with opts (ConfigDir, Environ, PluginDirs and
 // Version are set here).
-func startHostWith(t *testing.T, opts host.Options, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
+func startHostWith(t testing.TB, opts host.Options, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
 	t.Helper()
 	h := startedHost(t, opts, servers, mutate)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -77,7 +77,7 @@ func startHostWith(t *testing.T, opts host.Options, servers map[string]any, muta
 
 // startedHost is startHostWith without waiting for the servers: what a
 // client connecting right after start-up meets.
-func startedHost(t *testing.T, opts host.Options, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
+func startedHost(t testing.TB, opts host.Options, servers map[string]any, mutate func(mcpCfg map[string]any)) *host.Host {
 	t.Helper()
 	mcpCfg := map[string]any{
 		"enabled": true, "servers": servers,

@@ -181,13 +181,16 @@ func (g *Gateway) sessionOf(w http.ResponseWriter, r *http.Request, scope, clien
 		err = host.ErrSessionNotFound // a session id is good for the endpoint and the client that opened it
 	}
 	if errors.Is(err, host.ErrSessionNotFound) {
-		httpError(w, http.StatusNotFound, &rpcError{Code: codeInvalidRequest,
-			Message: "session not found (it ended or expired): send initialize without " + sessionHeader + " to start a new one"})
+		httpError(w, http.StatusNotFound, errSessionNotFound)
 		return nil
 	}
 	if err != nil {
 		storeError(w, err)
 		return nil
+	}
+	if g.rs != nil { // what the record says, read anyway: no extra round trip
+		g.rs.note(id, st)
+		sess.AdoptLogLevel(r.Context(), st)
 	}
 	return sess
 }
@@ -268,9 +271,15 @@ func (g *Gateway) get(w http.ResponseWriter, r *http.Request, scope, client stri
 	rc := http.NewResponseController(w)
 	st := g.attach(sess.ID())
 	sess.SetHandlers(g.handlers(sess.ID(), streamChannel{g, sess.ID()}))
+	if g.rs != nil {
+		g.claimStream(r.Context(), sess.ID())
+	}
 	defer func() {
 		if g.detach(st) == 0 {
 			sess.ClearHandlers() // nothing outside a request can reach the client now
+			if g.rs != nil {
+				g.releaseStream(sess.ID())
+			}
 		}
 	}()
 	w.Header().Set("Content-Type", "text/event-stream")

@@ -128,7 +128,8 @@ func (g *Gateway) toolsList(ctx context.Context, x *exchange) (json.RawMessage, 
 // only that tool. The request's _meta (a progress token) travels to the
 // server, and what the server sends during the call comes back on the
 // request's channel; a call with a "task" member answers with the task the
-// server created.
+// server created. A call whose session ended meanwhile is answered like a
+// request of an unknown session (ended.go).
 func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, error) {
 	var p struct {
 		Name      string          `json:"name"`
@@ -152,10 +153,13 @@ func (g *Gateway) toolsCall(ctx context.Context, x *exchange) (json.RawMessage, 
 		g.metrics.refused()
 		return nil, &rpcError{Code: codeInvalidParams, Message: err.Error()}
 	}
-	if errors.Is(err, host.ErrStoreUnavailable) { // the call did not run: no result to speak of
+	if errors.Is(err, host.ErrStoreUnavailable) || errors.Is(err, host.ErrSessionNotFound) { // no result to speak of; an ended session is 404
 		return nil, err
 	}
 	g.metrics.call([2]string{r.Server, r.Tool}, took, r.Result.IsError, err, r.Search)
+	if err := endedDuring(ctx, x, took); err != nil {
+		return nil, err
+	}
 	var serverErr *host.RPCError
 	switch {
 	case errors.As(err, &serverErr):
@@ -182,11 +186,26 @@ var forwardedMethods = []string{
 // its configured secrets masked, or the host's: an unknown prompt, a
 // resource no server offers) are passed on as they are; what the server
 // sends meanwhile comes back on the request's channel.
+// With replicas, a tasks/* request for a task another replica holds is
+// run there (relayTo), a new log level is told to the replica holding the
+// session's stream, and an unsubscription to every replica (the one
+// holding the subscription ends it).
 func (g *Gateway) forwarded(ctx context.Context, x *exchange) (json.RawMessage, error) {
+	if owner, ok := g.ownerElsewhere(x); ok {
+		return g.relayTo(ctx, x, owner)
+	}
 	res, err := x.sess.Request(ctx, x.msg.Method, x.msg.Params, g.callOptions(x))
 	var re *host.RPCError
 	if errors.As(err, &re) {
 		return nil, re
+	}
+	if err == nil && g.rs != nil {
+		switch x.msg.Method {
+		case "logging/setLevel":
+			g.tellLevel(ctx, x.sess.ID())
+		case "resources/unsubscribe":
+			g.tellUnsubscribed(ctx, x.sess.ID(), x.msg.Params)
+		}
 	}
 	return res, err
 }

@@ -163,13 +163,16 @@ func TestReplicaRedisDown(t *testing.T) {
 	c := newRaw(t, url)
 	c.initialize()
 	srv.Stop()
-	r := c.request(1, "tools/list", `{}`)
-	if r.status != 503 || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "session store unavailable: redis at redis://127.0.0.1:") {
-		t.Errorf("tools/list with Redis down: %d %v %s, want 503 naming the store", r.status, r.header, r.body)
-	}
+	// /readyz first: until the replica notices Redis is gone (a failed
+	// command, or its event subscription breaking), a request that changes
+	// nothing may be answered from the session copy it knew current.
 	ready := newRaw(t, strings.TrimSuffix(url, "/mcp")+"/readyz").do("GET", "", nil)
 	if ready.status != 503 || !strings.Contains(ready.body, `"store":{"name":"redis at redis://127.0.0.1:`) || !strings.Contains(ready.body, `"up":false`) {
 		t.Errorf("/readyz with Redis down: %d %s", ready.status, ready.body)
+	}
+	r := c.request(1, "tools/list", `{}`)
+	if r.status != 503 || r.header.Get("Retry-After") == "" || !strings.Contains(r.body, "session store unavailable: redis at redis://127.0.0.1:") {
+		t.Errorf("tools/list with Redis down: %d %v %s, want 503 naming the store", r.status, r.header, r.body)
 	}
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)

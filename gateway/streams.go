@@ -235,6 +235,10 @@ func (g *Gateway) Run(ctx context.Context) {
 		peerCatalogs = cs.peers.Catalogs(ctx)
 		cs.peers.Responses(ctx, g.peerResponse)
 	}
+	if g.rs != nil {
+		g.rs.relay.Receive(ctx, func(msg []byte) { g.relayed(ctx, msg) })
+		go g.pumpStreams(ctx)
+	}
 	g.announceAll(ctx)
 	g.publishCatalog(ctx, cs, false)
 	for {
@@ -254,6 +258,9 @@ func (g *Gateway) Run(ctx context.Context) {
 			case c.Ended:
 				g.endStreams(c.ID)
 				g.h.Session(c.ID).Release()
+				if g.rs != nil {
+					g.rs.forget(c.ID)
+				}
 			case g.hasStream(c.ID):
 				g.announce(ctx, g.h.Session(c.ID), nil)
 			}

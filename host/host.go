@@ -238,6 +238,9 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
 	h.router = routing.New(routingServers{h}, h.logger.Named("routing"))
+	if r, ok := h.sessions.(ReplicaStore); ok {
+		h.router.SetReplica(r.Replica())
+	}
 	pins, err := pinStore(opts, h.sessions, cfg)
 	if err != nil {
 		return nil, err

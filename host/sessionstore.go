@@ -47,6 +47,12 @@ type SessionRecord struct {
 	// /servers/<name>/mcp: that server alone, under its own names), or ""
 	// for every server under plughost's names. It never changes.
 	Scope string `json:"scope,omitempty"`
+	// LogLevel is the level the client last set (logging/setLevel), ""
+	// when it set none; every replica serving the session applies it.
+	LogLevel string `json:"log_level,omitempty"`
+	// Stream is the replica holding the client's event stream (GET /mcp),
+	// when replicas share the store and one holds it (see ReplicaStore).
+	Stream string `json:"stream,omitempty"`
 }
 
 // Clone returns a copy sharing nothing a transition could modify.
@@ -83,14 +89,19 @@ type SessionStore interface {
 	// ErrSessionExists when id is in use.
 	Create(ctx context.Context, id string, st SessionRecord) error
 	// Load returns a session's state, or ErrSessionNotFound. Loading counts
-	// as activity for idle expiry.
+	// as activity for idle expiry. A store shared by several processes may
+	// answer from a copy it keeps current by the others' change events: for
+	// the moment such an event takes to arrive, Load may return the state
+	// before another process's change (never a state that was not stored).
 	Load(ctx context.Context, id string) (SessionRecord, error)
 	// Update changes one session atomically: fn gets the current state and
 	// edits it; the result is stored with a higher Rev, unless fn returns
 	// an error (nothing is stored; ErrSessionUnchanged means "no change"
 	// and is not returned). fn may run more than once when another process
 	// changed the session meanwhile, so it must have no side effects.
-	// ErrSessionNotFound when the session does not exist.
+	// ErrSessionNotFound when the session does not exist. Unlike Load,
+	// Update always applies fn to the latest state (an fn that changes
+	// nothing may see a copy as Load does).
 	Update(ctx context.Context, id string, fn func(*SessionRecord) error) (SessionRecord, error)
 	// Delete ends a session; deleting a missing one is no error.
 	Delete(ctx context.Context, id string) error
@@ -120,6 +131,12 @@ type RemoteSessionStore interface {
 	// Ping reports whether the store answers now (an error wrapping
 	// ErrStoreUnavailable when it does not).
 	Ping(ctx context.Context) error
+	// Check reports whether the store takes writes now — an error
+	// wrapping ErrStoreUnavailable when it does not answer or refuses
+	// them (a Redis out of memory, or read-only) — and a warning about a
+	// setup that puts sessions at risk without stopping the store (a
+	// Redis that evicts keys when full), or "".
+	Check(ctx context.Context) (warning string, err error)
 	// String names the store for people, secrets masked, e.g.
 	// "redis at redis://:****@redis:6379/0".
 	String() string
@@ -133,25 +150,40 @@ type StoreReadiness struct {
 	Up bool `json:"up"`
 	// Error says why it did not.
 	Error string `json:"error,omitempty"`
+	// Warning names a risk that does not make the store unready (Redis
+	// evicting sessions when full) and its fix.
+	Warning string `json:"warning,omitempty"`
 }
 
 // storeCheckTimeout bounds the store check of one CheckReadiness.
 const storeCheckTimeout = 2 * time.Second
 
 // CheckReadiness is Readiness plus, for a session store kept outside the
-// process, whether it answers now: a replica whose store does not answer
-// cannot serve any session, so it is not ready (/readyz).
+// process, whether it takes writes now (CheckStore): a replica whose store
+// does not cannot serve any session, so it is not ready (/readyz).
 func (h *Host) CheckReadiness(ctx context.Context) Readiness {
 	r := h.Readiness()
+	if r.Store = h.CheckStore(ctx); r.Store != nil && !r.Store.Up {
+		r.Ready = false
+	}
+	return r
+}
+
+// CheckStore checks the session store kept outside the process
+// (RemoteSessionStore.Check, bounded by a few seconds); nil for the
+// in-memory store. Errors and warnings are masked.
+func (h *Host) CheckStore(ctx context.Context) *StoreReadiness {
 	remote, ok := h.sessions.(RemoteSessionStore)
 	if !ok {
-		return r
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, storeCheckTimeout)
 	defer cancel()
-	r.Store = &StoreReadiness{Name: remote.String(), Up: true}
-	if err := remote.Ping(ctx); err != nil {
-		r.Ready, r.Store.Up, r.Store.Error = false, false, h.masker.Mask(err.Error())
+	r := &StoreReadiness{Name: remote.String(), Up: true}
+	warning, err := remote.Check(ctx)
+	if err != nil {
+		r.Up, r.Error = false, h.masker.Mask(err.Error())
 	}
+	r.Warning = h.masker.Mask(warning)
 	return r
 }

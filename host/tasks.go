@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/plughost/plughost/host/callresult"
-	"github.com/plughost/plughost/host/routing"
 	"github.com/plughost/plughost/host/shaping"
 	"github.com/plughost/plughost/lib/rawjson"
 )
@@ -52,8 +51,8 @@ func (s *Session) callTask(ctx context.Context, scope string, call shaping.Call,
 		return CallResult{Result: res}, err
 	}
 	s.h.router.RecordTask(c, id, &call)
-	if scope == "" {
-		raw, _ = rawjson.Replace(raw, quote(routing.ClientTaskID(call.Server, id)), "task", "taskId")
+	if clientID := s.h.router.ClientTaskIDFor(scope, call.Server, id); clientID != id {
+		raw, _ = rawjson.Replace(raw, quote(clientID), "task", "taskId")
 	}
 	return CallResult{Task: raw}, nil
 }
@@ -65,11 +64,9 @@ func (s *Session) taskRequest(ctx context.Context, scope, method string, params 
 	if !ok {
 		return nil, &RPCError{Code: codeInvalidParams, Message: method + `: params must be {"taskId": "<task id>"}`}
 	}
-	server, id := scope, clientID
-	if scope == "" {
-		if server, id, ok = routing.ServerTaskID(clientID); !ok {
-			return nil, unknownTask(clientID)
-		}
+	server, id, ok := s.h.router.ServerTaskIDFor(scope, clientID)
+	if !ok {
+		return nil, unknownTask(clientID)
 	}
 	rec, ok := s.h.router.OwnedTask(s.id, server, id)
 	if !ok {
@@ -133,8 +130,8 @@ func (s *Session) listTasks(ctx context.Context, scope string) (json.RawMessage,
 			if _, mine := s.h.router.OwnedTask(s.id, server, id); !mine {
 				continue
 			}
-			if scope == "" {
-				it, _ = rawjson.Replace(it, quote(routing.ClientTaskID(server, id)), "taskId")
+			if clientID := s.h.router.ClientTaskIDFor(scope, server, id); clientID != id {
+				it, _ = rawjson.Replace(it, quote(clientID), "taskId")
 			}
 			if n > 0 {
 				b.WriteByte(',')

@@ -2,21 +2,15 @@ package redisstore
 
 import (
 	"context"
-	"errors"
-	"net"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/hashicorp/go-hclog"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/plughost/plughost/host"
 )
 
 // Events on the channel <prefix>events: one letter, then its subject.
 const (
-	eventChanged = "c" // + session id
+	eventChanged = "c" // + session id, " ", the new value (write id, JSON)
 	eventEnded   = "e" // + session id
 	eventCatalog = "k" // + the sender's instance id, " ", its catalog fingerprint (hex)
 	eventAnswer  = "a" // + the sender's instance id, " ", session id, " ", a client's JSON-RPC response
@@ -34,12 +28,9 @@ func (s *Store) Watch(ctx context.Context) <-chan host.SessionChange {
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		defer cancel() // the store closed: end Deliver too
-		s.listen(ctx, hclog.Warn, func(payload string) {
-			switch {
-			case strings.HasPrefix(payload, eventChanged):
-				buf.Add(host.SessionChange{ID: payload[len(eventChanged):]})
-			case strings.HasPrefix(payload, eventEnded):
-				buf.Add(host.SessionChange{ID: payload[len(eventEnded):], Ended: true})
+		s.listen(ctx, func(payload string) {
+			if id, _, ended, ok := sessionEvent(payload); ok {
+				buf.Add(host.SessionChange{ID: id, Ended: ended})
 			}
 		}, func() { buf.Add(host.SessionChange{Resync: true}) })
 	}()
@@ -47,79 +38,18 @@ func (s *Store) Watch(ctx context.Context) <-chan host.SessionChange {
 	return out
 }
 
-// healthEvery is how long a quiet subscription waits before it pings Redis
-// to find out whether the connection still works.
-const healthEvery = 15 * time.Second
-
-// listen subscribes to the event channel and hands every message to handle
-// until ctx ends or the store is closed. It survives Redis going away:
-// go-redis reconnects and resubscribes, and resync is called once the
-// subscription works again. Losses and recoveries are logged at level.
-func (s *Store) listen(ctx context.Context, level hclog.Level, handle func(payload string), resync func()) {
-	s.subscribe(ctx, level, handle, resync, false)
-}
-
-// listenFromStart is listen for a reader that must not miss what was
-// published before its subscription worked (it starts in a goroutine, and
-// after Redis was down): resync is also called once it first works.
-func (s *Store) listenFromStart(ctx context.Context, level hclog.Level, handle func(payload string), resync func()) {
-	s.subscribe(ctx, level, handle, resync, true)
-}
-
-// subscribe is listen; with resyncFirst, resync is called at the first
-// subscription too.
-func (s *Store) subscribe(ctx context.Context, level hclog.Level, handle func(payload string), resync func(), resyncFirst bool) {
-	ps := s.rdb.Subscribe(ctx, s.channel)
-	stop := context.AfterFunc(ctx, func() { ps.Close() })
-	defer stop()
-	go func() {
-		select {
-		case <-s.closed:
-			ps.Close()
-		case <-ctx.Done():
-		}
-	}()
-	defer ps.Close()
-	lost, wait := false, 50*time.Millisecond
-	for {
-		msg, err := ps.ReceiveTimeout(ctx, healthEvery)
-		if err != nil {
-			if ctx.Err() != nil || s.isClosed() || errors.Is(err, redis.ErrClosed) {
-				return
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() && !lost {
-				_ = ps.Ping(ctx) // a broken connection fails the next receive
-				continue
-			}
-			if !lost {
-				s.logger.Log(level, "session events: lost the Redis subscription; retrying (changes made meanwhile are re-checked when it is back)",
-					"store", s.String(), "error", err)
-			}
-			lost = true
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return
-			case <-s.closed:
-				return
-			}
-			wait = min(2*wait, 2*time.Second)
-			continue
-		}
-		switch m := msg.(type) {
-		case *redis.Subscription:
-			if m.Kind == "subscribe" && (lost || resyncFirst) {
-				if lost {
-					s.logger.Log(min(level, hclog.Info), "session events: subscribed again", "store", s.String())
-				}
-				lost, resyncFirst, wait = false, false, 50*time.Millisecond
-				resync()
-			}
-		case *redis.Message:
-			handle(m.Payload)
-		}
+// sessionEvent parses a session's event: its id, its new value ("" when
+// it ended), and whether it ended; ok is false for an event of another
+// kind.
+func sessionEvent(payload string) (id, value string, ended, ok bool) {
+	if rest, found := strings.CutPrefix(payload, eventChanged); found {
+		id, value, _ = strings.Cut(rest, " ")
+		return id, value, false, true
 	}
+	if id, found := strings.CutPrefix(payload, eventEnded); found {
+		return id, "", true, true
+	}
+	return "", "", false, false
 }
 
 func (s *Store) isClosed() bool {
@@ -154,7 +84,7 @@ func (s *Store) Catalogs(ctx context.Context) <-chan uint64 {
 			default: // the reader is behind: it rechecks on the next one anyway
 			}
 		}
-		s.listen(ctx, hclog.Debug, func(payload string) { // Watch warns about the same outage
+		s.listen(ctx, func(payload string) {
 			rest, ok := strings.CutPrefix(payload, eventCatalog)
 			from, hex, _ := strings.Cut(rest, " ")
 			if !ok || from == s.instance {
@@ -184,7 +114,7 @@ func (s *Store) ForwardResponse(ctx context.Context, session string, msg []byte)
 // Responses forwarded while the subscription was lost are gone: the
 // request they answer times out on its own.
 func (s *Store) Responses(ctx context.Context, deliver func(session string, msg []byte)) {
-	go s.listen(ctx, hclog.Debug, func(payload string) { // Watch warns about the same outage
+	go s.listen(ctx, func(payload string) {
 		rest, ok := strings.CutPrefix(payload, eventAnswer)
 		from, rest, _ := strings.Cut(rest, " ")
 		session, msg, found := strings.Cut(rest, " ")

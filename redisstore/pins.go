@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/plughost/plughost/host/trust"
@@ -85,8 +84,7 @@ func (p pinStore) Changes(ctx context.Context) <-chan string {
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		defer cancel() // the store closed: end Deliver too
-		// At debug level: Watch warns about the same outage.
-		p.s.listenFromStart(ctx, hclog.Debug, func(payload string) {
+		p.s.listenFromStart(ctx, func(payload string) {
 			if server, ok := strings.CutPrefix(payload, eventPins); ok {
 				q.Add(server)
 			}

@@ -33,11 +33,15 @@ type Options struct {
 	// Logger receives the event subscription's losses and recoveries; nil
 	// discards them.
 	Logger hclog.Logger
+	// TLSCAFile, TLSCertFile and TLSKeyFile are tools.mcp.gateway.store's
+	// tls_* keys, for a rediss:// URL (config.Store.TLSConfig).
+	TLSCAFile, TLSCertFile, TLSKeyFile string
 }
 
 // FromConfig returns the options of tools.mcp.gateway.store (type redis).
 func FromConfig(g config.Gateway, logger hclog.Logger) Options {
-	return Options{URL: g.Store.URL, Prefix: g.Store.Prefix, IdleTimeout: g.SessionIdle(), Logger: logger}
+	return Options{URL: g.Store.URL, Prefix: g.Store.Prefix, IdleTimeout: g.SessionIdle(), Logger: logger,
+		TLSCAFile: g.Store.TLSCAFile, TLSCertFile: g.Store.TLSCertFile, TLSKeyFile: g.Store.TLSKeyFile}
 }
 
 // maxAttempts bounds how often Update reapplies a change that lost a race.
@@ -53,8 +57,13 @@ type Store struct {
 	channel string
 	// instance tells this store's catalog events from the other replicas'.
 	instance string
-	// recent holds the value last read or written per session.
-	recent *recentValues
+	// cache holds the value last read or written per session, and
+	// whether it is known current (see sessionCache).
+	cache *sessionCache
+	// bus is the one subscription to the event channel.
+	bus *bus
+	// health is what Check remembers between calls.
+	health *health
 	closed chan struct{}
 	once   sync.Once
 }
@@ -85,11 +94,36 @@ func Open(o Options) (*Store, error) {
 	// dial per attempt: with Redis down a request fails in milliseconds with
 	// a clear error instead of queueing behind seconds of dial retries.
 	ro.MaxRetries, ro.DialerRetries = 1, 1
+	if err := useTLS(ro, o); err != nil {
+		return nil, err
+	}
 	ro.DisableIdentity = true // CLIENT SETINFO: one more round trip per connection, for nothing here
+	// RESP2: with RESP3, go-redis peeks every connection for push
+	// notifications before each command (one more read syscall per
+	// command, ≈ a quarter of the store's CPU per call), and the store
+	// uses none (its events come on the Pub/Sub connection).
+	ro.Protocol = 2
 	ro.ClientName = "plughost"
-	return &Store{opts: o, rdb: redis.NewClient(ro), logger: o.Logger, channel: o.Prefix + "events",
-		instance: strconv.FormatUint(rand.Uint64(), 36), recent: newRecentValues(recentMax), closed: make(chan struct{})}, nil
+	fresh := maxFresh
+	if o.IdleTimeout > 0 {
+		fresh = min(fresh, o.IdleTimeout/4)
+	}
+	cache := newSessionCache(cacheMax, fresh, time.Now)
+	// A new connection may be to a Redis that restarted and lost what it
+	// held before the subscription noticed: trust nothing read before it.
+	ro.OnConnect = func(context.Context, *redis.Conn) error { cache.distrust(); return nil }
+	s := &Store{opts: o, rdb: redis.NewClient(ro), logger: o.Logger, channel: o.Prefix + "events",
+		instance: strconv.FormatUint(rand.Uint64(), 36), cache: cache, bus: newBus(), health: &health{}, closed: make(chan struct{})}
+	go s.run()
+	return s, nil
 }
+
+// maxFresh bounds how long a remembered session value is trusted without a
+// round trip: each one also renews the key's TTL, so an active session
+// never expires, and a subscription that broke without a word (a silent
+// network partition, found within healthEvery) cannot keep a stale value
+// in use for longer.
+const maxFresh = 30 * time.Second
 
 // String names the store, its password masked.
 func (s *Store) String() string { return "redis at " + s.opts.URL.String() }
@@ -124,6 +158,7 @@ func (s *Store) Create(ctx context.Context, id string, st host.SessionRecord) er
 	if err != nil {
 		return fmt.Errorf("session %q: %w", id, err)
 	}
+	_, _, _, _, t := s.cache.begin(id, writeIDOf(value))
 	ok, err := s.rdb.SetNX(ctx, s.key(id), value, s.opts.IdleTimeout).Result()
 	if err != nil {
 		return s.unavailable(ctx, "create session", err)
@@ -131,19 +166,24 @@ func (s *Store) Create(ctx context.Context, id string, st host.SessionRecord) er
 	if !ok {
 		return fmt.Errorf("session %q: %w", id, host.ErrSessionExists)
 	}
-	s.recent.put(id, value)
+	s.cache.put(id, t, value, st, true)
 	return nil
 }
 
-// Load implements host.SessionStore; it renews the session's TTL.
+// Load implements host.SessionStore; it renews the session's TTL (at most
+// maxFresh apart: a value known current is returned without a round trip).
 func (s *Store) Load(ctx context.Context, id string) (host.SessionRecord, error) {
+	rec, _, _, current, t := s.cache.begin(id, "")
+	if current {
+		return rec, nil
+	}
 	raw, err := s.read(ctx, id)
 	if err != nil {
 		return host.SessionRecord{}, err
 	}
 	st, err := s.decode(id, raw)
 	if err == nil {
-		s.recent.put(id, raw)
+		s.cache.put(id, t, raw, st, true)
 	}
 	return st, err
 }
@@ -158,10 +198,11 @@ func (s *Store) read(ctx context.Context, id string) (string, error) {
 	}
 	raw, err := cmd.Result()
 	if errors.Is(err, redis.Nil) {
-		s.recent.drop(id)
+		s.cache.drop(id)
 		return "", fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
 	}
 	if err != nil {
+		s.cache.drop(id)
 		return "", s.unavailable(ctx, "load session", err)
 	}
 	return raw, nil
@@ -171,26 +212,25 @@ func (s *Store) read(ctx context.Context, id string) (string, error) {
 // write the result only if the session still holds that value (casScript);
 // on a lost race fn is applied again to the value that won. The value
 // this store last read or wrote serves as the expected one, so an update
-// usually costs one round trip; when fn changes nothing, the same script
-// checks that the value was current (and renews the TTL).
+// costs one round trip, and one that changes nothing none when that value
+// is known current (see sessionCache); otherwise the same script checks
+// that it was current (and renews the TTL).
 func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionRecord) error) (host.SessionRecord, error) {
-	raw, ok := s.recent.get(id)
-	verified := false
+	cur, raw, ok, verified, t := s.cache.begin(id, "")
 	if !ok {
 		var err error
 		if raw, err = s.read(ctx, id); err != nil {
 			return host.SessionRecord{}, err
 		}
+		if cur, err = s.decode(id, raw); err != nil {
+			return host.SessionRecord{}, err
+		}
+		s.cache.put(id, t, raw, cur, true)
 		verified = true
 	}
 	for attempt := 0; ; attempt++ {
 		if attempt == maxAttempts {
 			return host.SessionRecord{}, fmt.Errorf("session %q: %d concurrent updates in a row won the race; try again", id, maxAttempts)
-		}
-		cur, err := s.decode(id, raw)
-		if err != nil {
-			s.recent.drop(id)
-			return host.SessionRecord{}, err
 		}
 		next, value := cur.Clone(), "" // "": unchanged, only check cur
 		if err := fn(&next); errors.Is(err, host.ErrSessionUnchanged) {
@@ -205,20 +245,43 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionReco
 				return host.SessionRecord{}, fmt.Errorf("session %q: %w", id, err)
 			}
 		}
+		_, _, _, _, t = s.cache.begin(id, writeIDOf(value))
 		won, current, err := s.swap(ctx, id, raw, value)
 		switch {
 		case err != nil:
-			s.recent.drop(id)
+			s.cache.drop(id)
 			return host.SessionRecord{}, err
 		case won && value == "":
+			s.cache.put(id, t, raw, cur, true)
 			return cur, nil
 		case won:
-			s.recent.put(id, value)
+			s.cache.put(id, t, value, next, true)
 			return next, nil
 		}
 		raw, verified = current, true
-		s.recent.put(id, raw)
+		if cur, err = s.decode(id, raw); err != nil {
+			s.cache.drop(id)
+			return host.SessionRecord{}, err
+		}
+		s.cache.put(id, t, raw, cur, false) // current, but the TTL was not renewed
+		if attempt >= 2 {
+			// Many writers on one session: wait a random moment, growing,
+			// so the writers stop colliding in lockstep.
+			select {
+			case <-time.After(time.Duration(rand.Int64N(int64(attempt) * int64(time.Millisecond)))):
+			case <-ctx.Done():
+				return host.SessionRecord{}, fmt.Errorf("session %q: %w", id, ctx.Err())
+			}
+		}
 	}
+}
+
+// writeIDOf returns the write id that starts a stored value ("" for none).
+func writeIDOf(value string) string {
+	if len(value) < writeIDLen {
+		return ""
+	}
+	return value[:writeIDLen]
 }
 
 // swap writes value if the session still holds old (value "": only checks
@@ -227,7 +290,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionReco
 // value: that is a win.
 func (s *Store) swap(ctx context.Context, id, old, value string) (won bool, current string, err error) {
 	reply, err := casScript.Run(ctx, s.rdb, []string{s.key(id)},
-		old, value, s.opts.IdleTimeout.Milliseconds(), s.channel, eventChanged+id).Result()
+		writeIDOf(old), value, s.opts.IdleTimeout.Milliseconds(), s.channel, eventChanged+id+" ").Result()
 	if err != nil {
 		return false, "", s.unavailable(ctx, "update session", err)
 	}
@@ -245,7 +308,7 @@ func (s *Store) swap(ctx context.Context, id, old, value string) (won bool, curr
 
 // Delete implements host.SessionStore.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	s.recent.drop(id)
+	s.cache.drop(id)
 	if err := deleteScript.Run(ctx, s.rdb, []string{s.key(id)}, s.channel, eventEnded+id).Err(); err != nil {
 		return s.unavailable(ctx, "delete session", err)
 	}
@@ -265,6 +328,7 @@ func (s *Store) unavailable(ctx context.Context, op string, err error) error {
 		return fmt.Errorf("%w: %s (tools.mcp.gateway.store) answered %s with an error: %q",
 			host.ErrStoreUnavailable, s, op, secret.MaskURLs(sent.Error()))
 	}
+	s.cache.distrust()
 	return fmt.Errorf("%w: %s (tools.mcp.gateway.store) did not answer to %s: %s",
 		host.ErrStoreUnavailable, s, op, secret.MaskURLs(err.Error()))
 }
@@ -293,14 +357,15 @@ func (s *Store) decode(id, raw string) (host.SessionRecord, error) {
 	return st, nil
 }
 
-// casScript: KEYS[1] the session; ARGV: the value expected, the new value
-// ("": none, only check), the TTL in ms (0: none), the event channel, the
-// event. Returns 0 when the session is gone, 1 when written (or checked),
+// casScript: KEYS[1] the session; ARGV: the write id of the value expected
+// (every write has its own), the new value ("": none, only check), the TTL
+// in ms (0: none), the event channel, the event (the new value is appended
+// to it). Returns 0 when the session is gone, 1 when written (or checked),
 // else the value it holds now.
 var casScript = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then return 0 end
-if cur ~= ARGV[1] then return cur end
+if string.sub(cur, 1, ` + strconv.Itoa(writeIDLen) + `) ~= ARGV[1] then return cur end
 if ARGV[2] == '' then
   if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
   return 1
@@ -310,7 +375,7 @@ if tonumber(ARGV[3]) > 0 then
 else
   redis.call('SET', KEYS[1], ARGV[2])
 end
-redis.call('PUBLISH', ARGV[4], ARGV[5])
+redis.call('PUBLISH', ARGV[4], ARGV[5] .. ARGV[2])
 return 1
 `)
 

@@ -28,7 +28,13 @@ answers are checked, each call sent to a replica at random. In one run it measur
   - one client's sequential per-call latency on one replica with each store, and one
     Redis round trip (a GETEX of a session's key), alternating (--calls each): what the Redis round trips add
     per call, and how many Redis commands one call costs;
-  - Redis's memory per session, over --memory-sessions sessions.`,
+  - Redis's memory per session, over --memory-sessions sessions;
+  - the CPU time (from /proc) each setup's processes spend per 1,000 calls — the
+    replicas' own (serve and plugins), their MCP servers', redis-server's — and from
+    it the calls/s at which one Redis core saturates and the replica cores that takes;
+  - with --share S (root: a writable cgroup hierarchy), 1, 2 and 3 replicas on one
+    Redis with each replica held to S CPUs by a cgroup of its own, alternating rounds:
+    whether replicas add capacity when each has its own CPU.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			exe, err := os.Executable()
@@ -44,7 +50,7 @@ answers are checked, each call sent to a replica at random. In one run it measur
 				return writeJSON(g.stdout, r)
 			}
 			printReplicasBench(g.stdout, o, r)
-			for _, s := range r.Setups {
+			for _, s := range append(r.Setups, r.Scaling...) {
 				if s.Lost+s.Mismatched > 0 {
 					return fmt.Errorf("%s: %d calls lost and %d mismatched", s.Name, s.Lost, s.Mismatched)
 				}
@@ -57,6 +63,7 @@ answers are checked, each call sent to a replica at random. In one run it measur
 	cmd.Flags().IntVar(&o.Rounds, "rounds", 3, "load rounds per setup, alternating")
 	cmd.Flags().IntVar(&o.Calls, "calls", 2000, "calls per store in the per-call comparison")
 	cmd.Flags().IntVar(&o.MemorySessions, "memory-sessions", 1000, "sessions of the Redis memory measurement")
+	cmd.Flags().Float64Var(&o.Share, "share", 0, "also measure 1, 2 and 3 replicas each held to this many CPUs (e.g. 0.3; needs root for cgroups)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
@@ -69,6 +76,24 @@ func printReplicasBench(w io.Writer, o bench.ReplicasOptions, r bench.ReplicasRe
 	for _, s := range r.Setups {
 		fmt.Fprintf(w, "  %-28s %6.0f calls/s   p50 %s  p99 %s   lost %d  mismatched %d   rounds %.0f\n",
 			s.Name+":", s.Throughput, ms(s.Latency.P50), ms(s.Latency.P99), s.Lost, s.Mismatched, s.Rounds)
+	}
+	fmt.Fprintf(w, "CPU-seconds per 1,000 calls (utime + stime from /proc, over every round)\n")
+	for _, s := range r.Setups {
+		fmt.Fprintf(w, "  %-28s plughost %.3f   MCP servers %.3f   redis-server %.3f\n", s.Name+":", s.CPU.Plughost, s.CPU.Servers, s.CPU.Redis)
+	}
+	if sat := r.Saturation; sat.RedisCallsPerCore > 0 {
+		fmt.Fprintf(w, "  one Redis core saturates at ≈ %.0f calls/s; one replica core (plughost + servers) serves ≈ %.0f calls/s: ≈ %.1f replica cores per Redis core\n",
+			sat.RedisCallsPerCore, sat.ReplicaCallsPerCore, sat.ReplicaCores)
+	}
+	if len(r.Scaling) > 0 {
+		fmt.Fprintf(w, "scaling: each replica held to %.2g CPUs by a cgroup of its own, one Redis, median of %d alternating rounds\n", o.Share, max(o.Rounds, 1))
+		for _, s := range r.Scaling {
+			fmt.Fprintf(w, "  %-28s %6.0f calls/s (%.2f× one replica)   p50 %s  p99 %s   lost %d  mismatched %d   rounds %.0f\n",
+				s.Name+":", s.Throughput, s.Throughput/r.Scaling[0].Throughput, ms(s.Latency.P50), ms(s.Latency.P99), s.Lost, s.Mismatched, s.Rounds)
+		}
+	}
+	if r.ScalingError != "" {
+		fmt.Fprintf(w, "scaling: not measured: %s\n", r.ScalingError)
 	}
 	fmt.Fprintf(w, "per-call latency, one client, one replica, %d calls each (alternating rounds)\n", r.Memory.N)
 	fmt.Fprintf(w, "  in-memory store  p50 %8s  p99 %8s\n", us(r.Memory.P50), us(r.Memory.P99))

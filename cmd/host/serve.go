@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/pprof"
 	"os"
 	"os/signal"
 	"reflect"
@@ -51,8 +49,11 @@ became invalid keeps running its previous settings, while a new server with an i
 is not started — the reason is in the log, plughost mcp list|show, the API and the
 dashboard. SIGHUP reloads too. Changes of tools.mcp.gateway take effect at the next start.
 State changes are logged on stderr (summarised when many servers change at once) until
-SIGINT or SIGTERM; then calls in flight finish (up to tools.mcp.gateway.shutdown_seconds)
-and every plugin and server is stopped.`,
+SIGINT or SIGTERM. Then, for tools.mcp.gateway.drain_seconds (default 0), every request is
+still served while /readyz answers 503 ("draining"), so a load balancer stops sending
+requests before the listener closes; then the listener closes, calls in flight finish (up to
+tools.mcp.gateway.shutdown_seconds) and every plugin and server is stopped. A second SIGINT
+or SIGTERM stops at once: no more drain, calls in flight are cut.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
@@ -94,7 +95,7 @@ and every plugin and server is stopped.`,
 			door.MountClients(gateway.MCPPath, gw.HTTPHandlerFor)
 			door.MountClients(gateway.ServerPattern, gw.ServerHTTPHandlerFor)
 			if gc.Debug {
-				door.Mount("GET /debug/pprof/", http.HandlerFunc(pprof.Index))
+				door.MountProfiles()
 			}
 			stopEvents := make(chan struct{})
 			inbox := oauth.NewInbox(strings.TrimSuffix(gateway.URL(ln.Addr()), gateway.MCPPath) + api.OAuthCallbackPath)
@@ -116,18 +117,20 @@ and every plugin and server is stopped.`,
 			if unpublish := g.publish(m, url, gc); unpublish != nil {
 				defer unpublish()
 			}
-			runCtx, stopRun := context.WithCancel(ctx)
+			// The background work outlives the signal: a draining replica
+			// still serves every request (forwarded responses, events).
+			runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 			var background sync.WaitGroup
 			background.Go(func() { gw.Run(runCtx) })
 			background.Go(func() { watchStates(runCtx, h, g) })
+			background.Go(func() { checkStore(runCtx, h) })
 			background.Go(func() { g.reloads(runCtx, m, h, configured, hup, !noWatch) })
 			served := make(chan error, 1)
 			go func() { served <- door.Serve(ctx) }()
 			select {
 			case err = <-served: // failed on its own
 			case <-ctx.Done():
-				fmt.Fprintln(g.stderr, "plughost: shutting down: finishing the calls in flight")
-				err = <-served
+				err = stopServing(g, door, gc.Drain(), served)
 			}
 			stopRun()
 			background.Wait()
@@ -140,6 +143,37 @@ and every plugin and server is stopped.`,
 	cmd.Flags().StringVar(&listen, "listen", "", "listen address host:port (default tools.mcp.gateway.listen, 127.0.0.1:8765; port 0 picks a free one)")
 	cmd.Flags().BoolVar(&noWatch, "no-watch", false, "do not watch the config file (SIGHUP still reloads)")
 	return cmd
+}
+
+// stopServing waits for the door (whose context ended) to stop serving,
+// saying what it does; a second SIGINT or SIGTERM meanwhile stops it now:
+// no more drain, no wait for the calls in flight.
+func stopServing(g *globals, door *frontdoor.Door, drain time.Duration, served <-chan error) error {
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(again)
+	if drain > 0 {
+		fmt.Fprintf(g.stderr, "plughost: draining for %s (tools.mcp.gateway.drain_seconds): /readyz answers 503 "+
+			"while requests are still served; Ctrl-C or SIGTERM again stops now\n", drain)
+	}
+	fmt.Fprintln(g.stderr, "plughost: shutting down: finishing the calls in flight")
+	select {
+	case err := <-served:
+		return err
+	case <-again:
+		fmt.Fprintln(g.stderr, "plughost: stopping now")
+		door.StopNow()
+		return <-served
+	}
+}
+
+// checkStore checks the session store once at start, so a Redis that
+// refuses writes or evicts sessions is in the log before anyone asks
+// /readyz (the store itself logs the eviction warning).
+func checkStore(ctx context.Context, h *host.Host) {
+	if r := h.CheckStore(ctx); r != nil && !r.Up {
+		h.Logger().Warn("the session store does not take writes; /readyz says not ready until it does", "error", r.Error)
+	}
 }
 
 // gatewayToken loads the bearer token (creating it on first use), or

@@ -32,6 +32,14 @@ func (r *Router) SetLevel(ctx context.Context, session, scope, level string) {
 	r.applyLevels(ctx)
 }
 
+// Level returns the log level session asked for in this process, "" for
+// none.
+func (r *Router) Level(session string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.levels[session].level
+}
+
 // applyLevels sets each server with logging to the most verbose level the
 // sessions of its scope asked for, where it differs from what was set.
 func (r *Router) applyLevels(ctx context.Context) {

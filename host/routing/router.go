@@ -57,6 +57,11 @@ type Router struct {
 	creations map[string]map[*TaskCreation]bool
 	early     map[taskKey][]json.RawMessage
 	earlyN    int
+
+	// Replicas (replicas.go): this one's id in task ids, and the handlers
+	// of sessions whose client is reached through another replica.
+	replica   string
+	elsewhere func(session string) (scope string, h *ClientHandlers, ok bool)
 }
 
 var _ supervisor.Router = (*Router)(nil)
@@ -326,8 +331,15 @@ func (r *Router) sessionTarget(id string) target {
 	t := target{session: id}
 	if c := r.clients[id]; c != nil {
 		t.scope, t.handlers = c.scope, &c.handlers
-	} else if l, ok := r.levels[id]; ok {
+		return t
+	}
+	if l, ok := r.levels[id]; ok {
 		t.scope = l.scope
+	}
+	if r.elsewhere != nil {
+		if scope, h, ok := r.elsewhere(id); ok {
+			t.scope, t.handlers = scope, h
+		}
 	}
 	return t
 }

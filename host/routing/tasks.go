@@ -168,9 +168,10 @@ func (r *Router) flushStatuses(rec *TaskRecord, key taskKey) {
 			t.handlers = rec.creating.handlers
 		}
 		r.mu.Unlock()
+		clientID := r.ClientTaskIDFor(t.scope, key.server, key.id)
 		for _, params := range batch {
-			if t.scope == "" {
-				params, _ = rawjson.Replace(params, []byte(strconv.Quote(ClientTaskID(key.server, key.id))), "taskId")
+			if clientID != key.id {
+				params, _ = rawjson.Replace(params, []byte(strconv.Quote(clientID)), "taskId")
 			}
 			deliver(t, Notification{Server: key.server, Method: "notifications/tasks/status", Params: params})
 		}

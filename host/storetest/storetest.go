@@ -19,6 +19,26 @@ import (
 // same value twice).
 type Open func(t *testing.T, idle time.Duration) (a, b host.SessionStore)
 
+// settle bounds how long a handle may go on returning a state the other
+// handle has since changed: a store shared by several processes may serve
+// reads from a copy it keeps current by events from the others
+// (host.SessionStore.Load), which take a moment to arrive. Updates never
+// wait: they apply to the latest state.
+const settle = 5 * time.Second
+
+// loadUntil loads session id through store until want accepts the result
+// (or settle passed) and returns the last result.
+func loadUntil(store host.SessionStore, id string, want func(host.SessionRecord, error) bool) (host.SessionRecord, error) {
+	deadline := time.Now().Add(settle)
+	for {
+		st, err := store.Load(context.Background(), id)
+		if want(st, err) || time.Now().After(deadline) {
+			return st, err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // Run runs the suite.
 func Run(t *testing.T, open Open) {
 	t.Run("CreateLoadUpdate", func(t *testing.T) { createLoadUpdate(t, open) })
@@ -54,7 +74,7 @@ func createLoadUpdate(t *testing.T, open Open) {
 	if err != nil || st.Rev != 2 || st.Listed != 7 || !st.Discovery.IsUnlocked("mcp_a_x") || st.Protocol != "2025-11-25" {
 		t.Fatalf("update: %+v %v", st, err)
 	}
-	if got, _ := a.Load(ctx, "s"); got.Rev != 2 || got.Discovery.Unlocked["mcp_a_x"] != 3 {
+	if got, _ := loadUntil(a, "s", func(st host.SessionRecord, _ error) bool { return st.Rev == 2 }); got.Rev != 2 || got.Discovery.Unlocked["mcp_a_x"] != 3 {
 		t.Errorf("the other handle loads %+v after the update", got)
 	}
 	if st, err := a.Update(ctx, "s", func(*host.SessionRecord) error { return host.ErrSessionUnchanged }); err != nil || st.Rev != 2 || st.Listed != 7 {
@@ -70,7 +90,7 @@ func createLoadUpdate(t *testing.T, open Open) {
 	if err := a.Delete(ctx, "s"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Load(ctx, "s"); !errors.Is(err, host.ErrSessionNotFound) {
+	if _, err := loadUntil(b, "s", func(_ host.SessionRecord, err error) bool { return err != nil }); !errors.Is(err, host.ErrSessionNotFound) {
 		t.Errorf("load after delete: %v", err)
 	}
 	if err := b.Delete(ctx, "s"); err != nil {
@@ -113,7 +133,7 @@ func concurrent(t *testing.T, open Open) {
 	for err := range errs {
 		t.Fatalf("concurrent update: %v", err)
 	}
-	st, err := a.Load(ctx, "s")
+	st, err := loadUntil(a, "s", func(st host.SessionRecord, _ error) bool { return st.Rev == writers*each+1 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +154,7 @@ func concurrent(t *testing.T, open Open) {
 		})
 	}
 	turns.Wait()
-	if st, _ := b.Load(ctx, "s"); st.Discovery.Unlocked["mcp_w0_t0"] != 990 {
+	if st, _ := loadUntil(b, "s", func(st host.SessionRecord, _ error) bool { return st.Discovery.Unlocked["mcp_w0_t0"] == 990 }); st.Discovery.Unlocked["mcp_w0_t0"] != 990 {
 		t.Errorf("after 10 concurrent turns a 1000-turn unlock has %d left, want 990", st.Discovery.Unlocked["mcp_w0_t0"])
 	}
 }
@@ -169,10 +189,16 @@ func otherWrites(t *testing.T, open Open) {
 	if st, err := a.Update(ctx, "s", setListed(0)); err != nil || st.Rev != 3 {
 		t.Fatalf("a sets 0: %+v %v", st, err)
 	}
+	// An update that finds nothing to change may, like Load, see b's copy
+	// from before a's write (host.SessionStore.Update): once b has seen
+	// the undo, it makes its change again.
+	if st, err := loadUntil(b, "s", func(st host.SessionRecord, _ error) bool { return st.Rev == 3 }); err != nil || st.Listed != 0 {
+		t.Fatalf("b loads %+v %v, want a's undo (rev 3, listed 0)", st, err)
+	}
 	if st, err := b.Update(ctx, "s", setListed(5)); err != nil || st.Rev != 4 || st.Listed != 5 {
 		t.Errorf("b sets 5 after a undid it: %+v %v, want rev 4 with 5", st, err)
 	}
-	if st, err := a.Load(ctx, "s"); err != nil || st.Listed != 5 {
+	if st, err := loadUntil(a, "s", func(st host.SessionRecord, _ error) bool { return st.Listed == 5 }); err != nil || st.Listed != 5 {
 		t.Errorf("a loads %+v %v, want 5", st, err)
 	}
 }

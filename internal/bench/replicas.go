@@ -28,6 +28,10 @@ type ReplicasOptions struct {
 	// gateway); Calls is the size of the per-call latency comparison and
 	// MemorySessions the number of sessions of the Redis memory figure.
 	Sessions, CallsPerSession, Rounds, Calls, MemorySessions int
+	// Share, when above 0, also runs 1, 2 and 3 replicas on one Redis with
+	// each replica (serve, plugins, servers) held to this many CPUs by a
+	// cgroup of its own (needs a writable cgroup hierarchy: root).
+	Share float64
 }
 
 // ReplicasResult is the outcome of Replicas.
@@ -44,6 +48,13 @@ type ReplicasResult struct {
 	// session's key (GETEX), as the store makes — measured alternating with
 	// the calls above: the unit the Redis store pays per read or write.
 	RoundTrip Latency `json:"redis_round_trip"`
+	// Saturation estimates where one Redis core saturates, from the CPU
+	// per call of the "1 replica, Redis store" setup.
+	Saturation Saturation `json:"saturation"`
+	// Scaling are 1, 2 and 3 replicas each held to Options.Share CPUs
+	// (with Share); ScalingError says why they were not measured.
+	Scaling      []SetupStats `json:"scaling,omitempty"`
+	ScalingError string       `json:"scaling_error,omitempty"`
 	// CommandsPerCall is how many Redis commands one tools/call costs.
 	CommandsPerCall float64 `json:"redis_commands_per_call"`
 	// BytesPerSession is Redis's used_memory growth per session (after an
@@ -63,6 +74,9 @@ type SetupStats struct {
 	LoadStats
 	// Rounds are the calls/s of each round.
 	Rounds []float64 `json:"rounds"`
+	// CPU is what the setup's processes spent per 1,000 calls, over
+	// every round.
+	CPU CPUPer1000 `json:"cpu_per_1000_calls"`
 }
 
 const (
@@ -82,57 +96,129 @@ func Replicas(ctx context.Context, o ReplicasOptions) (ReplicasResult, error) {
 		return r, err
 	}
 	defer os.RemoveAll(dir)
-	type setup struct {
-		name    string
-		n       int
-		memory  bool
-		c       *cluster.Cluster
-		clients []*cluster.Client
-		runs    []LoadStats
-	}
-	setups := []*setup{{name: "1 replica, in-memory store", n: 1, memory: true},
+	setups := []*loadSetup{{name: "1 replica, in-memory store", n: 1, memory: true},
 		{name: "1 replica, Redis store", n: 1}, {name: "3 replicas, Redis store", n: 3}}
 	for i, s := range setups {
-		sd := filepath.Join(dir, strconv.Itoa(i))
-		if err := os.MkdirAll(sd, 0o700); err != nil {
+		if err := s.start(ctx, o, filepath.Join(dir, strconv.Itoa(i)), uint64(i*1_000_000)); err != nil {
 			return r, err
 		}
-		if s.c, err = startBenchCluster(ctx, o, sd, s.n, s.memory); err != nil {
-			return r, fmt.Errorf("%s: %w", s.name, err)
-		}
 		defer s.c.Close()
-		if s.clients, err = benchSessions(ctx, s.c, o.Sessions, uint64(i*1_000_000)); err != nil {
-			return r, fmt.Errorf("%s: %w", s.name, err)
+	}
+	r.Setups = alternateLoad(ctx, setups, o)
+	r.Saturation = saturation(r.Setups[1].CPU)
+	if err := redisCost(ctx, o, setups[0].c, setups[1].c, &r); err != nil {
+		return r, err
+	}
+	if err := redisMemory(ctx, o, setups[1].c, &r); err != nil {
+		return r, err
+	}
+	if o.Share > 0 {
+		r.Scaling, err = scaling(ctx, o, filepath.Join(dir, "scaling"))
+		if err != nil {
+			r.ScalingError = err.Error()
 		}
 	}
+	return r, nil
+}
+
+// loadSetup is one cluster of the load comparison.
+type loadSetup struct {
+	name    string
+	n       int
+	memory  bool
+	wrap    func(int, []string) []string
+	c       *cluster.Cluster
+	clients []*cluster.Client
+	runs    []LoadStats
+	calls   int
+	cpu     cpuSample // spent over the runs
+}
+
+// start starts the setup's cluster in dir and opens its sessions.
+func (s *loadSetup) start(ctx context.Context, o ReplicasOptions, dir string, seed uint64) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	var err error
+	if s.c, err = startBenchCluster(ctx, o, dir, s.n, s.memory, s.wrap); err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	if s.clients, err = benchSessions(ctx, s.c, o.Sessions, seed); err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	return nil
+}
+
+// alternateLoad runs o.Rounds rounds of the load on each setup in turn,
+// with the CPU its processes spend, and returns each setup's median round.
+func alternateLoad(ctx context.Context, setups []*loadSetup, o ReplicasOptions) []SetupStats {
 	for range max(o.Rounds, 1) {
 		for _, s := range setups {
-			s.runs = append(s.runs, clusterLoad(ctx, s.clients, o.CallsPerSession))
+			before := sampleCPU(s.c)
+			run := clusterLoad(ctx, s.clients, o.CallsPerSession)
+			after := sampleCPU(s.c)
+			s.runs = append(s.runs, run)
+			s.calls += run.OK
+			s.cpu.plughost += after.plughost - before.plughost
+			s.cpu.servers += after.servers - before.servers
+			s.cpu.redis += after.redis - before.redis
 		}
 	}
+	out := make([]SetupStats, 0, len(setups))
 	for _, s := range setups {
-		st := SetupStats{Name: s.name, Replicas: s.n, Store: "redis", LoadStats: median(s.runs)}
+		st := SetupStats{Name: s.name, Replicas: s.n, Store: "redis", LoadStats: median(s.runs), CPU: per1000(cpuSample{}, s.cpu, s.calls)}
 		if s.memory {
 			st.Store = "memory"
 		}
 		for _, run := range s.runs {
 			st.Rounds = append(st.Rounds, run.Throughput)
 		}
-		r.Setups = append(r.Setups, st)
+		out = append(out, st)
 	}
-	if err := redisCost(ctx, o, setups[0].c, setups[1].c, &r); err != nil {
-		return r, err
+	return out
+}
+
+// scaling runs 1, 2 and 3 replicas on one Redis each, every replica held
+// to o.Share CPUs by a cgroup of its own, in alternating rounds.
+func scaling(ctx context.Context, o ReplicasOptions, dir string) ([]SetupStats, error) {
+	var groups []*cpuGroup
+	defer func() {
+		for _, g := range groups {
+			_ = g.remove()
+		}
+	}()
+	var setups []*loadSetup
+	for n := 1; n <= 3; n++ {
+		var mine []*cpuGroup
+		for i := range n {
+			g, err := newCPUGroup(fmt.Sprintf("plughost-bench-%d-%d-%d", os.Getpid(), n, i), o.Share)
+			if err != nil {
+				return nil, fmt.Errorf("a CPU share per replica needs a writable cgroup hierarchy (run as root on a host, or a container with cgroup delegation): %w", err)
+			}
+			groups, mine = append(groups, g), append(mine, g)
+		}
+		s := &loadSetup{name: fmt.Sprintf("%d × %.2g CPU, Redis store", n, o.Share), n: n,
+			wrap: func(i int, argv []string) []string { return mine[i].wrap(argv) }}
+		if err := s.start(ctx, o, filepath.Join(dir, strconv.Itoa(n)), uint64(10_000_000*n)); err != nil {
+			return nil, err
+		}
+		defer s.c.Close()
+		setups = append(setups, s)
 	}
-	return r, redisMemory(ctx, o, setups[1].c, &r)
+	out := alternateLoad(ctx, setups, o)
+	for _, s := range setups {
+		s.c.Close() // before the groups are removed
+	}
+	return out, nil
 }
 
 // startBenchCluster serves o.Server pinned and deferred, with discovery on.
-func startBenchCluster(ctx context.Context, o ReplicasOptions, dir string, n int, memory bool) (*cluster.Cluster, error) {
+func startBenchCluster(ctx context.Context, o ReplicasOptions, dir string, n int, memory bool, wrap func(int, []string) []string) (*cluster.Cluster, error) {
 	server := func(deferred bool) map[string]any {
 		return map[string]any{"enabled": true, "command": o.Server[0], "args": o.Server[1:], "deferred": deferred}
 	}
 	return cluster.Start(ctx, cluster.Options{
-		Plughost: o.Plughost, Replicas: n, Memory: memory, Dir: dir, Environ: o.Environ,
+		Plughost: o.Plughost, Replicas: n, Memory: memory, Dir: dir, Environ: o.Environ, Wrap: wrap,
 		MCP: map[string]any{
 			"enabled":   true,
 			"servers":   map[string]any{"pinned": server(false), "hidden": server(true)},

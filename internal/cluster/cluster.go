@@ -43,6 +43,10 @@ type Options struct {
 	Dir string
 	// Environ is the replicas' base environment (PATH at least).
 	Environ []string
+	// Wrap, when set, rewrites replica i's command line (argv[0] is the
+	// plughost binary) before it starts: e.g. to run it in a cgroup of
+	// its own. The wrapper must exec the command, keeping the pid.
+	Wrap func(replica int, argv []string) []string
 }
 
 // Cluster is a running set of replicas and their Redis.
@@ -69,6 +73,9 @@ type Replica struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 }
+
+// PID returns the serve process's id.
+func (r *Replica) PID() int { return r.cmd.Process.Pid }
 
 // Start starts Redis (unless opts.Memory) and opts.Replicas replicas, and
 // waits until every replica is ready (/readyz 200).
@@ -122,8 +129,12 @@ func (c *Cluster) startReplica(ctx context.Context, i int) (*Replica, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(c.opts.Plughost, "--config", c.config,
-		"--set", "tools.mcp.workspace="+filepath.Join(home, "workspace"), "serve", "--listen", "127.0.0.1:0")
+	argv := []string{c.opts.Plughost, "--config", c.config,
+		"--set", "tools.mcp.workspace=" + filepath.Join(home, "workspace"), "serve", "--listen", "127.0.0.1:0"}
+	if c.opts.Wrap != nil {
+		argv = c.opts.Wrap(i, argv)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(append([]string(nil), c.opts.Environ...), "HOME="+home)
 	cmd.Dir = home
 	cmd.SysProcAttr = groupAttr() // Kill takes its plugins with it, like a pod

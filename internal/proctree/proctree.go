@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Read reads /proc/<pid>; false when there is no such process.
@@ -119,4 +120,28 @@ func RSS(pid int) int64 {
 		}
 	}
 	return -1
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times: 100 on
+// every Linux architecture Go supports.
+const clockTicks = 100
+
+// CPU returns the CPU time (user + system) pid has used so far, or -1 when
+// there is no such process.
+func CPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return -1
+	}
+	f := strings.Fields(string(b[i+2:])) // f[11], f[12]: fields 14 (utime) and 15 (stime)
+	if len(f) < 13 {
+		return -1
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / clockTicks
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 func TestDescendantsAndAlive(t *testing.T) {
@@ -32,5 +33,25 @@ func TestDescendantsAndAlive(t *testing.T) {
 	}
 	if FDs(os.Getpid()) < 3 || RSS(os.Getpid()) <= 0 {
 		t.Errorf("fds %d, rss %d", FDs(os.Getpid()), RSS(os.Getpid()))
+	}
+}
+
+// CPU counts this process's own work: it grows while the process spins.
+func TestCPUCountsWork(t *testing.T) {
+	before := CPU(os.Getpid())
+	if before < 0 {
+		t.Fatal("no CPU time for this process")
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for CPU(os.Getpid()) < before+50*time.Millisecond && time.Now().Before(deadline) {
+		for i := 0; i < 1_000_000; i++ {
+			_ = i * i
+		}
+	}
+	if after := CPU(os.Getpid()); after < before+50*time.Millisecond {
+		t.Errorf("CPU went from %v to %v over 2 s of spinning", before, after)
+	}
+	if got := CPU(1 << 30); got != -1 {
+		t.Errorf("CPU of a pid no process has: %v, want -1", got)
 	}
 }

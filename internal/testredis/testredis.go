@@ -24,10 +24,14 @@ import (
 type Server struct {
 	// Addr is host:port of the server.
 	Addr string
-	dir  string
-	bin  string
-	cmd  *exec.Cmd
-	done chan struct{}
+	// TLSAddr is host:port of its TLS port (NewTLS); "" without.
+	TLSAddr string
+	dir     string
+	bin     string
+	// extra are more arguments of redis-server (NewWith).
+	extra []string
+	cmd   *exec.Cmd
+	done  chan struct{}
 }
 
 // Binary returns the path of redis-server, or an error saying how to
@@ -42,7 +46,11 @@ func Binary() (string, error) {
 
 // Start runs redis-server on a free loopback port with dir as its working
 // directory, and waits until it answers PING.
-func Start(dir string) (*Server, error) {
+func Start(dir string) (*Server, error) { return StartWith(dir) }
+
+// StartWith is Start with more arguments for redis-server (e.g.
+// "--maxmemory-policy", "allkeys-lru").
+func StartWith(dir string, extra ...string) (*Server, error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
@@ -53,7 +61,7 @@ func Start(dir string) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, bin: bin}
+		s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, bin: bin, extra: extra}
 		if last = s.Start(); last == nil {
 			return s, nil
 		}
@@ -66,6 +74,12 @@ func Start(dir string) (*Server, error) {
 // loudly.
 func New(t testing.TB) *Server {
 	t.Helper()
+	return NewWith(t)
+}
+
+// NewWith is New with more arguments for redis-server.
+func NewWith(t testing.TB, extra ...string) *Server {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs redis-server: heavy integration test, skipped under -short")
 	}
@@ -73,7 +87,7 @@ func New(t testing.TB) *Server {
 		fmt.Fprintf(os.Stderr, "\n*** SKIP %s: %v ***\n\n", t.Name(), err)
 		t.Skip(err)
 	}
-	s, err := Start(t.TempDir())
+	s, err := StartWith(t.TempDir(), extra...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,10 +101,11 @@ func (s *Server) URL(db int) string { return fmt.Sprintf("redis://%s/%d", s.Addr
 // Start (re)starts the process on s.Addr and waits until it answers.
 func (s *Server) Start() error {
 	_, port, _ := net.SplitHostPort(s.Addr)
-	s.cmd = exec.Command(s.bin,
+	args := append([]string{
 		"--bind", "127.0.0.1", "--port", port, "--dir", s.dir,
 		"--save", "", "--appendonly", "yes", "--appendfsync", "always",
-		"--protected-mode", "no", "--daemonize", "no", "--logfile", filepath.Join(s.dir, "redis.log"))
+		"--protected-mode", "no", "--daemonize", "no", "--logfile", filepath.Join(s.dir, "redis.log")}, s.extra...)
+	s.cmd = exec.Command(s.bin, args...)
 	if err := s.cmd.Start(); err != nil {
 		return fmt.Errorf("start redis-server: %w", err)
 	}
@@ -110,6 +125,15 @@ func (s *Server) Start() error {
 	}
 	s.Stop()
 	return errors.New("redis-server did not answer PING within 10s")
+}
+
+// PID returns the running redis-server's process id, or 0 when it is
+// stopped.
+func (s *Server) PID() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
 }
 
 // Stop kills the process (SIGKILL, like a crash) and waits until it is gone.

@@ -1,0 +1,233 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/lib/rawjson"
+)
+
+// Requests for another replica. A task lives on the upstream connection
+// that created it, so on one replica, and its id names that replica
+// (host.TaskReplica). A tasks/get, tasks/result or tasks/cancel reaching
+// another replica is sent to the one holding the task, which runs it as a
+// request of the session and sends back what the request sends its
+// client (progress, status, a server's requests) and its response. While
+// it runs it says so every relayBeatEvery; an asker that hears nothing for
+// relaySilence (the replica died) answers with an error naming it.
+const (
+	relayBeatEvery = 2 * time.Second
+	relaySilence   = 5 * relayBeatEvery
+)
+
+// relayWait is a request of this replica's running on another.
+type relayWait struct {
+	x    *exchange
+	beat chan struct{} // a sign of life
+	done chan []byte   // the response
+}
+
+// ownerElsewhere returns the replica holding the task a tasks/* request
+// names, when it is another one.
+func (g *Gateway) ownerElsewhere(x *exchange) (string, bool) {
+	if g.rs == nil {
+		return "", false
+	}
+	switch x.msg.Method {
+	case "tasks/get", "tasks/result", "tasks/cancel":
+	default:
+		return "", false
+	}
+	id, _ := rawjson.String(x.msg.Params, "taskId")
+	owner, ok := host.TaskReplica(id)
+	return owner, ok && owner != g.rs.replica
+}
+
+// relayTo runs x's request on the replica owner and answers with what it
+// answered.
+func (g *Gateway) relayTo(ctx context.Context, x *exchange, owner string) (json.RawMessage, error) {
+	w := &relayWait{x: x, beat: make(chan struct{}, 1), done: make(chan []byte, 1)}
+	g.rs.mu.Lock()
+	g.rs.seq++
+	rid := strconv.FormatUint(g.rs.seq, 10)
+	g.rs.waits[rid] = w
+	g.rs.mu.Unlock()
+	defer func() {
+		g.rs.mu.Lock()
+		delete(g.rs.waits, rid)
+		g.rs.mu.Unlock()
+	}()
+	req := encodeRequest(x.msg.ID, x.msg.Method, x.msg.Params)
+	delivered, err := g.rs.relay.Send(ctx, owner, relayEnvelope(relayRequest, []string{g.rs.replica, rid, sessionID(x.sess)}, req))
+	if err != nil {
+		return nil, err
+	}
+	if !delivered {
+		return nil, unreachable(x, owner, "is not connected to the session store (it stopped, or lost the store)")
+	}
+	silence := time.NewTimer(relaySilence)
+	defer silence.Stop()
+	for {
+		select {
+		case resp := <-w.done:
+			return relayResult(resp)
+		case <-w.beat:
+			silence.Reset(relaySilence)
+		case <-silence.C:
+			g.cancelRelayed(owner, rid)
+			return nil, unreachable(x, owner, fmt.Sprintf("stopped answering (no sign of life for %s)", relaySilence))
+		case <-ctx.Done():
+			g.cancelRelayed(owner, rid)
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// unreachable is the error answering a request for a task whose replica
+// cannot be reached.
+func unreachable(x *exchange, owner, why string) error {
+	id, _ := rawjson.String(x.msg.Params, "taskId")
+	return &rpcError{Code: codeInternalError, Message: fmt.Sprintf(
+		"%s: task %q is held by replica %s, which %s; a task lives on the replica whose upstream connection created it "+
+			"and ends with it: run the call again to create a new task", x.msg.Method, id, owner, why)}
+}
+
+// relayResult is the result or error of a response another replica sent.
+func relayResult(resp []byte) (json.RawMessage, error) {
+	msg, _, perr := parseMessage(resp)
+	if perr != nil {
+		return nil, fmt.Errorf("the replica holding the task answered with a malformed response: %s", perr.Message)
+	}
+	if len(msg.Error) > 0 {
+		var re rpcError
+		if err := json.Unmarshal(msg.Error, &re); err != nil {
+			return nil, fmt.Errorf("the replica holding the task answered with a malformed error: %w", err)
+		}
+		return nil, &re
+	}
+	return msg.Result, nil
+}
+
+// cancelRelayed tells owner that this replica gave up on request rid.
+func (g *Gateway) cancelRelayed(owner, rid string) {
+	ctx, cancel := context.WithTimeout(context.Background(), relayTimeout)
+	defer cancel()
+	_, _ = g.rs.relay.Send(ctx, owner, relayEnvelope(relayCancel, []string{g.rs.replica, rid}, nil)) // it may be gone: nothing to do
+}
+
+// relayAnswered hands what another replica sent about request rid to the
+// request waiting here.
+func (g *Gateway) relayAnswered(rid string, kind byte, msg []byte) {
+	g.rs.mu.Lock()
+	w := g.rs.waits[rid]
+	g.rs.mu.Unlock()
+	if w == nil {
+		return
+	}
+	select {
+	case w.beat <- struct{}{}:
+	default:
+	}
+	switch kind {
+	case relayMessage:
+		w.x.send(bytes.Clone(msg))
+	case relayResponse:
+		select {
+		case w.done <- bytes.Clone(msg):
+		default:
+		}
+	}
+}
+
+// relayCancelled cancels a request this replica runs for another.
+func (g *Gateway) relayCancelled(from, rid string) {
+	g.rs.mu.Lock()
+	cancel := g.rs.served[from+" "+rid]
+	g.rs.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// serveRelayed runs a request another replica sent for a task held here,
+// sending back what it sends its client and its response.
+func (g *Gateway) serveRelayed(ctx context.Context, from, rid, session string, raw []byte) {
+	ctx, cancel := context.WithCancel(ctx)
+	key := from + " " + rid
+	g.rs.mu.Lock()
+	g.rs.served[key] = cancel
+	g.rs.mu.Unlock()
+	defer func() {
+		g.rs.mu.Lock()
+		delete(g.rs.served, key)
+		g.rs.mu.Unlock()
+		cancel()
+	}()
+	out := &relaySink{g: g, ctx: ctx, to: from, rid: rid}
+	msg, k, perr := parseMessage(bytes.Clone(raw))
+	if perr != nil || k != kindRequest {
+		out.respond(encodeError(nil, &rpcError{Code: codeInvalidRequest, Message: "a request sent on by another replica is malformed"}))
+		return
+	}
+	sess, st, err := g.h.OpenSession(ctx, session)
+	if err != nil {
+		out.respond(encodeError(msg.ID, asRPCError(err)))
+		return
+	}
+	g.rs.note(session, st) // where its messages go after the request
+	sess.AdoptLogLevel(ctx, st)
+	go out.beat(ctx)
+	x := &exchange{g: g, msg: msg, sess: sess, out: out}
+	result, err := g.run(ctx, x)
+	x.closeOutbox()
+	if err != nil {
+		out.respond(encodeError(msg.ID, asRPCError(err)))
+		return
+	}
+	out.respond(encodeResult(msg.ID, result))
+}
+
+// relaySink sends what a request run for another replica produces back to
+// it.
+type relaySink struct {
+	g       *Gateway
+	ctx     context.Context
+	to, rid string
+}
+
+func (s *relaySink) canNotify() bool { return true }
+
+func (s *relaySink) notify(msg []byte) bool {
+	s.send(relayMessage, msg)
+	return true
+}
+
+func (s *relaySink) respond(msg []byte) { s.send(relayResponse, msg) }
+
+func (s *relaySink) send(kind byte, msg []byte) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), relayTimeout)
+	defer cancel()
+	if _, err := s.g.rs.relay.Send(ctx, s.to, relayEnvelope(kind, []string{s.rid}, msg)); err != nil {
+		s.g.logger.Warn("sending a task request's answer back to the replica that asked", "replica", s.to, "error", err)
+	}
+}
+
+// beat tells the asking replica every relayBeatEvery that the request
+// still runs, until ctx ends.
+func (s *relaySink) beat(ctx context.Context) {
+	t := time.NewTicker(relayBeatEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			s.send(relayBeat, nil)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
