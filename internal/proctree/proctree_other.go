@@ -2,6 +2,8 @@
 
 package proctree
 
+import "time"
+
 // Off Linux there is no /proc to read: every function answers "nothing
 // seen", so the benchmarks that use it build everywhere and report no
 // processes. The tests that rely on it are Linux-only.
@@ -26,3 +28,6 @@ func FDs(pid int) int { return -1 }
 
 // RSS returns -1 (unknown).
 func RSS(pid int) int64 { return -1 }
+
+// CPU returns -1 (unknown).
+func CPU(pid int) time.Duration { return -1 }
