@@ -2,6 +2,7 @@
 // source, for the GOOS and GOARCH of its environment:
 //
 //	GOOS=windows GOARCH=arm64 CGO_ENABLED=0 crossvet ./...
+//	crossvet -targets darwin/arm64,windows/amd64 ./...
 //
 // go vet compiles every dependency, the standard library included, to export
 // data before it checks a package, once per target: six targets cold take
@@ -13,6 +14,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -21,6 +23,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/checker"
@@ -103,19 +106,53 @@ var analyzers = []*analysis.Analyzer{
 }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	targets := flag.String("targets", "", "comma-separated GOOS/GOARCH `list` to check for (default: the environment's GOOS and GOARCH)")
+	flag.Parse()
+	c := newCrossvet()
+	status := 0
+	for _, t := range strings.Split(*targets, ",") {
+		var env []string
+		if t != "" {
+			goos, goarch, ok := strings.Cut(t, "/")
+			if !ok {
+				fmt.Fprintf(os.Stderr, "crossvet: target %q: want GOOS/GOARCH\n", t)
+				os.Exit(2)
+			}
+			env = []string{"GOOS=" + goos, "GOARCH=" + goarch, "CGO_ENABLED=0"}
+			fmt.Fprintf(os.Stderr, "crossvet: %s\n", t)
+		}
+		status = max(status, c.run(env, flag.Args()))
+	}
+	os.Exit(status)
 }
 
+// crossvet checks one module for one target after another, parsing each
+// file once for all of them: most files build for every target.
+type crossvet struct {
+	fset   *token.FileSet
+	parsed sync.Map // file name → *parsed
+}
+
+type parsed struct {
+	once sync.Once
+	f    *ast.File
+	err  error
+}
+
+func newCrossvet() *crossvet { return &crossvet{fset: token.NewFileSet()} }
+
 // run loads patterns (tests included) from the module in the working
-// directory, type-checks them and applies the analyzers. It returns 1 for
-// load or type errors, 3 for diagnostics (as go vet), 0 otherwise.
-func run(patterns []string) int {
+// directory, with env added to the environment (GOOS, GOARCH), type-checks
+// them and applies the analyzers. It returns 1 for load or type errors, 3
+// for diagnostics (as go vet), 0 otherwise.
+func (c *crossvet) run(env, patterns []string) int {
 	root, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crossvet:", err)
 		return 1
 	}
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Tests: true, ParseFile: parseFile(root)}
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Tests: true, Fset: c.fset,
+		Env: append(os.Environ(), env...), ParseFile: c.parseFile(root)}
 	pkgs, err := packages.Load(cfg, patterns...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "crossvet:", err)
@@ -151,27 +188,35 @@ func run(patterns []string) int {
 }
 
 // parseFile parses the files under root whole and, elsewhere (the standard
-// library, the module cache), keeps declarations but drops the bodies of
-// plain functions: what a dependency exports is all that checking root's
-// packages needs, and its bodies are most of the type-checking time.
-func parseFile(root string) func(*token.FileSet, string, []byte) (*ast.File, error) {
+// library, the module cache), keeps declarations but drops comments and the
+// bodies of plain functions: what a dependency exports is all that checking
+// root's packages needs, and its bodies are most of the type-checking time.
+// A file is parsed once; later targets share its syntax tree, which neither
+// the type checker nor the analyzers change.
+func (c *crossvet) parseFile(root string) func(*token.FileSet, string, []byte) (*ast.File, error) {
 	return func(fset *token.FileSet, name string, src []byte) (*ast.File, error) {
-		mode := parser.AllErrors | parser.ParseComments
-		if under(root, name) {
-			return parser.ParseFile(fset, name, src, mode)
-		}
-		f, err := parser.ParseFile(fset, name, src, mode|parser.SkipObjectResolution)
-		if f == nil {
-			return nil, err
-		}
-		for _, d := range f.Decls {
-			// init and generic functions must keep a body to type-check.
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name != "init" && fn.Type.TypeParams == nil {
-				fn.Body = nil
-			}
-		}
-		return f, err
+		v, _ := c.parsed.LoadOrStore(name, new(parsed))
+		p := v.(*parsed)
+		p.once.Do(func() { p.f, p.err = parse(fset, root, name, src) })
+		return p.f, p.err
 	}
+}
+
+func parse(fset *token.FileSet, root, name string, src []byte) (*ast.File, error) {
+	if under(root, name) {
+		return parser.ParseFile(fset, name, src, parser.AllErrors|parser.ParseComments)
+	}
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if f == nil {
+		return nil, err
+	}
+	for _, d := range f.Decls {
+		// init and generic functions must keep a body to type-check.
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name != "init" && fn.Type.TypeParams == nil {
+			fn.Body = nil
+		}
+	}
+	return f, err
 }
 
 // unusedImport is go/types' message for an import nothing uses (packages.Error

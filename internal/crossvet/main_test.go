@@ -17,7 +17,7 @@ func TestRun(t *testing.T) {
 	} {
 		t.Run(tc.goos, func(t *testing.T) {
 			t.Setenv("GOOS", tc.goos)
-			if got := run([]string{"./..."}); got != tc.want {
+			if got := newCrossvet().run(nil, []string{"./..."}); got != tc.want {
 				t.Errorf("GOOS=%s crossvet ./...: exit %d, want %d", tc.goos, got, tc.want)
 			}
 		})
