@@ -165,9 +165,12 @@ func copyFiles(t *testing.T, root, stage string, f archiveFile) {
 func writeTarGz(t *testing.T, path, dir, prefix string) {
 	t.Helper()
 	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
+	gz, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed) // a test archive: time over size
+	if err != nil {
+		t.Fatal(err)
+	}
 	tw := tar.NewWriter(gz)
-	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+	err = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
 		if err != nil || fi.IsDir() {
 			return err
 		}
