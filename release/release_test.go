@@ -42,7 +42,7 @@ func buildSnapshot(t *testing.T) snapshot {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "LICENSE")); err != nil {
-		t.Log("WARNING: NO LICENSE FILE: the archives go without one; make release refuses until the owners add it (docs/release.md)")
+		t.Log("WARNING: no LICENSE file: the archives go without one; make release refuses until the owners add it (docs/release.md)")
 	}
 	gr, cdx := os.Getenv("PLUGHOST_GORELEASER"), os.Getenv("PLUGHOST_CYCLONEDX")
 	if gr == "" || cdx == "" {
