@@ -63,6 +63,8 @@ answers are checked, each call sent to a replica at random. In one run it measur
 	cmd.Flags().IntVar(&o.Rounds, "rounds", 3, "load rounds per setup, alternating")
 	cmd.Flags().IntVar(&o.Calls, "calls", 2000, "calls per store in the per-call comparison")
 	cmd.Flags().IntVar(&o.MemorySessions, "memory-sessions", 1000, "sessions of the Redis memory measurement")
+	cmd.Flags().StringVar(&o.ProfileDir, "cpuprofile", "", "also write CPU profiles of the memory and the Redis replica's serve process under the same load into this folder (memory.pprof, redis.pprof)")
+	cmd.Flags().IntVar(&o.ProfileSeconds, "profile-seconds", 10, "length of each --cpuprofile profile")
 	cmd.Flags().Float64Var(&o.Share, "share", 0, "also measure 1, 2 and 3 replicas each held to this many CPUs (e.g. 0.3; needs root for cgroups)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
