@@ -185,20 +185,28 @@ func (g *Gateway) relayCancelled(from, rid string) {
 	}
 }
 
+// serving registers request rid of replica from, run here, so that the
+// asker can cancel it (relayCancelled): its ctx ends then, or when done is
+// called.
+func (rs *relayState) serving(ctx context.Context, from, rid string) (_ context.Context, done func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	key := from + " " + rid
+	rs.mu.Lock()
+	rs.served[key] = cancel
+	rs.mu.Unlock()
+	return ctx, func() {
+		rs.mu.Lock()
+		delete(rs.served, key)
+		rs.mu.Unlock()
+		cancel()
+	}
+}
+
 // serveRelayed runs a request another replica sent for a task held here,
 // sending back what it sends its client and its response.
 func (g *Gateway) serveRelayed(ctx context.Context, from, rid, session string, raw []byte) {
-	ctx, cancel := context.WithCancel(ctx)
-	key := from + " " + rid
-	g.rs.mu.Lock()
-	g.rs.served[key] = cancel
-	g.rs.mu.Unlock()
-	defer func() {
-		g.rs.mu.Lock()
-		delete(g.rs.served, key)
-		g.rs.mu.Unlock()
-		cancel()
-	}()
+	ctx, done := g.rs.serving(ctx, from, rid)
+	defer done()
 	out := &relaySink{g: g, ctx: ctx, to: from, rid: rid}
 	msg, k, perr := parseMessage(bytes.Clone(raw))
 	if perr != nil || k != kindRequest {

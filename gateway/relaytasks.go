@@ -50,17 +50,8 @@ func (g *Gateway) tasksOn(ctx context.Context, session, replica string) (host.Ta
 // serveTasks answers another replica's tasksOn: the tasks of session held
 // here.
 func (g *Gateway) serveTasks(ctx context.Context, from, rid, session string) {
-	ctx, cancel := context.WithCancel(ctx)
-	key := from + " " + rid
-	g.rs.mu.Lock()
-	g.rs.served[key] = cancel
-	g.rs.mu.Unlock()
-	defer func() {
-		g.rs.mu.Lock()
-		delete(g.rs.served, key)
-		g.rs.mu.Unlock()
-		cancel()
-	}()
+	ctx, done := g.rs.serving(ctx, from, rid)
+	defer done()
 	out := &relaySink{g: g, ctx: ctx, to: from, rid: rid}
 	go out.beat(ctx)
 	list, err := g.localTasks(ctx, session)
