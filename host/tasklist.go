@@ -133,7 +133,8 @@ func (s *Session) listTasks(ctx context.Context, params json.RawMessage) (json.R
 // record names, asked at once.
 func (s *Session) allTasks(ctx context.Context) (TaskList, error) {
 	var others []string
-	if fn := s.h.tasksElsewhere.Load(); fn != nil {
+	fn := s.h.tasksElsewhere.Load()
+	if fn != nil {
 		st, err := s.State(ctx)
 		if err != nil {
 			return TaskList{}, err
@@ -145,11 +146,7 @@ func (s *Session) allTasks(ctx context.Context) (TaskList, error) {
 	errs := make([]error, len(others)+1)
 	var wg sync.WaitGroup
 	for i, replica := range others {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lists[i+1], errs[i+1] = (*s.h.tasksElsewhere.Load())(ctx, s.id, replica)
-		}()
+		wg.Go(func() { lists[i+1], errs[i+1] = (*fn)(ctx, s.id, replica) })
 	}
 	lists[0], errs[0] = s.LocalTasks(ctx)
 	wg.Wait()
