@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/plughost/plughost/host/discovery"
@@ -66,6 +67,10 @@ type SessionRecord struct {
 	// Stream is the replica holding the client's event stream (GET /mcp),
 	// when replicas share the store and one holds it (see ReplicaStore).
 	Stream string `json:"stream,omitempty"`
+	// TaskReplicas are the replicas on which the session may hold tasks
+	// (those that took a task-augmented call of it), oldest first, when
+	// replicas share the store: tasks/list asks each of them.
+	TaskReplicas []string `json:"task_replicas,omitempty"`
 }
 
 // Unlocks returns what the session has unlocked now: Discovery, with the
@@ -87,6 +92,7 @@ func (st SessionRecord) Clone() SessionRecord {
 	if st.Discovery.Unlocked != nil {
 		st.Discovery.Unlocked = maps.Clone(st.Discovery.Unlocked)
 	}
+	st.TaskReplicas = slices.Clone(st.TaskReplicas)
 	return st
 }
 

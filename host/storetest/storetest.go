@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -47,6 +48,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("WatchAcrossHandles", func(t *testing.T) { watch(t, open) })
 	t.Run("IdleExpiry", func(t *testing.T) { expiry(t, open) })
 	t.Run("TurnsAreCountedBesideTheRecord", func(t *testing.T) { turns(t, open) })
+	t.Run("TaskReplicas", func(t *testing.T) { taskReplicas(t, open) })
 }
 
 // CountTurn counts each turn once, whichever handle counts it, without
@@ -128,6 +130,49 @@ func turns(t *testing.T, open Open) {
 	}
 	if _, err := a.CountTurn(ctx, "s"); !errors.Is(err, host.ErrSessionNotFound) {
 		t.Errorf("a turn of a deleted session: %v, want ErrSessionNotFound", err)
+	}
+}
+
+// Replicas taking a session's first task at once each add themselves to
+// its TaskReplicas (as host does): none is lost, and changing a loaded
+// copy's list changes nothing stored.
+func taskReplicas(t *testing.T, open Open) {
+	ctx := context.Background()
+	a, b := open(t, time.Minute)
+	if err := a.Create(ctx, "s", host.SessionRecord{}); err != nil {
+		t.Fatal(err)
+	}
+	const replicas = 6
+	var wg sync.WaitGroup
+	for r := range replicas {
+		store := a
+		if r%2 == 1 {
+			store = b
+		}
+		wg.Go(func() {
+			self := fmt.Sprintf("r%d", r)
+			_, err := store.Update(ctx, "s", func(st *host.SessionRecord) error {
+				if slices.Contains(st.TaskReplicas, self) {
+					return host.ErrSessionUnchanged
+				}
+				st.TaskReplicas = append(st.TaskReplicas, self)
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	st, err := loadUntil(a, "s", func(st host.SessionRecord, _ error) bool { return len(st.TaskReplicas) == replicas })
+	if err != nil || len(st.TaskReplicas) != replicas {
+		t.Fatalf("after %d replicas added themselves: %v %v", replicas, st.TaskReplicas, err)
+	}
+	st.TaskReplicas[0] = "changed"
+	for _, store := range []host.SessionStore{a, b} {
+		if again, _ := store.Load(ctx, "s"); slices.Contains(again.TaskReplicas, "changed") {
+			t.Errorf("changing a loaded copy's TaskReplicas changed the store's: %v", again.TaskReplicas)
+		}
 	}
 }
 
