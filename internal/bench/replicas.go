@@ -56,8 +56,9 @@ type ReplicasResult struct {
 	// Saturation estimates where one Redis core saturates, from the CPU
 	// per call of the "1 replica, Redis store" setup.
 	Saturation Saturation `json:"saturation"`
-	// Scaling are 1, 2 and 3 replicas each held to Options.Share CPUs
-	// (with Share); ScalingError says why they were not measured.
+	// Scaling are, with Share, one replica with the in-memory store, then
+	// 1, 2 and 3 replicas with Redis, each replica held to Share CPUs;
+	// ScalingError says why they were not measured.
 	Scaling      []SetupStats `json:"scaling,omitempty"`
 	ScalingError string       `json:"scaling_error,omitempty"`
 	// CommandsPerCall is how many Redis commands one tools/call costs.
@@ -220,8 +221,11 @@ func profileUnderLoad(ctx context.Context, s *loadSetup, o ReplicasOptions, path
 	}
 }
 
-// scaling runs 1, 2 and 3 replicas on one Redis each, every replica held
-// to o.Share CPUs by a cgroup of its own, in alternating rounds.
+// scaling runs one replica with the in-memory store, then 1, 2 and 3
+// replicas on one Redis each, every replica held to o.Share CPUs by a
+// cgroup of its own, in alternating rounds: with the replica's CPU equal
+// and redis-server outside it, the first two compare what Redis costs a
+// replica, the last three show scaling.
 func scaling(ctx context.Context, o ReplicasOptions, dir string) ([]SetupStats, error) {
 	var groups []*cpuGroup
 	defer func() {
@@ -230,9 +234,9 @@ func scaling(ctx context.Context, o ReplicasOptions, dir string) ([]SetupStats, 
 		}
 	}()
 	var setups []*loadSetup
-	for n := 1; n <= 3; n++ {
+	for n := 0; n <= 3; n++ { // 0: one replica with the in-memory store
 		var mine []*cpuGroup
-		for i := range n {
+		for i := range max(n, 1) {
 			g, err := newCPUGroup(fmt.Sprintf("plughost-bench-%d-%d-%d", os.Getpid(), n, i), o.Share)
 			if err != nil {
 				return nil, fmt.Errorf("a CPU share per replica needs a writable cgroup hierarchy (run as root on a host, or a container with cgroup delegation): %w", err)
@@ -241,7 +245,10 @@ func scaling(ctx context.Context, o ReplicasOptions, dir string) ([]SetupStats, 
 		}
 		s := &loadSetup{name: fmt.Sprintf("%d × %.2g CPU, Redis store", n, o.Share), n: n,
 			wrap: func(i int, argv []string) []string { return mine[i].wrap(argv) }}
-		if err := s.start(ctx, o, filepath.Join(dir, strconv.Itoa(n)), uint64(10_000_000*n)); err != nil {
+		if n == 0 {
+			s.name, s.n, s.memory = fmt.Sprintf("1 × %.2g CPU, in-memory store", o.Share), 1, true
+		}
+		if err := s.start(ctx, o, filepath.Join(dir, strconv.Itoa(n)), uint64(10_000_000*(n+1))); err != nil {
 			return nil, err
 		}
 		defer s.c.Close()
