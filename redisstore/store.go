@@ -65,6 +65,8 @@ type Store struct {
 	bus *bus
 	// health is what Check remembers between calls.
 	health *health
+	// turns sends CountTurn's scripts, those of concurrent calls together.
+	turns  *turnBatch
 	closed chan struct{}
 	once   sync.Once
 }
@@ -115,6 +117,7 @@ func Open(o Options) (*Store, error) {
 	ro.OnConnect = func(context.Context, *redis.Conn) error { cache.distrust(); return nil }
 	s := &Store{opts: o, rdb: redis.NewClient(ro), logger: o.Logger, channel: o.Prefix + "events",
 		instance: strconv.FormatUint(rand.Uint64(), 36), cache: cache, bus: newBus(), health: &health{}, closed: make(chan struct{})}
+	s.turns = &turnBatch{send: s.sendTurns}
 	go s.run()
 	return s, nil
 }
@@ -329,11 +332,12 @@ func (s *Store) swap(ctx context.Context, id, old string, turn uint64, value str
 	return false, "", 0, fmt.Errorf("session %q: unexpected reply %v from the update script", id, reply)
 }
 
-// CountTurn implements host.SessionStore: one round trip, which renews
-// the count's TTL (the record's is renewed by Load, at most maxFresh
-// apart) and no event.
+// CountTurn implements host.SessionStore: one script, which renews the
+// count's TTL (the record's is renewed by Load, at most maxFresh apart)
+// and sends no event; the counts of concurrent calls share a round trip
+// (turnBatch).
 func (s *Store) CountTurn(ctx context.Context, id string) (uint64, error) {
-	n, err := turnScript.Run(ctx, s.rdb, []string{s.key(id), s.turnKey(id)}, s.opts.IdleTimeout.Milliseconds()).Int64()
+	n, err := s.turns.count(ctx, id)
 	if err != nil {
 		s.cache.drop(id)
 		return 0, s.unavailable(ctx, "count a turn", err)
