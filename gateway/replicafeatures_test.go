@@ -383,6 +383,10 @@ func TestReplicasListTasks(t *testing.T) {
 		if note, _ := got.meta["plughost/partial"].(string); !strings.Contains(note, "replica "+replicaA) || !strings.Contains(note, "not connected") {
 			t.Errorf("tasks/list through B, A gone: _meta %v; want plughost/partial naming replica %s", got.meta, replicaA)
 		}
+		// Said once: the record forgets A, so the next list is whole.
+		if again := listTasks(t, b); len(again.ids) != 1 || again.meta["plughost/partial"] != nil {
+			t.Errorf("the next tasks/list through B: %v, _meta %v; want B's task and no partial note", again.ids, again.meta)
+		}
 	})
 
 	// The session read fails (503), or, read from B's copy, the request to

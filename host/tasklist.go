@@ -151,10 +151,12 @@ func (s *Session) allTasks(ctx context.Context) (TaskList, error) {
 	lists[0], errs[0] = s.LocalTasks(ctx)
 	wg.Wait()
 	var all TaskList
+	var gone []string
 	for i, l := range lists {
 		switch {
 		case i > 0 && errors.Is(errs[i], ErrReplicaUnreachable):
 			all.Missing = append(all.Missing, fmt.Sprintf("the tasks held by replica %s, which is %v", others[i-1], errs[i]))
+			gone = append(gone, others[i-1])
 			continue
 		case errs[i] != nil && i > 0:
 			return TaskList{}, fmt.Errorf("listing the tasks held by replica %s: %w", others[i-1], errs[i])
@@ -164,7 +166,31 @@ func (s *Session) allTasks(ctx context.Context) (TaskList, error) {
 		all.Tasks = append(all.Tasks, l.Tasks...)
 		all.Missing = append(all.Missing, l.Missing...)
 	}
+	s.forgetTaskReplicas(ctx, gone)
 	return all, nil
+}
+
+// forgetTaskReplicas drops replicas that did not get a tasks/list request
+// from the session's record, so that the answers after this one (which
+// says what is missing) do not ask them again: after a rollout the old
+// replicas are gone, and their tasks with them. A replica that had only
+// lost the store records itself again with its next task. A failure is
+// logged: the list was answered.
+func (s *Session) forgetTaskReplicas(ctx context.Context, gone []string) {
+	if len(gone) == 0 {
+		return
+	}
+	_, err := s.update(ctx, func(st *SessionRecord) error {
+		kept := slices.DeleteFunc(slices.Clone(st.TaskReplicas), func(r string) bool { return slices.Contains(gone, r) })
+		if len(kept) == len(st.TaskReplicas) {
+			return ErrSessionUnchanged
+		}
+		st.TaskReplicas = kept
+		return nil
+	})
+	if err != nil {
+		s.h.router.Logger().Warn("forgetting replicas that hold no tasks of the session failed", "replicas", gone, "error", err)
+	}
 }
 
 // taskPage is the tasks/list answer holding the tasks of all after the
