@@ -88,6 +88,7 @@ func New(h *host.Host, opts Options) *Gateway {
 	if g.rs = newRelayState(h); g.rs != nil {
 		g.askID = "plughost-" + g.rs.replica + "-" // one id per process: task ids name it too
 		h.SetElsewhere(g.elsewhere)
+		h.SetTasksElsewhere(g.tasksOn)
 	}
 	g.metrics = newMetrics(h)
 	// The method table: protocol features are added here, one handler each.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -27,9 +28,28 @@ const (
 
 // relayWait is a request of this replica's running on another.
 type relayWait struct {
-	x    *exchange
+	x    *exchange     // nil for a request of the gateway's own (tasksOn)
 	beat chan struct{} // a sign of life
 	done chan []byte   // the response
+}
+
+// wait registers a request of x's (nil: none of a client's) sent to
+// another replica, under a new relay id.
+func (rs *relayState) wait(x *exchange) (string, *relayWait) {
+	w := &relayWait{x: x, beat: make(chan struct{}, 1), done: make(chan []byte, 1)}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.seq++
+	rid := strconv.FormatUint(rs.seq, 10)
+	rs.waits[rid] = w
+	return rid, w
+}
+
+// unwait forgets request rid.
+func (rs *relayState) unwait(rid string) {
+	rs.mu.Lock()
+	delete(rs.waits, rid)
+	rs.mu.Unlock()
 }
 
 // ownerElsewhere returns the replica holding the task a tasks/* request
@@ -51,17 +71,8 @@ func (g *Gateway) ownerElsewhere(x *exchange) (string, bool) {
 // relayTo runs x's request on the replica owner and answers with what it
 // answered.
 func (g *Gateway) relayTo(ctx context.Context, x *exchange, owner string) (json.RawMessage, error) {
-	w := &relayWait{x: x, beat: make(chan struct{}, 1), done: make(chan []byte, 1)}
-	g.rs.mu.Lock()
-	g.rs.seq++
-	rid := strconv.FormatUint(g.rs.seq, 10)
-	g.rs.waits[rid] = w
-	g.rs.mu.Unlock()
-	defer func() {
-		g.rs.mu.Lock()
-		delete(g.rs.waits, rid)
-		g.rs.mu.Unlock()
-	}()
+	rid, w := g.rs.wait(x)
+	defer g.rs.unwait(rid)
 	req := encodeRequest(x.msg.ID, x.msg.Method, x.msg.Params)
 	delivered, err := g.rs.relay.Send(ctx, owner, relayEnvelope(relayRequest, []string{g.rs.replica, rid, sessionID(x.sess)}, req))
 	if err != nil {
@@ -70,17 +81,34 @@ func (g *Gateway) relayTo(ctx context.Context, x *exchange, owner string) (json.
 	if !delivered {
 		return nil, unreachable(x, owner, "is not connected to the session store (it stopped, or lost the store)")
 	}
+	resp, err := g.awaitRelayed(ctx, owner, rid, w)
+	if errors.Is(err, errSilent) {
+		return nil, unreachable(x, owner, err.Error())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return relayResult(resp, "the replica holding the task")
+}
+
+// errSilent: the replica running a request stopped giving signs of life.
+var errSilent = fmt.Errorf("stopped answering (no sign of life for %s)", relaySilence)
+
+// awaitRelayed waits for the response to request rid, which the replica
+// owner runs, or until owner gives no sign of life for relaySilence
+// (errSilent) or ctx ends; either way owner is told to give up.
+func (g *Gateway) awaitRelayed(ctx context.Context, owner, rid string, w *relayWait) ([]byte, error) {
 	silence := time.NewTimer(relaySilence)
 	defer silence.Stop()
 	for {
 		select {
 		case resp := <-w.done:
-			return relayResult(resp)
+			return resp, nil
 		case <-w.beat:
 			silence.Reset(relaySilence)
 		case <-silence.C:
 			g.cancelRelayed(owner, rid)
-			return nil, unreachable(x, owner, fmt.Sprintf("stopped answering (no sign of life for %s)", relaySilence))
+			return nil, errSilent
 		case <-ctx.Done():
 			g.cancelRelayed(owner, rid)
 			return nil, ctx.Err()
@@ -97,16 +125,17 @@ func unreachable(x *exchange, owner, why string) error {
 			"and ends with it: run the call again to create a new task", x.msg.Method, id, owner, why)}
 }
 
-// relayResult is the result or error of a response another replica sent.
-func relayResult(resp []byte) (json.RawMessage, error) {
+// relayResult is the result or error of a response another replica, who,
+// sent.
+func relayResult(resp []byte, who string) (json.RawMessage, error) {
 	msg, _, perr := parseMessage(resp)
 	if perr != nil {
-		return nil, fmt.Errorf("the replica holding the task answered with a malformed response: %s", perr.Message)
+		return nil, fmt.Errorf("%s answered with a malformed response: %s", who, perr.Message)
 	}
 	if len(msg.Error) > 0 {
 		var re rpcError
 		if err := json.Unmarshal(msg.Error, &re); err != nil {
-			return nil, fmt.Errorf("the replica holding the task answered with a malformed error: %w", err)
+			return nil, fmt.Errorf("%s answered with a malformed error: %w", who, err)
 		}
 		return nil, &re
 	}
@@ -135,7 +164,9 @@ func (g *Gateway) relayAnswered(rid string, kind byte, msg []byte) {
 	}
 	switch kind {
 	case relayMessage:
-		w.x.send(bytes.Clone(msg))
+		if w.x != nil {
+			w.x.send(bytes.Clone(msg))
+		}
 	case relayResponse:
 		select {
 		case w.done <- bytes.Clone(msg):
@@ -154,20 +185,28 @@ func (g *Gateway) relayCancelled(from, rid string) {
 	}
 }
 
+// serving registers request rid of replica from, run here, so that the
+// asker can cancel it (relayCancelled): its ctx ends then, or when done is
+// called.
+func (rs *relayState) serving(ctx context.Context, from, rid string) (_ context.Context, done func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	key := from + " " + rid
+	rs.mu.Lock()
+	rs.served[key] = cancel
+	rs.mu.Unlock()
+	return ctx, func() {
+		rs.mu.Lock()
+		delete(rs.served, key)
+		rs.mu.Unlock()
+		cancel()
+	}
+}
+
 // serveRelayed runs a request another replica sent for a task held here,
 // sending back what it sends its client and its response.
 func (g *Gateway) serveRelayed(ctx context.Context, from, rid, session string, raw []byte) {
-	ctx, cancel := context.WithCancel(ctx)
-	key := from + " " + rid
-	g.rs.mu.Lock()
-	g.rs.served[key] = cancel
-	g.rs.mu.Unlock()
-	defer func() {
-		g.rs.mu.Lock()
-		delete(g.rs.served, key)
-		g.rs.mu.Unlock()
-		cancel()
-	}()
+	ctx, done := g.rs.serving(ctx, from, rid)
+	defer done()
 	out := &relaySink{g: g, ctx: ctx, to: from, rid: rid}
 	msg, k, perr := parseMessage(bytes.Clone(raw))
 	if perr != nil || k != kindRequest {

@@ -23,6 +23,7 @@ const (
 	relayResponse  = 'r' // r <relay id> <msg>: the request's response
 	relayBeat      = 'b' // b <relay id>: the request still runs
 	relayCancel    = 'x' // x <from> <relay id>: the asker gave up on the request
+	relayTasks     = 't' // t <from> <relay id> <session>: list the session's tasks held here, answer from
 )
 
 // relayEnvelope encodes a message between replicas.
@@ -86,6 +87,10 @@ func (g *Gateway) relayed(ctx context.Context, b []byte) {
 	case relayRequest:
 		if f, msg, ok := relayFields(b, 3); ok {
 			go g.serveRelayed(ctx, f[0], f[1], f[2], msg)
+		}
+	case relayTasks:
+		if f, _, ok := relayFields(b, 3); ok {
+			go g.serveTasks(ctx, f[0], f[1], f[2])
 		}
 	case relayMessage, relayResponse, relayBeat:
 		if f, msg, ok := relayFields(b, 1); ok {

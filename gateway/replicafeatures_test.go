@@ -15,8 +15,8 @@ import (
 )
 
 // faithfulReplica starts a replica serving the test server "a" with
-// -faithful (resources, logging, progress, tasks), its sessions in Redis at
-// url, and returns its MCP URL and its store (closing it cuts the replica
+// -faithful (resources, logging, progress, tasks; tasks/list pages of
+// taskPage tasks), its sessions in Redis at url, and returns its MCP URL and its store (closing it cuts the replica
 // off from the others, as if it died).
 func faithfulReplica(t *testing.T, url string) (string, *redisstore.Store) {
 	t.Helper()
@@ -26,13 +26,17 @@ func faithfulReplica(t *testing.T, url string) (string, *redisstore.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	h := startHostWith(t, host.Options{SessionStore: store}, map[string]any{"a": testserver(nil, "-name", "a", "-faithful")},
+	h := startHostWith(t, host.Options{SessionStore: store, TaskListPage: taskPage}, map[string]any{"a": testserver(nil, "-name", "a", "-faithful")},
 		func(m map[string]any) {
 			m["gateway"] = map[string]any{"store": map[string]any{"type": "redis", "url": url, "prefix": prefix}}
 		})
 	mcpURL, _ := serveHTTP(t, h)
 	return mcpURL, store
 }
+
+// taskPage is the most tasks a tasks/list answer of the tests' replicas
+// holds: a few tasks take several pages.
+const taskPage = 2
 
 // sessionOn returns a client of the session of c that sends its requests
 // to the replica at url, and takes no event stream on its answers (so
@@ -229,4 +233,191 @@ func TestReplicasServeEveryFeature(t *testing.T) {
 			t.Errorf("tasks/get on B after A died: %s; want an error naming replica %s", got.body, replicaA)
 		}
 	})
+}
+
+// createTask makes a task-augmented call of mcp_a_slow sleeping ms through
+// c and returns the task's id.
+func createTask(t *testing.T, c *rawClient, ms int) string {
+	t.Helper()
+	r := c.request(1, "tools/call", fmt.Sprintf(`{"name":"mcp_a_slow","arguments":{"ms":%d},"task":{"ttl":120000}}`, ms))
+	var created struct {
+		Result struct{ Task struct{ TaskID string } }
+	}
+	if err := json.Unmarshal([]byte(lastEvent(r)), &created); err != nil || created.Result.Task.TaskID == "" {
+		t.Fatalf("a task-augmented call: %s", r.body)
+	}
+	return created.Result.Task.TaskID
+}
+
+// taskPages is what paging through tasks/list gave: the tasks' ids and
+// statuses in order, the number of pages, and the last page's _meta.
+type taskPages struct {
+	ids      []string
+	statuses map[string]string
+	pages    int
+	meta     map[string]any
+}
+
+// listTasks pages through tasks/list with c, failing on an error or a page
+// larger than taskPage.
+func listTasks(t *testing.T, c *rawClient) taskPages {
+	t.Helper()
+	got := taskPages{statuses: map[string]string{}}
+	cursor := ""
+	for got.pages < 50 {
+		params := `{}`
+		if cursor != "" {
+			params = fmt.Sprintf(`{"cursor":%q}`, cursor)
+		}
+		r := c.request(1, "tasks/list", params)
+		var page struct {
+			Result *struct {
+				Tasks []struct {
+					TaskID, Status string
+				}
+				NextCursor string
+				Meta       map[string]any `json:"_meta"`
+			}
+		}
+		if err := json.Unmarshal([]byte(lastEvent(r)), &page); err != nil || page.Result == nil {
+			t.Fatalf("tasks/list %s: %d %s", params, r.status, r.body)
+		}
+		got.pages++
+		if len(page.Result.Tasks) > taskPage {
+			t.Errorf("a tasks/list page of %d tasks; want at most %d", len(page.Result.Tasks), taskPage)
+		}
+		for _, task := range page.Result.Tasks {
+			got.ids = append(got.ids, task.TaskID)
+			got.statuses[task.TaskID] = task.Status
+		}
+		got.meta = page.Result.Meta
+		if cursor = page.Result.NextCursor; cursor == "" {
+			return got
+		}
+	}
+	t.Fatalf("tasks/list: more than %d pages", got.pages)
+	return got
+}
+
+// A session's tasks are listed on every replica, whichever replica created
+// them, page by page, with current statuses; another session's never.
+func TestReplicasListTasks(t *testing.T) {
+	integration(t)
+	srv := testredis.New(t)
+	urlA, storeA := faithfulReplica(t, srv.URL(0))
+	urlB, _ := faithfulReplica(t, srv.URL(0))
+	c := newRaw(t, urlA)
+	c.initialize()
+	a, b := sessionOn(c, urlA), sessionOn(c, urlB)
+	d := newRaw(t, urlB)
+	d.initialize()
+	dA, dB := sessionOn(d, urlA), sessionOn(d, urlB)
+
+	// c: two tasks on A, one on B, one more on A; d: one on each.
+	mine := []string{createTask(t, a, 10), createTask(t, a, 10), createTask(t, b, 10), createTask(t, a, 10)}
+	theirs := []string{createTask(t, dB, 10), createTask(t, dA, 10)}
+	for client, ids := range map[*rawClient][]string{b: mine, dB: theirs} { // every task done
+		for _, id := range ids {
+			if got := client.request(2, "tasks/result", fmt.Sprintf(`{"taskId":%q}`, id)); !strings.Contains(got.body, "slept 10ms") {
+				t.Fatalf("tasks/result of %s: %s", id, got.body)
+			}
+		}
+	}
+
+	t.Run("every replica lists the session's tasks of both, in order, page by page", func(t *testing.T) {
+		for name, client := range map[string]*rawClient{"A": a, "B": b} {
+			got := listTasks(t, client)
+			if !slices.Equal(got.ids, mine) {
+				t.Errorf("tasks/list through %s: %v; want the session's %v in the order it created them", name, got.ids, mine)
+			}
+			if want := (len(mine) + taskPage - 1) / taskPage; got.pages != want {
+				t.Errorf("tasks/list through %s took %d pages; want %d (%d tasks, %d a page)", name, got.pages, want, len(mine), taskPage)
+			}
+			for _, id := range mine {
+				if got.statuses[id] != "completed" {
+					t.Errorf("tasks/list through %s: %s is %q; want completed", name, id, got.statuses[id])
+				}
+			}
+			if got.meta != nil {
+				t.Errorf("tasks/list through %s: _meta %v; want none (nothing missing)", name, got.meta)
+			}
+		}
+	})
+
+	t.Run("another session's tasks are never listed", func(t *testing.T) {
+		for name, client := range map[string]*rawClient{"A": dA, "B": dB} {
+			if got := listTasks(t, client); !slices.Equal(got.ids, theirs) {
+				t.Errorf("the other session's tasks/list through %s: %v; want its own %v alone", name, got.ids, theirs)
+			}
+		}
+	})
+
+	t.Run("statuses are current", func(t *testing.T) {
+		id := createTask(t, a, 60000)
+		if got := listTasks(t, b); got.statuses[id] != "working" {
+			t.Errorf("a running task on A listed through B: %q; want working", got.statuses[id])
+		}
+		b.request(3, "tasks/cancel", fmt.Sprintf(`{"taskId":%q}`, id))
+		if got := listTasks(t, b); got.statuses[id] != "cancelled" {
+			t.Errorf("a cancelled task on A listed through B: %q; want cancelled", got.statuses[id])
+		}
+		mine = append(mine, id)
+	})
+
+	t.Run("a cursor tasks/list did not give", func(t *testing.T) {
+		for _, cursor := range []string{"nonsense!", "MTIz"} {
+			got := b.request(4, "tasks/list", fmt.Sprintf(`{"cursor":%q}`, cursor))
+			if code, msg := errorOf(t, got.msg(t)); code != -32602 || !strings.Contains(msg, "cursor") {
+				t.Errorf("tasks/list with cursor %q: %s; want -32602 naming the cursor", cursor, got.body)
+			}
+		}
+	})
+
+	t.Run("a replica holding tasks of the session is gone", func(t *testing.T) {
+		storeA.Close()
+		got := listTasks(t, b)
+		if len(got.ids) != 1 || got.ids[0] != mine[2] {
+			t.Errorf("tasks/list through B, A gone: %v; want B's task %s", got.ids, mine[2])
+		}
+		replicaA, _ := strings.CutPrefix(strings.Split(mine[0], "/")[0], "plughost-")
+		if note, _ := got.meta["plughost/partial"].(string); !strings.Contains(note, "replica "+replicaA) || !strings.Contains(note, "not connected") {
+			t.Errorf("tasks/list through B, A gone: _meta %v; want plughost/partial naming replica %s", got.meta, replicaA)
+		}
+		// Said once: the record forgets A, so the next list is whole.
+		if again := listTasks(t, b); len(again.ids) != 1 || again.meta["plughost/partial"] != nil {
+			t.Errorf("the next tasks/list through B: %v, _meta %v; want B's task and no partial note", again.ids, again.meta)
+		}
+	})
+
+	// The session read fails (503), or, read from B's copy, the request to
+	// the other replica does (a JSON-RPC error): either names the store.
+	t.Run("Redis down", func(t *testing.T) {
+		srv.Stop()
+		got := b.request(5, "tasks/list", `{}`)
+		if _, msg := errorOf(t, got.msg(t)); !strings.Contains(msg, "session store unavailable: redis at") {
+			t.Errorf("tasks/list with Redis down: %d %s; want an error naming the store", got.status, got.body)
+		}
+	})
+}
+
+// One replica on the memory store pages tasks/list the same way.
+func TestTasksListPagesOnOneReplica(t *testing.T) {
+	integration(t)
+	h := startHostWith(t, host.Options{TaskListPage: taskPage}, map[string]any{"a": testserver(nil, "-name", "a", "-faithful")}, nil)
+	url, _ := serveHTTP(t, h)
+	c := newRaw(t, url)
+	c.initialize()
+	other := newRaw(t, url)
+	other.initialize()
+	var mine []string
+	for range 3 {
+		mine = append(mine, createTask(t, c, 10))
+	}
+	theirs := createTask(t, other, 10)
+	if got := listTasks(t, c); !slices.Equal(got.ids, mine) || got.pages != 2 {
+		t.Errorf("tasks/list: %v in %d pages; want %v in 2", got.ids, got.pages, mine)
+	}
+	if got := listTasks(t, other); !slices.Equal(got.ids, []string{theirs}) {
+		t.Errorf("the other session's tasks/list: %v; want %s alone", got.ids, theirs)
+	}
 }

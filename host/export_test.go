@@ -4,6 +4,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/plughost/plughost/pluginapi"
@@ -36,4 +37,18 @@ func ServerState(h *Host, server string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TaskPage is the tasks/list answer of size tasks at most holding those
+// of all after cursor ("" for the first page).
+func TaskPage(all TaskList, cursor string, size int) (json.RawMessage, error) {
+	var after *taskCursor
+	if cursor != "" {
+		c, err := parseTaskCursor(cursor)
+		if err != nil {
+			return nil, err
+		}
+		after = &c
+	}
+	return taskPage(all, after, size), nil
 }

@@ -63,7 +63,7 @@ func (s *Session) request(ctx context.Context, method string, params json.RawMes
 	case "tasks/get", "tasks/result", "tasks/cancel":
 		return s.taskRequest(ctx, scope, method, params, opts)
 	case "tasks/list":
-		return s.listTasks(ctx, scope)
+		return s.listTasks(ctx, params)
 	}
 	if scope != "" {
 		to.server = scope

@@ -86,6 +86,9 @@ type Options struct {
 	// instead of a plugin executable (for tests, and for embedders that
 	// bring their own transport).
 	Transports map[string]pluginapi.Transport
+	// TaskListPage is the most tasks one tasks/list answer holds (the rest
+	// follow its nextCursor); 0 means DefaultTaskListPage.
+	TaskListPage int
 }
 
 // Host runs the configured MCP servers. Create it with New, then Start it;
@@ -111,6 +114,9 @@ type Host struct {
 	// diagnose asks a server's plugin for its diagnostics: Diagnostics, or
 	// a test's stand-in (SetDiagnosticsHook).
 	diagnose func(ctx context.Context, name string) (pluginapi.Diagnostics, bool)
+	// tasksElsewhere lists a session's tasks on another replica
+	// (SetTasksElsewhere); nil with one replica.
+	tasksElsewhere atomic.Pointer[TasksElsewhere]
 
 	viewMu sync.Mutex                     // serializes building views
 	viewAt atomic.Pointer[discovery.View] // the view of the current snapshot and rules

@@ -55,7 +55,7 @@ func (m *MemorySessionStore) Create(_ context.Context, id string, st SessionReco
 	if s, ok := m.sessions[id]; ok && !m.expired(s, now) {
 		return fmt.Errorf("session %q: %w", id, ErrSessionExists)
 	}
-	st.Format, st.Rev = SessionRecordFormat, 1
+	st.Format, st.Rev, st.Turn = SessionRecordFormat, 1, 0
 	if st.Created.IsZero() {
 		st.Created = now
 	}
@@ -91,11 +91,23 @@ func (m *MemorySessionStore) Update(_ context.Context, id string, fn func(*Sessi
 		}
 		return SessionRecord{}, err
 	}
-	next.Format, next.Rev = SessionRecordFormat, s.st.Rev+1
+	next.Format, next.Rev, next.Turn = SessionRecordFormat, s.st.Rev+1, s.st.Turn
 	s.st = next.Clone()
 	m.mu.Unlock()
 	m.notify(id, false)
 	return next, nil
+}
+
+// CountTurn implements SessionStore.
+func (m *MemorySessionStore) CountTurn(_ context.Context, id string) (uint64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s, err := m.live(id)
+	if err != nil {
+		return 0, err
+	}
+	s.st.Turn++
+	return s.st.Turn, nil
 }
 
 // Delete implements SessionStore.

@@ -23,10 +23,10 @@ func (h *Host) fingerprint(v *discovery.View, st SessionRecord) uint64 {
 		return 1
 	}
 	if st.Scope == "" && !rule.IsLimited() {
-		return v.Fingerprint(st.Discovery)
+		return v.Fingerprint(st.Unlocks())
 	}
 	if st.Scope == "" {
-		return v.FingerprintFor(st.Discovery, func(t registry.Tool) bool { return t.Server == "" || rule.Allows(t.Server, t.Name) }) | 1
+		return v.FingerprintFor(st.Unlocks(), func(t registry.Tool) bool { return t.Server == "" || rule.Allows(t.Server, t.Name) }) | 1
 	}
 	f := fnv.New64a()
 	var b [8]byte

@@ -159,7 +159,7 @@ func (s *Session) Visible(ctx context.Context) ([]registry.Tool, error) {
 	v := s.h.view()
 	var tools []registry.Tool
 	_, err = s.update(ctx, func(st *SessionRecord) error {
-		tools = allowedTools(v.Visible(st.Discovery), rule)
+		tools = allowedTools(v.Visible(st.Unlocks()), rule)
 		fp := s.h.fingerprint(v, *st)
 		if st.Listed == fp {
 			return ErrSessionUnchanged
@@ -180,16 +180,37 @@ func (s *Session) TakeListChange(ctx context.Context) (bool, error) {
 }
 
 // EndTurn marks the end of one conversational turn: tools unlocked by a
-// search stay visible for tools.mcp.discovery.ttl turns, counted here.
-// Unlocks of tools that no longer exist are dropped.
+// search stay visible for tools.mcp.discovery.ttl turns, counted here. A
+// session with nothing unlocked counts nothing; otherwise the turn is
+// counted beside the record (SessionStore.CountTurn), and the record is
+// rewritten only when an unlock runs out, so that every process sharing
+// the store sees the shorter list at once, or a tool unlocked is gone (its
+// unlock is dropped).
 func (s *Session) EndTurn(ctx context.Context) error {
+	st, err := s.h.sessions.Load(ctx, s.id)
+	if s.lazy && errors.Is(err, ErrSessionNotFound) {
+		return nil // never changed: nothing unlocked
+	}
+	if err != nil {
+		return err
+	}
+	before := st.Unlocks()
+	if len(before.Unlocked) == 0 {
+		return nil
+	}
+	if st.Turn, err = s.h.sessions.CountTurn(ctx, s.id); err != nil {
+		return err
+	}
 	v := s.h.view()
-	_, err := s.update(ctx, func(st *SessionRecord) error {
-		next := v.EndTurn(st.Discovery)
-		if next.Equal(st.Discovery) {
+	if after := st.Unlocks(); len(after.Unlocked) == len(before.Unlocked) && len(v.Prune(after).Unlocked) == len(after.Unlocked) {
+		return nil // nothing ran out, nothing is gone
+	}
+	_, err = s.update(ctx, func(st *SessionRecord) error {
+		now := v.Prune(st.Unlocks())
+		if now.Equal(st.Discovery) && st.DiscoveryTurn >= st.Turn {
 			return ErrSessionUnchanged
 		}
-		st.Discovery = next
+		st.SetUnlocks(now)
 		return nil
 	})
 	return err
@@ -416,17 +437,18 @@ func (s *Session) search(ctx context.Context, v *discovery.View, name string, ar
 	if len(found) > 0 {
 		newly := 0
 		_, err := s.update(ctx, func(st *SessionRecord) error {
-			next := v.Unlock(st.Discovery, found)
-			if next.Equal(st.Discovery) {
+			cur := st.Unlocks()
+			next := v.Unlock(cur, found)
+			if next.Equal(cur) {
 				return ErrSessionUnchanged
 			}
 			newly = 0
 			for _, n := range found {
-				if !st.Discovery.IsUnlocked(n) {
+				if !cur.IsUnlocked(n) {
 					newly++
 				}
 			}
-			st.Discovery = next
+			st.SetUnlocks(next)
 			return nil
 		})
 		if err != nil {
@@ -447,11 +469,13 @@ func (s *Session) use(ctx context.Context, v *discovery.View, tool registry.Tool
 	}
 	unlocked := false
 	_, err := s.update(ctx, func(st *SessionRecord) error {
-		next, now := v.Use(st.Discovery, tool)
-		if next.Equal(st.Discovery) {
+		cur := st.Unlocks()
+		next, now := v.Use(cur, tool)
+		if next.Equal(cur) {
 			return ErrSessionUnchanged
 		}
-		st.Discovery, unlocked = next, now
+		st.SetUnlocks(next)
+		unlocked = now
 		return nil
 	})
 	if err != nil {

@@ -200,7 +200,7 @@ func TestUnlocksSurviveToolChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(map[string]int{"mcp_gh_tool_0": 4}, st.Discovery.Unlocked); diff != "" {
+	if diff := cmp.Diff(map[string]int{"mcp_gh_tool_0": 4}, st.Unlocks().Unlocked); diff != "" {
 		t.Errorf("unlocks after the change (-want +got):\n%s", diff)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/plughost/plughost/host/discovery"
@@ -28,8 +29,21 @@ type SessionRecord struct {
 	Rev uint64 `json:"rev"`
 	// Created is when the session began.
 	Created time.Time `json:"created"`
-	// Discovery is what the session unlocked, for how many turns.
+	// Discovery is what the session unlocked, for how many turns, as of
+	// its turn DiscoveryTurn: read it with Unlocks, write it with
+	// SetUnlocks, which count the turns ended since.
 	Discovery discovery.Unlocks `json:"discovery"`
+	// DiscoveryTurn is the session's turn count when Discovery was
+	// written.
+	DiscoveryTurn uint64 `json:"turn,omitempty"`
+	// Turn is how many turns the session ended (SessionStore.CountTurn)
+	// as the store knew when it returned the record: the store keeps the
+	// count beside the record, so ending a turn changes no record and
+	// sends no change report. The Update function that writes sees the
+	// current count; Load and an Update that changes nothing may see
+	// another process's counts late, until that process rewrites the
+	// record because an unlock ran out (Session.EndTurn).
+	Turn uint64 `json:"-"`
 	// Listed identifies the tool list the session's client last learned
 	// of (its tools/list, or a list_changed it was sent), so a front end
 	// tells the client exactly when its list changed (Session.TakeListChange).
@@ -53,6 +67,24 @@ type SessionRecord struct {
 	// Stream is the replica holding the client's event stream (GET /mcp),
 	// when replicas share the store and one holds it (see ReplicaStore).
 	Stream string `json:"stream,omitempty"`
+	// TaskReplicas are the replicas on which the session may hold tasks
+	// (those that took a task-augmented call of it), oldest first, when
+	// replicas share the store: tasks/list asks each of them.
+	TaskReplicas []string `json:"task_replicas,omitempty"`
+}
+
+// Unlocks returns what the session has unlocked now: Discovery, with the
+// turns ended since it was written counted off.
+func (st SessionRecord) Unlocks() discovery.Unlocks {
+	if st.Turn <= st.DiscoveryTurn {
+		return st.Discovery
+	}
+	return st.Discovery.Advance(st.Turn - st.DiscoveryTurn)
+}
+
+// SetUnlocks records u as what the session has unlocked now.
+func (st *SessionRecord) SetUnlocks(u discovery.Unlocks) {
+	st.Discovery, st.DiscoveryTurn = u, max(st.Turn, st.DiscoveryTurn)
 }
 
 // Clone returns a copy sharing nothing a transition could modify.
@@ -60,6 +92,7 @@ func (st SessionRecord) Clone() SessionRecord {
 	if st.Discovery.Unlocked != nil {
 		st.Discovery.Unlocked = maps.Clone(st.Discovery.Unlocked)
 	}
+	st.TaskReplicas = slices.Clone(st.TaskReplicas)
 	return st
 }
 
@@ -103,6 +136,11 @@ type SessionStore interface {
 	// Update always applies fn to the latest state (an fn that changes
 	// nothing may see a copy as Load does).
 	Update(ctx context.Context, id string, fn func(*SessionRecord) error) (SessionRecord, error)
+	// CountTurn ends one turn of a session: it adds one to the session's
+	// turn count (SessionRecord.Turn) and returns the new count, or
+	// ErrSessionNotFound. It changes no record: no Rev, no change report.
+	// Counting counts as activity for idle expiry.
+	CountTurn(ctx context.Context, id string) (uint64, error)
 	// Delete ends a session; deleting a missing one is no error.
 	Delete(ctx context.Context, id string) error
 	// Watch reports changed and ended sessions (by any process sharing the

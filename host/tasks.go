@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/plughost/plughost/host/callresult"
 	"github.com/plughost/plughost/host/shaping"
@@ -39,6 +38,9 @@ func (s *Session) callTask(ctx context.Context, scope string, call shaping.Call,
 		params = append(params, opts.Meta...)
 	}
 	params = append(params, '}')
+	if err := s.noteTaskReplica(ctx); err != nil {
+		return CallResult{}, err
+	}
 	c := s.h.router.BeginTask(s.id, scope, call.Server, opts.Handlers)
 	defer s.h.router.EndTask(c)
 	raw, err := s.forward(ctx, scope, call.Server, "tools/call", params, opts)
@@ -104,44 +106,6 @@ func (s *Session) taskRequest(ctx context.Context, scope, method string, params 
 
 func unknownTask(id string) *RPCError {
 	return &RPCError{Code: codeInvalidParams, Message: fmt.Sprintf("unknown task %q: no task of this session has that id", id)}
-}
-
-// listTasks answers tasks/list: the tasks of the session's scope that the
-// session created, from every server that lists tasks (a server that
-// fails is left out and logged).
-func (s *Session) listTasks(ctx context.Context, scope string) (json.RawMessage, error) {
-	var b strings.Builder
-	b.WriteString(`{"tasks":[`)
-	n := 0
-	for _, server := range s.h.st().order {
-		if scope != "" && server != scope {
-			continue
-		}
-		if c, ok := s.h.serverCaps(server); !ok || c.Tasks == nil || c.Tasks.List == nil {
-			continue
-		}
-		items, err := s.h.router.ListAll(ctx, server, "tasks/list", "tasks")
-		if err != nil {
-			s.h.router.Logger().Warn("listing tasks failed; leaving the server out", "server", server, "error", err)
-			continue
-		}
-		for _, it := range items {
-			id, _ := rawjson.String(it, "taskId")
-			if _, mine := s.h.router.OwnedTask(s.id, server, id); !mine {
-				continue
-			}
-			if clientID := s.h.router.ClientTaskIDFor(scope, server, id); clientID != id {
-				it, _ = rawjson.Replace(it, quote(clientID), "taskId")
-			}
-			if n > 0 {
-				b.WriteByte(',')
-			}
-			n++
-			b.Write(it)
-		}
-	}
-	b.WriteString(`]}`)
-	return json.RawMessage(b.String()), nil
 }
 
 // shapeFetched decodes a tools/call result fetched outside a call (a task's

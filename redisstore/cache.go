@@ -53,6 +53,9 @@ type cacheEntry struct {
 	stale bool      // an event contradicted raw, or it was read unsure
 	at    time.Time // the last round trip that returned or wrote raw
 	own   []string  // write ids of this store's latest writes
+	// turn is the session's turn count as last seen (a read, a
+	// compare-and-swap, CountTurn): the record returned carries it.
+	turn uint64
 }
 
 func newSessionCache(max int, fresh time.Duration, now func() time.Time) *sessionCache {
@@ -90,14 +93,17 @@ func (c *sessionCache) begin(id, own string) (rec host.SessionRecord, raw string
 		return host.SessionRecord{}, "", false, false, t
 	}
 	current = c.live && !e.stale && e.epoch == c.epoch && c.now().Sub(e.at) < c.fresh
-	return e.rec.Clone(), e.raw, true, current, t
+	rec = e.rec.Clone()
+	rec.Turn = e.turn
+	return rec, e.raw, true, current, t
 }
 
 // put records raw (decoded rec), just read from or written to Redis by the
 // round trip t began: current unless another writer's change was reported
 // since, or the subscription was lost or came back. sure is false for a
 // value Redis returned as a compare-and-swap's loser, which is current but
-// whose TTL the script did not renew.
+// whose TTL the script did not renew. rec.Turn is the turn count Redis
+// returned with raw.
 func (c *sessionCache) put(id string, t ticket, raw string, rec host.SessionRecord, sure bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -110,6 +116,17 @@ func (c *sessionCache) put(id string, t ticket, raw string, rec host.SessionReco
 	e.raw, e.rec, e.ok = raw, rec.Clone(), true
 	e.stale = !sure || e != t.e || e.gen != t.gen || c.epoch != t.epoch
 	e.epoch, e.at = c.epoch, c.now()
+	e.turn = rec.Turn
+}
+
+// sawTurn records a session's turn count, just returned by CountTurn
+// (concurrent counts may return out of order: the highest counts).
+func (c *sessionCache) sawTurn(id string, turn uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.m[id]; e != nil {
+		e.turn = max(e.turn, turn)
+	}
 }
 
 // drop forgets a session (it ended, or a round trip failed).

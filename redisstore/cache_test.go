@@ -115,8 +115,8 @@ func TestKnownCurrentCostsOneScript(t *testing.T) {
 		if _, err := s.Update(ctx, "s", setListed(uint64(i+1))); err != nil {
 			t.Fatal(err)
 		}
-		if got, want := delta(before, calls(t, srv)), "evalsha×1 get×1 publish×1 set×1"; got != want {
-			t.Errorf("call %d: Redis ran %q; want one script: %q (its GET, SET and PUBLISH included)", i, got, want)
+		if got, want := delta(before, calls(t, srv)), "evalsha×1 get×2 publish×1 set×1"; got != want {
+			t.Errorf("call %d: Redis ran %q; want one script: %q (its GETs of the value and the turn count, SET and PUBLISH included)", i, got, want)
 		}
 		// The write's own event arrives; the copy stays trusted.
 		testwait.Eventually(t, 10*time.Second, "the write's own event", func() bool { return s.cache.eventCount() > events })
@@ -154,7 +154,7 @@ func TestAnotherWritersEventUpdatesTheCopy(t *testing.T) {
 	if st, err := a.Update(ctx, "s", setListed(8)); err != nil || st.Listed != 8 {
 		t.Errorf("a's update after b's write: %+v %v", st, err)
 	}
-	if got, want := delta(before, calls(t, srv)), "evalsha×1 get×1 publish×1 set×1"; got != want {
+	if got, want := delta(before, calls(t, srv)), "evalsha×1 get×2 publish×1 set×1"; got != want {
 		t.Errorf("a's load and update after b's event ran %q; want the update's script alone: %q", got, want)
 	}
 	if err := b.Delete(ctx, "s"); err != nil {
@@ -192,5 +192,47 @@ func TestRestartDistrustsTheCopy(t *testing.T) {
 	})
 	if _, err := s.Load(ctx, "s"); !errors.Is(err, host.ErrSessionNotFound) {
 		t.Errorf("load after a restart that lost the session: %v, want ErrSessionNotFound", err)
+	}
+}
+
+// A turn is one script — the session's existence checked, the count raised
+// and its TTL renewed — with no PUBLISH: ending a turn rewrites no record
+// and sends no event. Deleting the session deletes its count.
+func TestATurnIsOneScriptAndNoEvent(t *testing.T) {
+	srv := testredis.New(t)
+	s := openStore(t, srv.URL(0), "turn:")
+	ctx := context.Background()
+	if err := s.Create(ctx, "s", host.SessionRecord{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CountTurn(ctx, "s"); err != nil { // the script loaded
+		t.Fatal(err)
+	}
+	before := calls(t, srv)
+	if n, err := s.CountTurn(ctx, "s"); err != nil || n != 2 {
+		t.Fatalf("second turn: %d %v, want 2", n, err)
+	}
+	if got, want := delta(before, calls(t, srv)), "evalsha×1 exists×1 incr×1 pexpire×1"; got != want {
+		t.Errorf("a turn ran %q, want %q", got, want)
+	}
+	if st, err := s.Load(ctx, "s"); err != nil || st.Turn != 2 || st.Rev != 1 {
+		t.Errorf("after two turns: turn %d rev %d %v, want turn 2 rev 1", st.Turn, st.Rev, err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer rdb.Close()
+	if ttl := rdb.PTTL(ctx, "turn:turn:s").Val(); ttl <= 0 || ttl > time.Minute {
+		t.Errorf("the count's TTL is %v, want the session's idle timeout", ttl)
+	}
+	if err := s.Delete(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if n := rdb.Exists(ctx, "turn:turn:s").Val(); n != 0 {
+		t.Error("the count outlived its deleted session")
+	}
+	if _, err := s.CountTurn(ctx, "s"); !errors.Is(err, host.ErrSessionNotFound) {
+		t.Errorf("a turn of a deleted session: %v, want ErrSessionNotFound", err)
+	}
+	if n := rdb.Exists(ctx, "turn:turn:s").Val(); n != 0 {
+		t.Error("a turn of a deleted session left a count behind")
 	}
 }

@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -64,6 +65,8 @@ type Store struct {
 	bus *bus
 	// health is what Check remembers between calls.
 	health *health
+	// turns sends CountTurn's scripts, those of concurrent calls together.
+	turns  *turnBatch
 	closed chan struct{}
 	once   sync.Once
 }
@@ -114,6 +117,7 @@ func Open(o Options) (*Store, error) {
 	ro.OnConnect = func(context.Context, *redis.Conn) error { cache.distrust(); return nil }
 	s := &Store{opts: o, rdb: redis.NewClient(ro), logger: o.Logger, channel: o.Prefix + "events",
 		instance: strconv.FormatUint(rand.Uint64(), 36), cache: cache, bus: newBus(), health: &health{}, closed: make(chan struct{})}
+	s.turns = &turnBatch{send: s.sendTurns}
 	go s.run()
 	return s, nil
 }
@@ -148,6 +152,9 @@ func (s *Store) Ping(ctx context.Context) error {
 
 func (s *Store) key(id string) string { return s.opts.Prefix + "session:" + id }
 
+// turnKey holds a session's turn count (CountTurn), beside its record.
+func (s *Store) turnKey(id string) string { return s.opts.Prefix + "turn:" + id }
+
 // Create implements host.SessionStore.
 func (s *Store) Create(ctx context.Context, id string, st host.SessionRecord) error {
 	st.Format, st.Rev = host.SessionRecordFormat, 1
@@ -177,35 +184,45 @@ func (s *Store) Load(ctx context.Context, id string) (host.SessionRecord, error)
 	if current {
 		return rec, nil
 	}
-	raw, err := s.read(ctx, id)
+	raw, turn, err := s.read(ctx, id)
 	if err != nil {
 		return host.SessionRecord{}, err
 	}
 	st, err := s.decode(id, raw)
 	if err == nil {
+		st.Turn = turn
 		s.cache.put(id, t, raw, st, true)
 	}
 	return st, err
 }
 
-// read returns a session's stored value, renewing its TTL.
-func (s *Store) read(ctx context.Context, id string) (string, error) {
-	var cmd *redis.StringCmd
-	if s.opts.IdleTimeout > 0 {
-		cmd = s.rdb.GetEx(ctx, s.key(id), s.opts.IdleTimeout)
-	} else {
-		cmd = s.rdb.Get(ctx, s.key(id))
-	}
-	raw, err := cmd.Result()
-	if errors.Is(err, redis.Nil) {
+// read returns a session's stored value and its turn count, renewing the
+// TTL of both: one round trip.
+func (s *Store) read(ctx context.Context, id string) (string, uint64, error) {
+	var value, turn *redis.StringCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		if s.opts.IdleTimeout > 0 {
+			value, turn = p.GetEx(ctx, s.key(id), s.opts.IdleTimeout), p.GetEx(ctx, s.turnKey(id), s.opts.IdleTimeout)
+		} else {
+			value, turn = p.Get(ctx, s.key(id)), p.Get(ctx, s.turnKey(id))
+		}
+		return nil
+	})
+	raw, rerr := value.Result()
+	if errors.Is(rerr, redis.Nil) {
 		s.cache.drop(id)
-		return "", fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
+		return "", 0, fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, redis.Nil) || rerr != nil {
 		s.cache.drop(id)
-		return "", s.unavailable(ctx, "load session", err)
+		return "", 0, s.unavailable(ctx, "load session", cmp.Or(rerr, err))
 	}
-	return raw, nil
+	n, err := turn.Uint64()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		s.cache.drop(id)
+		return "", 0, s.unavailable(ctx, "load session", err)
+	}
+	return raw, n, nil
 }
 
 // Update implements host.SessionStore: apply fn to the session's value and
@@ -219,12 +236,14 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionReco
 	cur, raw, ok, verified, t := s.cache.begin(id, "")
 	if !ok {
 		var err error
-		if raw, err = s.read(ctx, id); err != nil {
+		var turn uint64
+		if raw, turn, err = s.read(ctx, id); err != nil {
 			return host.SessionRecord{}, err
 		}
 		if cur, err = s.decode(id, raw); err != nil {
 			return host.SessionRecord{}, err
 		}
+		cur.Turn = turn
 		s.cache.put(id, t, raw, cur, true)
 		verified = true
 	}
@@ -246,7 +265,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionReco
 			}
 		}
 		_, _, _, _, t = s.cache.begin(id, writeIDOf(value))
-		won, current, err := s.swap(ctx, id, raw, value)
+		won, current, turn, err := s.swap(ctx, id, raw, cur.Turn, value)
 		switch {
 		case err != nil:
 			s.cache.drop(id)
@@ -263,6 +282,7 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*host.SessionReco
 			s.cache.drop(id)
 			return host.SessionRecord{}, err
 		}
+		cur.Turn = turn
 		s.cache.put(id, t, raw, cur, false) // current, but the TTL was not renewed
 		if attempt >= 2 {
 			// Many writers on one session: wait a random moment, growing,
@@ -284,32 +304,56 @@ func writeIDOf(value string) string {
 	return value[:writeIDLen]
 }
 
-// swap writes value if the session still holds old (value "": only checks
-// it and renews the TTL); otherwise it returns what the session holds now.
-// A swap whose reply was lost and that go-redis retried finds its own
-// value: that is a win.
-func (s *Store) swap(ctx context.Context, id, old, value string) (won bool, current string, err error) {
-	reply, err := casScript.Run(ctx, s.rdb, []string{s.key(id)},
-		writeIDOf(old), value, s.opts.IdleTimeout.Milliseconds(), s.channel, eventChanged+id+" ").Result()
+// swap writes value if the session still holds old and its turn count is
+// still turn (value "": only checks them and renews the TTL); otherwise it
+// returns what the session holds now and its count. A swap whose reply was
+// lost and that go-redis retried finds its own value: that is a win.
+func (s *Store) swap(ctx context.Context, id, old string, turn uint64, value string) (won bool, current string, now uint64, err error) {
+	reply, err := casScript.Run(ctx, s.rdb, []string{s.key(id), s.turnKey(id)},
+		writeIDOf(old), value, s.opts.IdleTimeout.Milliseconds(), s.channel, eventChanged+id+" ", turn).Result()
 	if err != nil {
-		return false, "", s.unavailable(ctx, "update session", err)
+		return false, "", 0, s.unavailable(ctx, "update session", err)
 	}
 	switch r := reply.(type) {
 	case int64:
 		if r == 0 {
-			return false, "", fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
+			return false, "", 0, fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
 		}
-		return true, value, nil
-	case string:
-		return value != "" && r == value, r, nil
+		return true, value, turn, nil
+	case []any:
+		if len(r) == 2 {
+			current, ok1 := r[0].(string)
+			now, ok2 := r[1].(int64)
+			if ok1 && ok2 && now >= 0 {
+				return value != "" && current == value, current, uint64(now), nil
+			}
+		}
 	}
-	return false, "", fmt.Errorf("session %q: unexpected reply %T from the update script", id, reply)
+	return false, "", 0, fmt.Errorf("session %q: unexpected reply %v from the update script", id, reply)
+}
+
+// CountTurn implements host.SessionStore: one script, which renews the
+// count's TTL (the record's is renewed by Load, at most maxFresh apart)
+// and sends no event; the counts of concurrent calls share a round trip
+// (turnBatch).
+func (s *Store) CountTurn(ctx context.Context, id string) (uint64, error) {
+	n, err := s.turns.count(ctx, id)
+	if err != nil {
+		s.cache.drop(id)
+		return 0, s.unavailable(ctx, "count a turn", err)
+	}
+	if n < 0 {
+		s.cache.drop(id)
+		return 0, fmt.Errorf("session %q: %w", id, host.ErrSessionNotFound)
+	}
+	s.cache.sawTurn(id, uint64(n))
+	return uint64(n), nil
 }
 
 // Delete implements host.SessionStore.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	s.cache.drop(id)
-	if err := deleteScript.Run(ctx, s.rdb, []string{s.key(id)}, s.channel, eventEnded+id).Err(); err != nil {
+	if err := deleteScript.Run(ctx, s.rdb, []string{s.key(id), s.turnKey(id)}, s.channel, eventEnded+id).Err(); err != nil {
 		return s.unavailable(ctx, "delete session", err)
 	}
 	return nil
@@ -357,15 +401,17 @@ func (s *Store) decode(id, raw string) (host.SessionRecord, error) {
 	return st, nil
 }
 
-// casScript: KEYS[1] the session; ARGV: the write id of the value expected
-// (every write has its own), the new value ("": none, only check), the TTL
-// in ms (0: none), the event channel, the event (the new value is appended
-// to it). Returns 0 when the session is gone, 1 when written (or checked),
-// else the value it holds now.
+// casScript: KEYS[1] the session, KEYS[2] its turn count; ARGV: the write
+// id of the value expected (every write has its own), the new value ("":
+// none, only check), the TTL in ms (0: none), the event channel, the event
+// (the new value is appended to it), the turn count expected. Returns 0
+// when the session is gone, 1 when written (or checked), else the value it
+// holds now and its turn count.
 var casScript = redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if not cur then return 0 end
-if string.sub(cur, 1, ` + strconv.Itoa(writeIDLen) + `) ~= ARGV[1] then return cur end
+local turn = tonumber(redis.call('GET', KEYS[2]) or '0')
+if string.sub(cur, 1, ` + strconv.Itoa(writeIDLen) + `) ~= ARGV[1] or turn ~= tonumber(ARGV[6]) then return {cur, turn} end
 if ARGV[2] == '' then
   if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
   return 1
@@ -379,10 +425,22 @@ redis.call('PUBLISH', ARGV[4], ARGV[5] .. ARGV[2])
 return 1
 `)
 
-// deleteScript: KEYS[1] the session; ARGV: the event channel, the event.
+// deleteScript: KEYS[1] the session, KEYS[2] its turn count; ARGV: the
+// event channel, the event.
 var deleteScript = redis.NewScript(`
+redis.call('DEL', KEYS[2])
 if redis.call('DEL', KEYS[1]) == 1 then redis.call('PUBLISH', ARGV[1], ARGV[2]) end
 return 1
+`)
+
+// turnScript: KEYS[1] the session, KEYS[2] its turn count; ARGV[1] the TTL
+// in ms (0: none). Returns the new count, or -1 when the session is gone
+// (so a turn ending after a delete leaves no count behind).
+var turnScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local n = redis.call('INCR', KEYS[2])
+if tonumber(ARGV[1]) > 0 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+return n
 `)
 
 // RouteClientLogs sends the go-redis client's own log lines (one per failed

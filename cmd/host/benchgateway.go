@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +24,7 @@ func newBenchGatewayCommand(g *globals) *cobra.Command {
 	var sessions, perSession, calls, scaleServers, scaleTools, rounds, memSessions int
 	var memCatalogs []int
 	var asJSON bool
+	var cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "gateway",
 		Short: "Load-test the MCP gateway: concurrent sessions, throughput, latency, overhead, catalog size, session memory",
@@ -59,7 +61,15 @@ The process uses serve's GC setting (GOGC 400 unless GOGC is set).`,
 				Sessions: sessions, CallsPerSession: perSession, EchoArg: "text", Rounds: rounds,
 			}
 			var rep gatewayBenchReport
-			if rep.Load, err = bench.GatewayLoad(cmd.Context(), o); err != nil {
+			stopProfile, err := startCPUProfile(cpuProfile)
+			if err != nil {
+				return err
+			}
+			rep.Load, err = bench.GatewayLoad(cmd.Context(), o)
+			if perr := stopProfile(); err == nil {
+				err = perr
+			}
+			if err != nil {
 				return err
 			}
 			if scaleServers > 0 {
@@ -101,6 +111,7 @@ The process uses serve's GC setting (GOGC 400 unless GOGC is set).`,
 	cmd.Flags().IntVar(&memSessions, "memory-sessions", 1000, "sessions opened per memory measurement (0 skips it)")
 	cmd.Flags().IntSliceVar(&memCatalogs, "memory-catalog", []int{1000, 20000}, "catalog sizes of the memory measurement")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the load comparison to this file (the gateway runs in this process, beside the load's clients: read it with go tool pprof -focus 'plughost/(gateway|host|frontdoor)')")
 	return cmd
 }
 
@@ -141,4 +152,27 @@ func printGatewayBench(w io.Writer, rep gatewayBenchReport) {
 				m.Catalog, m.Sessions, mode+":", float64(m.HeapBytes)/1e6, float64(m.PerSession)/1e3)
 		}
 	}
+}
+
+// startCPUProfile starts a CPU profile of this process into path ("": none)
+// and returns what stops it and closes the file.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("--cpuprofile %s: %w", path, err)
+		}
+		return nil
+	}, nil
 }

@@ -32,9 +32,12 @@ answers are checked, each call sent to a replica at random. In one run it measur
   - the CPU time (from /proc) each setup's processes spend per 1,000 calls — the
     replicas' own (serve and plugins), their MCP servers', redis-server's — and from
     it the calls/s at which one Redis core saturates and the replica cores that takes;
-  - with --share S (root: a writable cgroup hierarchy), 1, 2 and 3 replicas on one
-    Redis with each replica held to S CPUs by a cgroup of its own, alternating rounds:
-    whether replicas add capacity when each has its own CPU.`,
+  - with --share S (root: a writable cgroup hierarchy), one replica with the in-memory
+    store, then 1, 2 and 3 replicas on one Redis, each replica held to S CPUs by a
+    cgroup of its own, alternating rounds: what Redis costs a replica when redis-server
+    does not share its CPU, and whether replicas add capacity when each has its own;
+  - with --cpuprofile DIR, a CPU profile of the memory and the Redis replica's serve
+    process under the same load (go tool pprof DIR/redis.pprof).`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			exe, err := os.Executable()
@@ -63,6 +66,8 @@ answers are checked, each call sent to a replica at random. In one run it measur
 	cmd.Flags().IntVar(&o.Rounds, "rounds", 3, "load rounds per setup, alternating")
 	cmd.Flags().IntVar(&o.Calls, "calls", 2000, "calls per store in the per-call comparison")
 	cmd.Flags().IntVar(&o.MemorySessions, "memory-sessions", 1000, "sessions of the Redis memory measurement")
+	cmd.Flags().StringVar(&o.ProfileDir, "cpuprofile", "", "also write CPU profiles of the memory and the Redis replica's serve process under the same load into this folder (memory.pprof, redis.pprof)")
+	cmd.Flags().IntVar(&o.ProfileSeconds, "profile-seconds", 10, "length of each --cpuprofile profile")
 	cmd.Flags().Float64Var(&o.Share, "share", 0, "also measure 1, 2 and 3 replicas each held to this many CPUs (e.g. 0.3; needs root for cgroups)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
@@ -87,9 +92,14 @@ func printReplicasBench(w io.Writer, o bench.ReplicasOptions, r bench.ReplicasRe
 	}
 	if len(r.Scaling) > 0 {
 		fmt.Fprintf(w, "scaling: each replica held to %.2g CPUs by a cgroup of its own, one Redis, median of %d alternating rounds\n", o.Share, max(o.Rounds, 1))
+		one, mem := scalingBases(r.Scaling)
 		for _, s := range r.Scaling {
-			fmt.Fprintf(w, "  %-28s %6.0f calls/s (%.2f× one replica)   p50 %s  p99 %s   lost %d  mismatched %d   rounds %.0f\n",
-				s.Name+":", s.Throughput, s.Throughput/r.Scaling[0].Throughput, ms(s.Latency.P50), ms(s.Latency.P99), s.Lost, s.Mismatched, s.Rounds)
+			rel := fmt.Sprintf("%.2f× one Redis replica", s.Throughput/one)
+			if s.Store == "memory" {
+				rel = fmt.Sprintf("one Redis replica serves %.2f× this", one/mem)
+			}
+			fmt.Fprintf(w, "  %-32s %6.0f calls/s (%s)   p50 %s  p99 %s   lost %d  mismatched %d   rounds %.0f\n",
+				s.Name+":", s.Throughput, rel, ms(s.Latency.P50), ms(s.Latency.P99), s.Lost, s.Mismatched, s.Rounds)
 		}
 	}
 	if r.ScalingError != "" {
@@ -103,4 +113,18 @@ func printReplicasBench(w io.Writer, o bench.ReplicasOptions, r bench.ReplicasRe
 	fmt.Fprintf(w, "  Redis commands per tools/call: %.1f\n", r.CommandsPerCall)
 	fmt.Fprintf(w, "Redis memory per session (initialize + one unlock): %.0f bytes (value %d bytes, MEMORY USAGE of the key %d bytes)\n",
 		r.BytesPerSession, r.ValueBytes, r.KeyBytes)
+}
+
+// scalingBases returns the calls/s of the one-replica Redis and in-memory
+// setups among the scaling figures.
+func scalingBases(scaling []bench.SetupStats) (redis, memory float64) {
+	for _, s := range scaling {
+		switch {
+		case s.Store == "memory":
+			memory = s.Throughput
+		case s.Replicas == 1 && redis == 0:
+			redis = s.Throughput
+		}
+	}
+	return redis, memory
 }

@@ -181,3 +181,23 @@ func wantContains(t *testing.T, what, s string, subs ...string) {
 		}
 	}
 }
+
+// bench gateway --cpuprofile writes a CPU profile of its load comparison,
+// readable only by its owner.
+func TestBenchGatewayCPUProfile(t *testing.T) {
+	c := newCLI(t)
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "gateway.pprof")
+	r := c.run(t, "bench", "gateway", "--sessions", "2", "--per-session", "5", "--calls", "10", "--rounds", "1",
+		"--scale-servers", "0", "--memory-sessions", "0", "--cpuprofile", path)
+	if r.code != 0 || !strings.Contains(r.stdout, "lost: 0") {
+		t.Fatalf("bench gateway: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("the profile: %d bytes, %v; want a gzipped profile", len(b), err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the profile's mode is %v, want 0600", fi.Mode().Perm())
+	}
+}

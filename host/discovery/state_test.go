@@ -62,7 +62,7 @@ func TestTTLAgeing(t *testing.T) {
 					}
 					st = v.Unlock(st, found)
 				case "end":
-					st = v.EndTurn(st)
+					st = v.Prune(st.NextTurn())
 				case "use":
 					st = st.Renew(c.ttl, issue)
 				case "use-other":
@@ -90,9 +90,9 @@ func TestTransitionsArePure(t *testing.T) {
 	query, _ := v.Lookup("mcp_postgres_query")
 	used, _ := v.Use(aged, query)
 	for name, c := range map[string]struct{ from, next Unlocks }{
-		"search": {start, found}, "end of turn": {start, v.EndTurn(start)}, "unlock": {start, start.Unlock(5, issue)},
+		"search": {start, found}, "end of turn": {start, v.Prune(start.NextTurn())}, "unlock": {start, start.Unlock(5, issue)},
 		"renew": {aged, aged.Renew(2, "mcp_postgres_query")}, "use": {aged, used},
-		"keep": {start, start.Keep(func(string) bool { return false })},
+		"keep": {start, start.Keep(func(string) bool { return false })}, "advance": {start, start.Advance(1)},
 	} {
 		if !start.Equal(keep) || aged.Unlocked["mcp_postgres_query"] != 1 {
 			t.Fatalf("%s changed the state it started from: %v %v", name, start.Unlocked, aged.Unlocked)
@@ -143,31 +143,45 @@ func TestUseRefreshesAnUnlock(t *testing.T) {
 	if !u {
 		t.Fatal("first call did not unlock")
 	}
-	st = v.EndTurn(st)
+	st = v.Prune(st.NextTurn())
 	if st, u = v.Use(st, tool); u {
 		t.Fatal("second call of an unlocked tool reported a new unlock")
 	}
-	st = v.EndTurn(st)
+	st = v.Prune(st.NextTurn())
 	if !contains(names(v.Visible(st)), issue) {
 		t.Error("the second call did not refresh the TTL")
 	}
-	st = v.EndTurn(st)
+	st = v.Prune(st.NextTurn())
 	if contains(names(v.Visible(st)), issue) {
 		t.Error("still visible two turns after its last use")
 	}
 }
 
-// An unlock of a tool that is gone, or no longer hidden, is dropped at the
-// end of the turn and never shows.
-func TestEndTurnDropsToolsThatAreGone(t *testing.T) {
+// Advance(n) is n NextTurns.
+func TestAdvance(t *testing.T) {
+	st := Unlocks{}.Unlock(3, "a").Unlock(1, "b").Unlock(7, "c")
+	for n := range uint64(9) {
+		want := st
+		for range n {
+			want = want.NextTurn()
+		}
+		if got := st.Advance(n); !got.Equal(want) {
+			t.Errorf("Advance(%d) = %v, want %v", n, got.Unlocked, want.Unlocked)
+		}
+	}
+}
+
+// An unlock of a tool that is gone, or no longer hidden, is pruned and
+// never shows.
+func TestPruneDropsToolsThatAreGone(t *testing.T) {
 	f := newFixture()
 	st := Unlocks{}.Unlock(5, issue, "mcp_gone_tool", "mcp_fs_read_file")
 	v := f.view(t, on())
 	if got := names(v.Visible(st)); !cmp.Equal(got, withIssue()) {
 		t.Errorf("visible %v, want %v", got, withIssue())
 	}
-	if diff := cmp.Diff(map[string]int{issue: 4}, v.EndTurn(st).Unlocked); diff != "" {
-		t.Errorf("after the turn (-want +got):\n%s", diff)
+	if diff := cmp.Diff(map[string]int{issue: 5}, v.Prune(st).Unlocked); diff != "" {
+		t.Errorf("pruned (-want +got):\n%s", diff)
 	}
 }
 

@@ -66,6 +66,20 @@ func (s Unlocks) NextTurn() Unlocks {
 	return Unlocks{Unlocked: next}
 }
 
+// Advance returns the state n turns later (NextTurn n times).
+func (s Unlocks) Advance(n uint64) Unlocks {
+	if n == 0 || len(s.Unlocked) == 0 {
+		return s
+	}
+	next := make(map[string]int, len(s.Unlocked))
+	for name, left := range s.Unlocked {
+		if uint64(left) > n {
+			next[name] = left - int(n)
+		}
+	}
+	return Unlocks{Unlocked: next}
+}
+
 // Keep returns the state without the unlocks of tools for which keep
 // reports false (tools that no longer exist, or are no longer hidden).
 func (s Unlocks) Keep(keep func(name string) bool) Unlocks {

@@ -131,10 +131,10 @@ func (v *View) Use(st Unlocks, t registry.Tool) (next Unlocks, unlockedNow bool)
 	return st.Unlock(v.rules.settings.TTL, t.Name), !st.IsUnlocked(t.Name)
 }
 
-// EndTurn returns st one turn later, without the unlocks of tools that no
-// longer exist or are no longer hidden.
-func (v *View) EndTurn(st Unlocks) Unlocks {
-	return st.NextTurn().Keep(func(name string) bool {
+// Prune returns st without the unlocks of tools that no longer exist or are
+// no longer hidden.
+func (v *View) Prune(st Unlocks) Unlocks {
+	return st.Keep(func(name string) bool {
 		t, ok := v.snap.Lookup(name)
 		return ok && v.rules.Hidden(t)
 	})

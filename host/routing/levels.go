@@ -29,7 +29,7 @@ func (r *Router) SetLevel(ctx context.Context, session, scope, level string) {
 	r.mu.Lock()
 	r.levels[session] = sessionLevel{level: level, scope: scope}
 	r.mu.Unlock()
-	r.applyLevels(ctx)
+	r.applyLevels(ctx, "")
 }
 
 // Level returns the log level session asked for in this process, "" for
@@ -41,12 +41,17 @@ func (r *Router) Level(session string) string {
 }
 
 // applyLevels sets each server with logging to the most verbose level the
-// sessions of its scope asked for, where it differs from what was set.
-func (r *Router) applyLevels(ctx context.Context) {
+// sessions of its scope asked for, where it differs from what was set; on
+// server reconnected (if not "") nothing is set yet.
+func (r *Router) applyLevels(ctx context.Context, reconnected string) {
 	var wg sync.WaitGroup
 	for _, server := range r.servers.Names() {
 		if caps, ok := r.servers.Capabilities(server); ok && caps.Logging != nil {
-			wg.Go(func() { r.applyLevel(ctx, server) })
+			wg.Go(func() { r.applyLevel(ctx, server, server == reconnected) })
+		} else if server == reconnected {
+			r.mu.Lock()
+			delete(r.applied, server)
+			r.mu.Unlock()
 		}
 	}
 	wg.Wait()
@@ -56,14 +61,25 @@ func (r *Router) applyLevels(ctx context.Context) {
 // scope asked for, if that is not what was last set. Calls for one server
 // take turns, and each reads the wanted level only once it has its turn:
 // two calls racing (a session's setLevel and a reconnect) would otherwise
-// let the older level reach the server last and stay.
-func (r *Router) applyLevel(ctx context.Context, server string) {
+// let the older level reach the server last and stay. fresh says the
+// server holds no level yet (a new connection): what was set on its
+// previous connection is forgotten in the same turn, so the level is
+// never seen as neither set nor being set.
+func (r *Router) applyLevel(ctx context.Context, server string, fresh bool) {
 	release, ok := r.takeLevelTurn(ctx, server)
 	if !ok {
+		if fresh {
+			r.mu.Lock()
+			delete(r.applied, server)
+			r.mu.Unlock()
+		}
 		return
 	}
 	defer release()
 	r.mu.Lock()
+	if fresh {
+		delete(r.applied, server)
+	}
 	want := ""
 	for _, l := range r.levels {
 		if (l.scope == "" || l.scope == server) && (want == "" || levelRank(l.level) < levelRank(want)) {

@@ -24,6 +24,13 @@ func (r *Router) SetReplica(replica string) {
 	r.mu.Unlock()
 }
 
+// Replica returns the replica set by SetReplica ("" for one replica).
+func (r *Router) Replica() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.replica
+}
+
 // SetElsewhere sets where a message for a session with no handlers here
 // goes: fn returns the session's scope and the handlers reaching its
 // client elsewhere, ok false when there are none (the message is dropped,

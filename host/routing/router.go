@@ -199,7 +199,7 @@ func (r *Router) Release(id string) {
 			r.upstream(ctx, k.server, "resources/unsubscribe", uriParams(k.uri))
 		}
 		if hadLevel {
-			r.applyLevels(ctx)
+			r.applyLevels(ctx, "")
 		}
 	}()
 }
@@ -419,7 +419,6 @@ func (r *Router) Connected(server string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	r.mu.Lock()
-	delete(r.applied, server)
 	var uris []string
 	for k := range r.subs {
 		if k.server == server {
@@ -428,7 +427,7 @@ func (r *Router) Connected(server string) {
 	}
 	r.mu.Unlock()
 	r.catalog(server).invalidate()
-	r.applyLevels(ctx)
+	r.applyLevels(ctx, server)
 	sort.Strings(uris)
 	for _, uri := range uris {
 		r.upstream(ctx, server, "resources/subscribe", uriParams(uri))

@@ -180,6 +180,9 @@ func (r *Router) flushStatuses(rec *TaskRecord, key taskKey) {
 	rec.flushing = false
 }
 
+// Created is when the session created the task.
+func (t *TaskRecord) Created() time.Time { return t.created }
+
 // OwnedTask returns the record of a task of server if session created it.
 func (r *Router) OwnedTask(session, server, id string) (*TaskRecord, bool) {
 	r.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +47,133 @@ func Run(t *testing.T, open Open) {
 	t.Run("UpdatesSeeTheOtherHandlesWrites", func(t *testing.T) { otherWrites(t, open) })
 	t.Run("WatchAcrossHandles", func(t *testing.T) { watch(t, open) })
 	t.Run("IdleExpiry", func(t *testing.T) { expiry(t, open) })
+	t.Run("TurnsAreCountedBesideTheRecord", func(t *testing.T) { turns(t, open) })
+	t.Run("TaskReplicas", func(t *testing.T) { taskReplicas(t, open) })
+}
+
+// CountTurn counts each turn once, whichever handle counts it, without
+// changing the record; an update applies its function at the current
+// count, so what it unlocks lasts its full TTL from then, even through a
+// handle that last saw an older count.
+func turns(t *testing.T, open Open) {
+	ctx := context.Background()
+	a, b := open(t, time.Minute)
+	if _, err := a.CountTurn(ctx, "nope"); !errors.Is(err, host.ErrSessionNotFound) {
+		t.Errorf("a turn of a missing session: %v, want ErrSessionNotFound", err)
+	}
+	if err := a.Create(ctx, "s", host.SessionRecord{}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := b.Load(ctx, "s"); err != nil || st.Turn != 0 {
+		t.Fatalf("a new session: turn %d, %v; want 0", st.Turn, err)
+	}
+	var mu sync.Mutex
+	seen := map[uint64]bool{}
+	var wg sync.WaitGroup
+	for i := range 6 {
+		store := []host.SessionStore{a, b}[i%2]
+		wg.Go(func() {
+			n, err := store.CountTurn(ctx, "s")
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			seen[n] = true
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	for n := range uint64(6) {
+		if !seen[n+1] {
+			t.Errorf("6 concurrent turns returned counts %v, want 1 to 6 once each", seen)
+			break
+		}
+	}
+	for range 3 { // b's copy of the count falls behind
+		if _, err := a.CountTurn(ctx, "s"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := b.Update(ctx, "s", func(st *host.SessionRecord) error {
+		st.SetUnlocks(st.Unlocks().Unlock(5, "t"))
+		return nil
+	})
+	if err != nil || st.Turn != 9 || st.DiscoveryTurn != 9 || st.Rev != 2 {
+		t.Fatalf("unlock after 9 turns: turn %d, written at turn %d, rev %d, %v; want 9, 9, 2", st.Turn, st.DiscoveryTurn, st.Rev, err)
+	}
+	// left returns the turns t has left and the rev, as an update that
+	// writes sees them (the last time its function runs); an update that
+	// changes nothing, like Load, may see another handle's count late.
+	left := func(store host.SessionStore) (int, uint64) {
+		var got host.SessionRecord
+		if _, err := store.Update(ctx, "s", func(st *host.SessionRecord) error { got = *st; st.Listed++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return got.Unlocks().Unlocked["t"], got.Rev
+	}
+	for range 4 {
+		if _, err := b.CountTurn(ctx, "s"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, rev := left(a); n != 1 || rev != 2 {
+		t.Errorf("4 turns after a 5-turn unlock: %d turns left at rev %d, want 1 at rev 2 (counting writes no record)", n, rev)
+	}
+	if _, err := a.CountTurn(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := left(b); n != 0 {
+		t.Errorf("5 turns after a 5-turn unlock: %d turns left, want 0", n)
+	}
+	if err := b.Delete(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CountTurn(ctx, "s"); !errors.Is(err, host.ErrSessionNotFound) {
+		t.Errorf("a turn of a deleted session: %v, want ErrSessionNotFound", err)
+	}
+}
+
+// Replicas taking a session's first task at once each add themselves to
+// its TaskReplicas (as host does): none is lost, and changing a loaded
+// copy's list changes nothing stored.
+func taskReplicas(t *testing.T, open Open) {
+	ctx := context.Background()
+	a, b := open(t, time.Minute)
+	if err := a.Create(ctx, "s", host.SessionRecord{}); err != nil {
+		t.Fatal(err)
+	}
+	const replicas = 6
+	var wg sync.WaitGroup
+	for r := range replicas {
+		store := a
+		if r%2 == 1 {
+			store = b
+		}
+		wg.Go(func() {
+			self := fmt.Sprintf("r%d", r)
+			_, err := store.Update(ctx, "s", func(st *host.SessionRecord) error {
+				if slices.Contains(st.TaskReplicas, self) {
+					return host.ErrSessionUnchanged
+				}
+				st.TaskReplicas = append(st.TaskReplicas, self)
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	st, err := loadUntil(a, "s", func(st host.SessionRecord, _ error) bool { return len(st.TaskReplicas) == replicas })
+	if err != nil || len(st.TaskReplicas) != replicas {
+		t.Fatalf("after %d replicas added themselves: %v %v", replicas, st.TaskReplicas, err)
+	}
+	st.TaskReplicas[0] = "changed"
+	for _, store := range []host.SessionStore{a, b} {
+		if again, _ := store.Load(ctx, "s"); slices.Contains(again.TaskReplicas, "changed") {
+			t.Errorf("changing a loaded copy's TaskReplicas changed the store's: %v", again.TaskReplicas)
+		}
+	}
 }
 
 func createLoadUpdate(t *testing.T, open Open) {

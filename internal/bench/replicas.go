@@ -32,6 +32,11 @@ type ReplicasOptions struct {
 	// each replica (serve, plugins, servers) held to this many CPUs by a
 	// cgroup of its own (needs a writable cgroup hierarchy: root).
 	Share float64
+	// ProfileDir, when set, also takes a CPU profile of the serve process of
+	// the in-memory and the Redis replica, each over ProfileSeconds of the
+	// same load, into <ProfileDir>/{memory,redis}.pprof.
+	ProfileDir     string
+	ProfileSeconds int
 }
 
 // ReplicasResult is the outcome of Replicas.
@@ -51,8 +56,9 @@ type ReplicasResult struct {
 	// Saturation estimates where one Redis core saturates, from the CPU
 	// per call of the "1 replica, Redis store" setup.
 	Saturation Saturation `json:"saturation"`
-	// Scaling are 1, 2 and 3 replicas each held to Options.Share CPUs
-	// (with Share); ScalingError says why they were not measured.
+	// Scaling are, with Share, one replica with the in-memory store, then
+	// 1, 2 and 3 replicas with Redis, each replica held to Share CPUs;
+	// ScalingError says why they were not measured.
 	Scaling      []SetupStats `json:"scaling,omitempty"`
 	ScalingError string       `json:"scaling_error,omitempty"`
 	// CommandsPerCall is how many Redis commands one tools/call costs.
@@ -98,6 +104,9 @@ func Replicas(ctx context.Context, o ReplicasOptions) (ReplicasResult, error) {
 	defer os.RemoveAll(dir)
 	setups := []*loadSetup{{name: "1 replica, in-memory store", n: 1, memory: true},
 		{name: "1 replica, Redis store", n: 1}, {name: "3 replicas, Redis store", n: 3}}
+	for _, s := range setups {
+		s.debug = o.ProfileDir != ""
+	}
 	for i, s := range setups {
 		if err := s.start(ctx, o, filepath.Join(dir, strconv.Itoa(i)), uint64(i*1_000_000)); err != nil {
 			return r, err
@@ -106,6 +115,13 @@ func Replicas(ctx context.Context, o ReplicasOptions) (ReplicasResult, error) {
 	}
 	r.Setups = alternateLoad(ctx, setups, o)
 	r.Saturation = saturation(r.Setups[1].CPU)
+	if o.ProfileDir != "" {
+		for i, name := range []string{"memory", "redis"} {
+			if err := profileUnderLoad(ctx, setups[i], o, filepath.Join(o.ProfileDir, name+".pprof")); err != nil {
+				return r, fmt.Errorf("%s: CPU profile: %w", setups[i].name, err)
+			}
+		}
+	}
 	if err := redisCost(ctx, o, setups[0].c, setups[1].c, &r); err != nil {
 		return r, err
 	}
@@ -127,6 +143,7 @@ type loadSetup struct {
 	n       int
 	memory  bool
 	wrap    func(int, []string) []string
+	debug   bool // serve profiles (ReplicasOptions.ProfileDir)
 	c       *cluster.Cluster
 	clients []*cluster.Client
 	runs    []LoadStats
@@ -140,7 +157,7 @@ func (s *loadSetup) start(ctx context.Context, o ReplicasOptions, dir string, se
 		return err
 	}
 	var err error
-	if s.c, err = startBenchCluster(ctx, o, dir, s.n, s.memory, s.wrap); err != nil {
+	if s.c, err = startBenchCluster(ctx, o, dir, s); err != nil {
 		return fmt.Errorf("%s: %w", s.name, err)
 	}
 	if s.clients, err = benchSessions(ctx, s.c, o.Sessions, seed); err != nil {
@@ -178,8 +195,37 @@ func alternateLoad(ctx context.Context, setups []*loadSetup, o ReplicasOptions) 
 	return out
 }
 
-// scaling runs 1, 2 and 3 replicas on one Redis each, every replica held
-// to o.Share CPUs by a cgroup of its own, in alternating rounds.
+// profileUnderLoad writes a CPU profile of the setup's first replica over
+// o.ProfileSeconds while its sessions make calls, to path.
+func profileUnderLoad(ctx context.Context, s *loadSetup, o ReplicasOptions, path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	var profile []byte
+	var err error
+	go func() {
+		defer close(done)
+		profile, err = s.c.Profile(ctx, 0, time.Duration(max(o.ProfileSeconds, 1))*time.Second)
+	}()
+	for {
+		select {
+		case <-done:
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(path, profile, 0o600)
+		default:
+			clusterLoad(ctx, s.clients, max(o.CallsPerSession/10, 1))
+		}
+	}
+}
+
+// scaling runs one replica with the in-memory store, then 1, 2 and 3
+// replicas on one Redis each, every replica held to o.Share CPUs by a
+// cgroup of its own, in alternating rounds: with the replica's CPU equal
+// and redis-server outside it, the first two compare what Redis costs a
+// replica, the last three show scaling.
 func scaling(ctx context.Context, o ReplicasOptions, dir string) ([]SetupStats, error) {
 	var groups []*cpuGroup
 	defer func() {
@@ -188,9 +234,9 @@ func scaling(ctx context.Context, o ReplicasOptions, dir string) ([]SetupStats, 
 		}
 	}()
 	var setups []*loadSetup
-	for n := 1; n <= 3; n++ {
+	for n := 0; n <= 3; n++ { // 0: one replica with the in-memory store
 		var mine []*cpuGroup
-		for i := range n {
+		for i := range max(n, 1) {
 			g, err := newCPUGroup(fmt.Sprintf("plughost-bench-%d-%d-%d", os.Getpid(), n, i), o.Share)
 			if err != nil {
 				return nil, fmt.Errorf("a CPU share per replica needs a writable cgroup hierarchy (run as root on a host, or a container with cgroup delegation): %w", err)
@@ -199,7 +245,10 @@ func scaling(ctx context.Context, o ReplicasOptions, dir string) ([]SetupStats, 
 		}
 		s := &loadSetup{name: fmt.Sprintf("%d × %.2g CPU, Redis store", n, o.Share), n: n,
 			wrap: func(i int, argv []string) []string { return mine[i].wrap(argv) }}
-		if err := s.start(ctx, o, filepath.Join(dir, strconv.Itoa(n)), uint64(10_000_000*n)); err != nil {
+		if n == 0 {
+			s.name, s.n, s.memory = fmt.Sprintf("1 × %.2g CPU, in-memory store", o.Share), 1, true
+		}
+		if err := s.start(ctx, o, filepath.Join(dir, strconv.Itoa(n)), uint64(10_000_000*(n+1))); err != nil {
 			return nil, err
 		}
 		defer s.c.Close()
@@ -213,12 +262,12 @@ func scaling(ctx context.Context, o ReplicasOptions, dir string) ([]SetupStats, 
 }
 
 // startBenchCluster serves o.Server pinned and deferred, with discovery on.
-func startBenchCluster(ctx context.Context, o ReplicasOptions, dir string, n int, memory bool, wrap func(int, []string) []string) (*cluster.Cluster, error) {
+func startBenchCluster(ctx context.Context, o ReplicasOptions, dir string, s *loadSetup) (*cluster.Cluster, error) {
 	server := func(deferred bool) map[string]any {
 		return map[string]any{"enabled": true, "command": o.Server[0], "args": o.Server[1:], "deferred": deferred}
 	}
 	return cluster.Start(ctx, cluster.Options{
-		Plughost: o.Plughost, Replicas: n, Memory: memory, Dir: dir, Environ: o.Environ, Wrap: wrap,
+		Plughost: o.Plughost, Replicas: s.n, Memory: s.memory, Dir: dir, Environ: o.Environ, Wrap: s.wrap, Debug: s.debug,
 		MCP: map[string]any{
 			"enabled":   true,
 			"servers":   map[string]any{"pinned": server(false), "hidden": server(true)},

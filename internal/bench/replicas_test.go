@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -21,8 +22,10 @@ func TestReplicasBench(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	profiles := t.TempDir()
 	r, err := Replicas(ctx, ReplicasOptions{Plughost: bins.Path("plughost"), Server: []string{bins.Path("plughost"), "demo-server"},
-		Environ: os.Environ(), Sessions: 3, CallsPerSession: 20, Rounds: 1, Calls: 20, MemorySessions: 5})
+		Environ: os.Environ(), Sessions: 3, CallsPerSession: 20, Rounds: 1, Calls: 20, MemorySessions: 5,
+		ProfileDir: profiles, ProfileSeconds: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,9 +46,15 @@ func TestReplicasBench(t *testing.T) {
 	if r.Saturation.RedisCallsPerCore <= 0 || r.Saturation.ReplicaCores <= 0 {
 		t.Errorf("saturation %+v: want figures from the Redis setup", r.Saturation)
 	}
-	// A call writes its turn with one script (EVALSHA with its GET, SET
-	// and PUBLISH); more means the session copy was not trusted.
+	// A call counts its turn with one script (EVALSHA with its EXISTS,
+	// INCR and PEXPIRE); more means the session copy was not trusted.
 	if r.CommandsPerCall < 4 || r.CommandsPerCall > 4.5 {
 		t.Errorf("Redis commands per tools/call: %.2f, want 4 (one script)", r.CommandsPerCall)
+	}
+	for _, name := range []string{"memory.pprof", "redis.pprof"} {
+		b, err := os.ReadFile(filepath.Join(profiles, name))
+		if err != nil || len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
+			t.Errorf("CPU profile %s: %d bytes, %v; want a gzipped profile", name, len(b), err)
+		}
 	}
 }

@@ -43,6 +43,9 @@ type Options struct {
 	Dir string
 	// Environ is the replicas' base environment (PATH at least).
 	Environ []string
+	// Debug turns on tools.mcp.gateway.debug: every replica serves Go's
+	// runtime profiles (see Cluster.Profile).
+	Debug bool
 	// Wrap, when set, rewrites replica i's command line (argv[0] is the
 	// plughost binary) before it starts: e.g. to run it in a cgroup of
 	// its own. The wrapper must exec the command, keeping the pid.
@@ -105,7 +108,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	for k, v := range opts.MCP {
 		mcp[k] = v
 	}
-	mcp["gateway"] = map[string]any{"token_file": tokenFile, "store": store}
+	mcp["gateway"] = map[string]any{"token_file": tokenFile, "store": store, "debug": opts.Debug}
 	b, _ := json.Marshal(map[string]any{"tools": map[string]any{"mcp": mcp}}) // maps of JSON values encode
 	c.config = filepath.Join(opts.Dir, "config.json")
 	if err := os.WriteFile(c.config, b, 0o600); err != nil {
@@ -204,6 +207,17 @@ func (c *Cluster) Ready(ctx context.Context, i int) (int, string, error) {
 // Status returns replica i's GET /api/status status and body.
 func (c *Cluster) Status(ctx context.Context, i int) (int, string, error) {
 	return c.get(ctx, strings.TrimSuffix(c.Replicas[i].URL, "/mcp")+"/api/status")
+}
+
+// Profile returns a CPU profile of replica i's serve process over the
+// next d (it needs Options.Debug).
+func (c *Cluster) Profile(ctx context.Context, i int, d time.Duration) ([]byte, error) {
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", strings.TrimSuffix(c.Replicas[i].URL, "/mcp"), max(int(d.Seconds()), 1))
+	status, body, err := c.get(ctx, url)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("GET %s: %d %.200s", url, status, body)
+	}
+	return []byte(body), err
 }
 
 func (c *Cluster) get(ctx context.Context, url string) (int, string, error) {

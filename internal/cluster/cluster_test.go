@@ -96,7 +96,7 @@ func turnsLeft(t *testing.T, c *cluster.Cluster, session, tool string) int {
 	if err != nil {
 		t.Fatalf("session %s in Redis: %v", session, err)
 	}
-	return st.Discovery.Unlocked[tool]
+	return st.Unlocks().Unlocked[tool]
 }
 
 func search(ctx context.Context, cl *cluster.Client) error {
