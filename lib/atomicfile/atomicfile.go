@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/plughost/plughost/lib/ownerfile"
 )
 
 // tempPattern is the name pattern of Write's temporary files for path.
@@ -28,7 +30,7 @@ func Write(path string, data []byte) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err = tmp.Chmod(0o600); err != nil {
+	if err = ownerfile.Restrict(tmp); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if _, err = tmp.Write(data); err != nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/plughost/plughost/lib/ownerfile"
 	"github.com/plughost/plughost/lib/secret"
 )
 
@@ -110,7 +111,7 @@ func (f FileStore) Save(_ context.Context, server string, g *Grant) error {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err := tmp.Chmod(0o600); err != nil {
+	if err := ownerfile.Restrict(tmp); err != nil {
 		return fmt.Errorf("write the token file %s: %w", path, err)
 	}
 	if _, err := tmp.Write(data); err != nil {

@@ -1,0 +1,11 @@
+//go:build !windows
+
+package plugindir
+
+import "io/fs"
+
+// exeSuffix ends every executable's name: none here.
+const exeSuffix = ""
+
+// executable reports whether a file of mode m may be run: any execute bit.
+func executable(m fs.FileMode) bool { return m&0o111 != 0 }

@@ -1,0 +1,3 @@
+module example.com/unixonly
+
+go 1.26

@@ -1,0 +1,125 @@
+//go:build windows
+
+package ownerfile
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+)
+
+// unixModes is false: ACLs decide who may read a file here.
+const unixModes = false
+
+// Restrict replaces f's ACL with one that grants the current user full
+// control and nobody else anything, protected from the ACLs of its parent
+// directories. Call it on a file just created, before writing to it.
+func Restrict(f *os.File) error {
+	user, err := currentUser()
+	if err != nil {
+		return fmt.Errorf("restrict %s to its owner: %w", f.Name(), err)
+	}
+	acl, err := windows.ACLFromEntries([]windows.EXPLICIT_ACCESS{{
+		AccessPermissions: windows.GENERIC_ALL,
+		AccessMode:        windows.GRANT_ACCESS,
+		Inheritance:       windows.NO_INHERITANCE,
+		Trustee: windows.TRUSTEE{
+			TrusteeForm:  windows.TRUSTEE_IS_SID,
+			TrusteeType:  windows.TRUSTEE_IS_USER,
+			TrusteeValue: windows.TrusteeValueFromSID(user),
+		},
+	}}, nil)
+	if err != nil {
+		return fmt.Errorf("restrict %s to its owner: build the ACL: %w", f.Name(), err)
+	}
+	err = windows.SetSecurityInfo(windows.Handle(f.Fd()), windows.SE_FILE_OBJECT,
+		windows.DACL_SECURITY_INFORMATION|windows.PROTECTED_DACL_SECURITY_INFORMATION, nil, nil, acl, nil)
+	if err != nil {
+		return fmt.Errorf("restrict %s to its owner: set the ACL: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// Exposed says which other account the file's ACL lets in ("grants access
+// to DOMAIN\\bob") and the icacls command that fixes it; "" when only its
+// owner, the current user, SYSTEM and the Administrators have access.
+func Exposed(path string) (problem, fix string, err error) {
+	sd, err := windows.GetNamedSecurityInfo(path, windows.SE_FILE_OBJECT,
+		windows.OWNER_SECURITY_INFORMATION|windows.DACL_SECURITY_INFORMATION)
+	if err != nil {
+		return "", "", err
+	}
+	fix = fmt.Sprintf(`icacls "%s" /inheritance:r /grant:r "%%USERNAME%%:F"`, path)
+	dacl, _, err := sd.DACL()
+	if err != nil || dacl == nil {
+		return "has no ACL, so every account may read it", fix, nil
+	}
+	trusted, err := trustedSIDs(sd)
+	if err != nil {
+		return "", "", err
+	}
+	for i := uint32(0); i < uint32(dacl.AceCount); i++ {
+		var ace *windows.ACCESS_ALLOWED_ACE
+		if err := windows.GetAce(dacl, i, &ace); err != nil {
+			return "", "", err
+		}
+		if ace.Header.AceType != windows.ACCESS_ALLOWED_ACE_TYPE || ace.Header.AceFlags&windows.INHERIT_ONLY_ACE != 0 {
+			continue
+		}
+		sid := (*windows.SID)(unsafe.Pointer(&ace.SidStart))
+		if !anyEqual(trusted, sid) {
+			return "grants access to " + accountName(sid), fix, nil
+		}
+	}
+	return "", "", nil
+}
+
+// trustedSIDs are the accounts a private file may grant: its owner, the
+// current user, SYSTEM and the Administrators.
+func trustedSIDs(sd *windows.SECURITY_DESCRIPTOR) ([]*windows.SID, error) {
+	var out []*windows.SID
+	if owner, _, err := sd.Owner(); err == nil && owner != nil {
+		out = append(out, owner)
+	}
+	user, err := currentUser()
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, user)
+	for _, k := range []windows.WELL_KNOWN_SID_TYPE{windows.WinLocalSystemSid, windows.WinBuiltinAdministratorsSid} {
+		sid, err := windows.CreateWellKnownSid(k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sid)
+	}
+	return out, nil
+}
+
+func anyEqual(sids []*windows.SID, sid *windows.SID) bool {
+	for _, s := range sids {
+		if s.Equals(sid) {
+			return true
+		}
+	}
+	return false
+}
+
+// currentUser is the SID of the account this process runs as.
+func currentUser() (*windows.SID, error) {
+	u, err := windows.GetCurrentProcessToken().GetTokenUser()
+	if err != nil {
+		return nil, fmt.Errorf("current user: %w", err)
+	}
+	return u.User.Sid, nil
+}
+
+// accountName is DOMAIN\name for sid, or the SID string.
+func accountName(sid *windows.SID) string {
+	if name, domain, _, err := sid.LookupAccount(""); err == nil {
+		return domain + `\` + name
+	}
+	return sid.String()
+}
