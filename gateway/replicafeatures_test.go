@@ -41,6 +41,26 @@ const taskPage = 2
 // sessionOn returns a client of the session of c that sends its requests
 // to the replica at url, and takes no event stream on its answers (so
 // what a request sends goes to the session's stream).
+// replicaPair is two replicas (A and B) on one Redis, and a session begun
+// on A, with a client for it on each.
+type replicaPair struct {
+	srv        *testredis.Server
+	urlA, urlB string
+	storeA     *redisstore.Store
+	c, a, b    *rawClient
+}
+
+func startPair(t *testing.T) replicaPair {
+	t.Helper()
+	p := replicaPair{srv: testredis.New(t)}
+	p.urlA, p.storeA = faithfulReplica(t, p.srv.URL(0))
+	p.urlB, _ = faithfulReplica(t, p.srv.URL(0))
+	p.c = newRaw(t, p.urlA)
+	p.c.initialize()
+	p.a, p.b = sessionOn(p.c, p.urlA), sessionOn(p.c, p.urlB)
+	return p
+}
+
 func sessionOn(c *rawClient, url string) *rawClient {
 	return &rawClient{t: c.t, url: url, session: c.session, accept: "application/json"}
 }
@@ -85,12 +105,8 @@ func waitLineWith(t *testing.T, lines <-chan string, what string, wants ...strin
 // started on A, its event stream on B.
 func TestReplicasServeEveryFeature(t *testing.T) {
 	integration(t)
-	srv := testredis.New(t)
-	urlA, storeA := faithfulReplica(t, srv.URL(0))
-	urlB, _ := faithfulReplica(t, srv.URL(0))
-	c := newRaw(t, urlA)
-	c.initialize()
-	a, b := sessionOn(c, urlA), sessionOn(c, urlB)
+	p := startPair(t)
+	urlA, storeA, urlB, c, a, b := p.urlA, p.storeA, p.urlB, p.c, p.a, p.b
 	stream := openStream(t, urlB, c.session)
 
 	t.Run("resource subscription on A, update on B's stream", func(t *testing.T) {
@@ -303,12 +319,8 @@ func listTasks(t *testing.T, c *rawClient) taskPages {
 // them, page by page, with current statuses; another session's never.
 func TestReplicasListTasks(t *testing.T) {
 	integration(t)
-	srv := testredis.New(t)
-	urlA, storeA := faithfulReplica(t, srv.URL(0))
-	urlB, _ := faithfulReplica(t, srv.URL(0))
-	c := newRaw(t, urlA)
-	c.initialize()
-	a, b := sessionOn(c, urlA), sessionOn(c, urlB)
+	p := startPair(t)
+	srv, urlA, storeA, urlB, a, b := p.srv, p.urlA, p.storeA, p.urlB, p.a, p.b
 	d := newRaw(t, urlB)
 	d.initialize()
 	dA, dB := sessionOn(d, urlA), sessionOn(d, urlB)
