@@ -3,7 +3,6 @@ package config
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/plughost/plughost/internal/testredis"
@@ -53,26 +52,7 @@ func TestValidateStoreTLS(t *testing.T) {
 		{"skip_verify", tlsStore(rediss, func(s *Store) { s.SkipVerify = true }), "tools.mcp.gateway.store.skip_verify", "is refused"},
 		{"skip_verify in the url", tlsStore(rediss+"?skip_verify=true", nil), "tools.mcp.gateway.store.url", "plughost refuses skip_verify"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			cfg, err := Defaults()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.MCP.Gateway.TokenFile = "/t"
-			cfg.MCP.Gateway.Store = c.store
-			all := Validate(cfg, ValidateOptions{}).All()
-			switch {
-			case c.want == "" && len(all) > 0:
-				t.Errorf("problems: %v", all)
-			case c.want != "" && (len(all) != 1 || all[0].Path != c.want || !strings.Contains(all[0].Msg, c.msg)):
-				t.Errorf("problems: %v, want one at %s containing %q", all, c.want, c.msg)
-			}
-			for _, p := range all {
-				if strings.Contains(p.Error(), "s3cretpw") {
-					t.Errorf("a problem shows the password: %v", p)
-				}
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantStoreProblem(t, c.store, c.want, c.msg) })
 	}
 }
 

@@ -566,26 +566,32 @@ func TestValidateStore(t *testing.T) {
 		{"no host", redis("redis://:s3cretpw@:6379/0", "p:"), "tools.mcp.gateway.store.url", "has no host"},
 		{"empty prefix", redis("redis://redis:6379/0", " "), "tools.mcp.gateway.store.prefix", "must not be empty"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			cfg, err := Defaults()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.MCP.Gateway.TokenFile = "/t"
-			cfg.MCP.Gateway.Store = c.store
-			all := Validate(cfg, ValidateOptions{}).All()
-			switch {
-			case c.want == "" && len(all) > 0:
-				t.Errorf("problems: %v", all)
-			case c.want != "" && (len(all) != 1 || all[0].Path != c.want || !strings.Contains(all[0].Msg, c.msg)):
-				t.Errorf("problems: %v, want one at %s containing %q", all, c.want, c.msg)
-			}
-			for _, p := range all {
-				if strings.Contains(p.Error(), "s3cretpw") {
-					t.Errorf("a problem shows the password: %v", p)
-				}
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantStoreProblem(t, c.store, c.want, c.msg) })
+	}
+}
+
+// wantStoreProblem validates the defaults with store as the gateway's session
+// store: no problem when want is "", else exactly one, at path want, whose
+// message holds msg; never one showing the test's password.
+func wantStoreProblem(t *testing.T, store Store, want, msg string) {
+	t.Helper()
+	cfg, err := Defaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MCP.Gateway.TokenFile = "/t"
+	cfg.MCP.Gateway.Store = store
+	all := Validate(cfg, ValidateOptions{}).All()
+	switch {
+	case want == "" && len(all) > 0:
+		t.Errorf("problems: %v", all)
+	case want != "" && (len(all) != 1 || all[0].Path != want || !strings.Contains(all[0].Msg, msg)):
+		t.Errorf("problems: %v, want one at %s containing %q", all, want, msg)
+	}
+	for _, p := range all {
+		if strings.Contains(p.Error(), "s3cretpw") {
+			t.Errorf("a problem shows the password: %v", p)
+		}
 	}
 }
 

@@ -105,7 +105,14 @@ func TestAuditSurvivesKill(t *testing.T) {
 // gatewayClient is an initialized MCP client of g.
 func gatewayClient(ctx context.Context, t *testing.T, g servedGateway) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(g.url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + g.token}))
+	return mcpClient(ctx, t, g.url, g.token)
+}
+
+// mcpClient is an initialized MCP client of the gateway endpoint url,
+// sending token; it is closed when the test ends.
+func mcpClient(ctx context.Context, t *testing.T, url, token string) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +124,7 @@ func gatewayClient(ctx context.Context, t *testing.T, g servedGateway) *client.C
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
 	if _, err := mc.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
+		t.Fatalf("initialize: %v", err)
 	}
 	return mc
 }

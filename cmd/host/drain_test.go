@@ -16,7 +16,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/internal/testwait"
@@ -88,21 +87,7 @@ func (s *drainingServe) get(t *testing.T, path string) (int, string) {
 // client initializes a new MCP session with serve.
 func (s *drainingServe) client(t *testing.T, ctx context.Context) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(s.mcpURL, transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + s.token}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
-	if err := mc.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mc.Close() })
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	if _, err := mc.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return mc
+	return mcpClient(ctx, t, s.mcpURL, s.token)
 }
 
 // echo calls the test server's echo tool through mc.
