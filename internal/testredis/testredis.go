@@ -77,8 +77,9 @@ func New(t testing.TB) *Server {
 	return NewWith(t)
 }
 
-// NewWith is New with more arguments for redis-server.
-func NewWith(t testing.TB, extra ...string) *Server {
+// skipWithout skips t under -short, and loudly where no redis-server can
+// be found.
+func skipWithout(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs redis-server: heavy integration test, skipped under -short")
@@ -87,6 +88,12 @@ func NewWith(t testing.TB, extra ...string) *Server {
 		fmt.Fprintf(os.Stderr, "\n*** SKIP %s: %v ***\n\n", t.Name(), err)
 		t.Skip(err)
 	}
+}
+
+// NewWith is New with more arguments for redis-server.
+func NewWith(t testing.TB, extra ...string) *Server {
+	t.Helper()
+	skipWithout(t)
 	s, err := StartWith(t.TempDir(), extra...)
 	if err != nil {
 		t.Fatal(err)

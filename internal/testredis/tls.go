@@ -21,13 +21,7 @@ type TLS struct {
 // redis-server built without TLS skips the test, loudly.
 func NewTLS(t testing.TB, files TLS) *Server {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("runs redis-server: heavy integration test, skipped under -short")
-	}
-	if _, err := Binary(); err != nil {
-		fmt.Fprintf(os.Stderr, "\n*** SKIP %s: %v ***\n\n", t.Name(), err)
-		t.Skip(err)
-	}
+	skipWithout(t)
 	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
