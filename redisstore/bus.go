@@ -36,6 +36,20 @@ type listener struct {
 	// resyncFirst: resync at the first subscription too, not only after
 	// a loss (the reader must not miss what was published before).
 	resyncFirst bool
+
+	// mu serializes the callbacks with the listener's removal: once
+	// removed, none runs (the reader may have closed what they send on).
+	mu   sync.Mutex
+	gone bool
+}
+
+// call runs f, one of l's callbacks, unless l was removed.
+func (l *listener) call(f func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.gone {
+		f()
+	}
 }
 
 func newBus() *bus { return &bus{listeners: map[*listener]struct{}{}} }
@@ -48,14 +62,19 @@ func (b *bus) add(l *listener) {
 	live := b.live
 	b.mu.Unlock()
 	if live && l.resyncFirst && l.resync != nil {
-		l.resync()
+		l.call(l.resync)
 	}
 }
 
+// remove unregisters l, waiting for a callback of it in progress: none
+// runs once it returns.
 func (b *bus) remove(l *listener) {
 	b.mu.Lock()
 	delete(b.listeners, l)
 	b.mu.Unlock()
+	l.mu.Lock()
+	l.gone = true
+	l.mu.Unlock()
 }
 
 // snapshot returns the listeners now.
@@ -161,7 +180,7 @@ func (s *Store) run() {
 			s.bus.setLive(true)
 			for _, l := range s.bus.snapshot() {
 				if (down || l.resyncFirst) && l.resync != nil {
-					l.resync()
+					l.call(l.resync)
 				}
 			}
 			down, wait = false, 50*time.Millisecond
@@ -169,7 +188,7 @@ func (s *Store) run() {
 			if m.Channel != s.channel {
 				for _, l := range s.bus.snapshot() {
 					if l.receive != nil {
-						l.receive([]byte(m.Payload))
+						l.call(func() { l.receive([]byte(m.Payload)) })
 					}
 				}
 				continue
@@ -183,7 +202,7 @@ func (s *Store) run() {
 			}
 			for _, l := range s.bus.snapshot() {
 				if l.handle != nil {
-					l.handle(m.Payload)
+					l.call(func() { l.handle(m.Payload) })
 				}
 			}
 		}
