@@ -28,20 +28,53 @@ type cpuSample struct{ plughost, servers, redis time.Duration }
 func sampleCPU(c *cluster.Cluster) cpuSample {
 	var s cpuSample
 	for _, r := range c.Replicas {
-		s.plughost += max(proctree.CPU(r.PID()), 0)
-		for _, p := range proctree.Descendants(r.PID()) {
-			d := max(proctree.CPU(p.PID), 0)
-			if strings.HasPrefix(p.Name, "mcp-transport-") {
-				s.plughost += d
-			} else {
-				s.servers += d
-			}
-		}
+		t := sampleTree(r.PID(), true)
+		s.plughost += t.plughost
+		s.servers += t.servers
 	}
 	if c.Redis != nil {
 		s.redis = max(proctree.CPU(c.Redis.PID()), 0)
 	}
 	return s
+}
+
+// treeSample is the CPU time and write system calls of a process tree so
+// far, plughost's own processes apart from the MCP servers.
+type treeSample struct {
+	plughost, servers            time.Duration
+	plughostWrites, serverWrites int64
+}
+
+// sampleTree reads the process tree under root: root itself is plughost's
+// (serve) when owned, else an MCP server; below it, transport plugins
+// (mcp-transport-*) are plughost's and everything else is a server.
+func sampleTree(root int, owned bool) treeSample {
+	var s treeSample
+	add := func(pid int, ours bool) {
+		cpu, writes := max(proctree.CPU(pid), 0), max(proctree.WriteCalls(pid), 0)
+		if ours {
+			s.plughost, s.plughostWrites = s.plughost+cpu, s.plughostWrites+writes
+		} else {
+			s.servers, s.serverWrites = s.servers+cpu, s.serverWrites+writes
+		}
+	}
+	add(root, owned)
+	for _, p := range proctree.Descendants(root) {
+		add(p.PID, strings.HasPrefix(p.Name, "mcp-transport-"))
+	}
+	return s
+}
+
+// minus is what the tree spent between before and s.
+func (s treeSample) minus(before treeSample) treeSample {
+	return treeSample{plughost: s.plughost - before.plughost, servers: s.servers - before.servers,
+		plughostWrites: s.plughostWrites - before.plughostWrites, serverWrites: s.serverWrites - before.serverWrites}
+}
+
+// plus adds what another span spent.
+func (s treeSample) plus(o treeSample) treeSample {
+	return treeSample{plughost: s.plughost + o.plughost, servers: s.servers + o.servers,
+		plughostWrites: s.plughostWrites + o.plughostWrites, serverWrites: s.serverWrites + o.serverWrites}
 }
 
 // per1000 turns the CPU used between two samples over calls into seconds

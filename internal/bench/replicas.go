@@ -117,7 +117,8 @@ func Replicas(ctx context.Context, o ReplicasOptions) (ReplicasResult, error) {
 	r.Saturation = saturation(r.Setups[1].CPU)
 	if o.ProfileDir != "" {
 		for i, name := range []string{"memory", "redis"} {
-			if err := profileUnderLoad(ctx, setups[i], o, filepath.Join(o.ProfileDir, name+".pprof")); err != nil {
+			load := func() { clusterLoad(ctx, setups[i].clients, pinnedEcho, max(o.CallsPerSession/10, 1)) }
+			if err := profileUnderLoad(ctx, setups[i].c, load, o.ProfileSeconds, filepath.Join(o.ProfileDir, name+".pprof")); err != nil {
 				return r, fmt.Errorf("%s: CPU profile: %w", setups[i].name, err)
 			}
 		}
@@ -172,7 +173,7 @@ func alternateLoad(ctx context.Context, setups []*loadSetup, o ReplicasOptions) 
 	for range max(o.Rounds, 1) {
 		for _, s := range setups {
 			before := sampleCPU(s.c)
-			run := clusterLoad(ctx, s.clients, o.CallsPerSession)
+			run := clusterLoad(ctx, s.clients, pinnedEcho, o.CallsPerSession)
 			after := sampleCPU(s.c)
 			s.runs = append(s.runs, run)
 			s.calls += run.OK
@@ -195,9 +196,9 @@ func alternateLoad(ctx context.Context, setups []*loadSetup, o ReplicasOptions) 
 	return out
 }
 
-// profileUnderLoad writes a CPU profile of the setup's first replica over
-// o.ProfileSeconds while its sessions make calls, to path.
-func profileUnderLoad(ctx context.Context, s *loadSetup, o ReplicasOptions, path string) error {
+// profileUnderLoad writes a CPU profile of c's first replica over seconds
+// while load runs again and again, to path.
+func profileUnderLoad(ctx context.Context, c *cluster.Cluster, load func(), seconds int, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -206,7 +207,7 @@ func profileUnderLoad(ctx context.Context, s *loadSetup, o ReplicasOptions, path
 	var err error
 	go func() {
 		defer close(done)
-		profile, err = s.c.Profile(ctx, 0, time.Duration(max(o.ProfileSeconds, 1))*time.Second)
+		profile, err = c.Profile(ctx, 0, time.Duration(max(seconds, 1))*time.Second)
 	}()
 	for {
 		select {
@@ -216,7 +217,7 @@ func profileUnderLoad(ctx context.Context, s *loadSetup, o ReplicasOptions, path
 			}
 			return os.WriteFile(path, profile, 0o600)
 		default:
-			clusterLoad(ctx, s.clients, max(o.CallsPerSession/10, 1))
+			load()
 		}
 	}
 }
@@ -278,26 +279,25 @@ func startBenchCluster(ctx context.Context, o ReplicasOptions, dir string, s *lo
 
 // benchSessions opens n sessions, each of which searches once (one unlock).
 func benchSessions(ctx context.Context, c *cluster.Cluster, n int, seed uint64) ([]*cluster.Client, error) {
-	out := make([]*cluster.Client, n)
-	for i := range out {
-		cl := c.NewClient(seed + uint64(i))
-		if err := cl.Initialize(ctx); err != nil {
-			return nil, fmt.Errorf("session %d: %w", i, err)
-		}
+	out, err := openSessions(ctx, c, n, seed)
+	if err != nil {
+		return nil, err
+	}
+	for i, cl := range out {
 		text, _, err := cl.CallTool(ctx, "tool_search_tool_regex", map[string]any{"pattern": "^" + hiddenEcho + "$"})
 		if err != nil || !strings.Contains(text, hiddenEcho) {
 			return nil, fmt.Errorf("session %d: search: %q %v", i, text, err)
 		}
-		out[i] = cl
 	}
 	return out, nil
 }
 
-// clusterLoad runs one goroutine per session, each making calls echo calls
-// one at a time, every answer checked against its request.
-func clusterLoad(ctx context.Context, clients []*cluster.Client, calls int) LoadStats {
+// clusterLoad runs one goroutine per session, each making calls calls of
+// echo (a tool taking text) one at a time, every answer checked against
+// its request.
+func clusterLoad(ctx context.Context, clients []*cluster.Client, echo string, calls int) LoadStats {
 	return measureLoad(len(clients), calls, func(i int, text string) (string, error) {
-		got, isErr, err := clients[i].CallTool(ctx, pinnedEcho, map[string]any{"text": text})
+		got, isErr, err := clients[i].CallTool(ctx, echo, map[string]any{"text": text})
 		if err == nil && isErr {
 			err = fmt.Errorf("error result: %s", got)
 		}

@@ -316,7 +316,9 @@ func (cl *Client) do(ctx context.Context, url string, body []byte) (*http.Respon
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+cl.c.Token.Reveal())
+	if tok := cl.c.Token.Reveal(); tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if cl.session != "" {

@@ -77,13 +77,32 @@ type Replica struct {
 	done chan struct{}
 }
 
-// PID returns the serve process's id.
-func (r *Replica) PID() int { return r.cmd.Process.Pid }
+// PID returns the serve process's id (0 for an endpoint of Attach).
+func (r *Replica) PID() int {
+	if r.cmd == nil {
+		return 0
+	}
+	return r.cmd.Process.Pid
+}
+
+// Attach returns a Cluster of MCP endpoints it did not start — e.g. a
+// server serving streamable HTTP itself — so that its Clients load them
+// as they load replicas (sending token, if any, as a bearer token). Its
+// replicas are not Alive, and Close leaves them alone.
+func Attach(token secret.String, urls ...string) *Cluster {
+	c := &Cluster{Token: token, http: clientHTTP()}
+	for _, u := range urls {
+		done := make(chan struct{})
+		close(done)
+		c.Replicas = append(c.Replicas, &Replica{URL: u, Stderr: &syncbuf.Buffer{}, done: done})
+	}
+	return c
+}
 
 // Start starts Redis (unless opts.Memory) and opts.Replicas replicas, and
 // waits until every replica is ready (/readyz 200).
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
-	c := &Cluster{opts: opts, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	c := &Cluster{opts: opts, http: clientHTTP()}
 	raw := make([]byte, 32)
 	_, _ = rand.Read(raw) // crypto/rand never fails on supported platforms
 	c.Token = secret.String(base64.RawURLEncoding.EncodeToString(raw))
@@ -235,7 +254,7 @@ func (c *Cluster) get(ctx context.Context, url string) (int, string, error) {
 // Kill kills the replica's whole process group (the serve process and its
 // plugins) with SIGKILL, as when a machine or pod dies, and waits for it.
 func (r *Replica) Kill() {
-	if r.cmd.Process != nil {
+	if r.cmd != nil && r.cmd.Process != nil {
 		killGroup(r.cmd.Process) // gone already: nothing to do
 	}
 	<-r.done
@@ -272,6 +291,12 @@ func (c *Cluster) Close() {
 	if c.Redis != nil {
 		c.Redis.Stop()
 	}
+}
+
+// clientHTTP is the connection pool of a cluster's clients: enough idle
+// connections per replica for every session of a load to keep its own.
+func clientHTTP() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 }
 
 // errNoReplica: every replica refused the connection.

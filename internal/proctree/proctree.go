@@ -122,6 +122,25 @@ func RSS(pid int) int64 {
 	return -1
 }
 
+// WriteCalls returns how many write system calls pid's threads have made
+// so far (syscw of /proc/<pid>/io: write, writev, sendmsg …), or -1.
+func WriteCalls(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "syscw:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return -1
+			}
+			return n
+		}
+	}
+	return -1
+}
+
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times: 100 on
 // every Linux architecture Go supports.
 const clockTicks = 100

@@ -31,3 +31,6 @@ func RSS(pid int) int64 { return -1 }
 
 // CPU returns -1 (unknown).
 func CPU(pid int) time.Duration { return -1 }
+
+// WriteCalls returns -1 (unknown).
+func WriteCalls(pid int) int64 { return -1 }

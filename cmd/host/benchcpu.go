@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/plughost/plughost/internal/bench"
+)
+
+func newBenchCPUCommand(g *globals) *cobra.Command {
+	var o bench.CallCPUOptions
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "cpu",
+		Short: "CPU per call: the gateway's processes against the same server answering over HTTP directly",
+		Long: `bench cpu runs, side by side, ` + "`plughost serve`" + ` serving the built-in demo server
+behind the stdio plugin (in-memory session store, bearer token) and the same demo server
+serving streamable HTTP itself. At each --sessions level it sends the same echo calls to
+each from the same raw HTTP clients (one session each, every answer checked against its
+request), alternating --rounds rounds of --calls calls, and reads from /proc, around every
+round:
+  - the CPU time of plughost's own processes (serve and the transport plugin) and of the
+    server, as CPU-seconds per 1,000 calls;
+  - their write system calls per call (syscw of /proc/<pid>/io).
+It prints, per level, plughost's CPU per call against the direct server's, the whole
+gateway tree's (plughost and its server) against the direct server's, and the calls/s
+ratio (median of the rounds' ratios). With --cpuprofile DIR it then writes a CPU profile of
+the serve process under the load of the last level (go tool pprof DIR/serve.pprof).
+Linux only (/proc). The load's clients run in this process, on the same cores.`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			if len(o.Sessions) == 0 {
+				return fmt.Errorf("--sessions: give at least one concurrency level, e.g. --sessions 1,50")
+			}
+			for _, n := range o.Sessions {
+				if n < 1 {
+					return fmt.Errorf("--sessions %d: each level needs at least one session", n)
+				}
+			}
+			o.Plughost, o.Environ = exe, os.Environ()
+			o.Server = []string{exe, "demo-server"}
+			o.HTTPServer = []string{exe, "demo-server", "--listen", "127.0.0.1:0"}
+			r, err := bench.CallCPU(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(g.stdout, r)
+			}
+			printCPUBench(g.stdout, o, r)
+			for _, l := range r.Levels {
+				for _, s := range []bench.CPUSetupRuns{l.Gateway, l.Direct} {
+					if s.Lost+s.Mismatched > 0 {
+						return fmt.Errorf("%d sessions: %d calls lost and %d mismatched", l.Sessions, s.Lost, s.Mismatched)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntSliceVar(&o.Sessions, "sessions", []int{1, 50}, "concurrency levels (concurrent sessions)")
+	cmd.Flags().IntVar(&o.Calls, "calls", 10000, "calls per round and setup, spread over the sessions")
+	cmd.Flags().IntVar(&o.Rounds, "rounds", 4, "rounds per setup and level, alternating")
+	cmd.Flags().StringVar(&o.ProfileDir, "cpuprofile", "", "also write a CPU profile of the serve process under load into this folder (serve.pprof)")
+	cmd.Flags().IntVar(&o.ProfileSeconds, "profile-seconds", 10, "length of the --cpuprofile profile")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printCPUBench(w io.Writer, o bench.CallCPUOptions, r bench.CallCPUResult) {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+	fmt.Fprintf(w, "CPU per call: gateway (serve + stdio plugin + demo server) vs the demo server over HTTP, %d alternating rounds of %d calls\n", max(o.Rounds, 1), o.Calls)
+	fmt.Fprintf(w, "CPU-seconds per 1,000 calls (= ms per call); writes: write syscalls per call\n")
+	for _, l := range r.Levels {
+		g, d := l.Gateway, l.Direct
+		fmt.Fprintf(w, "%d sessions\n", l.Sessions)
+		fmt.Fprintf(w, "  gateway:     %6.0f calls/s  p50 %s  p99 %s   plughost %.3f s  server %.3f s   writes plughost %.2f  server %.2f   lost %d  mismatched %d\n",
+			g.Throughput, ms(g.Latency.P50), ms(g.Latency.P99), g.CPU.Plughost, g.CPU.Servers, g.PlughostWrites, g.ServerWrites, g.Lost, g.Mismatched)
+		fmt.Fprintf(w, "  direct HTTP: %6.0f calls/s  p50 %s  p99 %s                    server %.3f s   writes                 server %.2f   lost %d  mismatched %d\n",
+			d.Throughput, ms(d.Latency.P50), ms(d.Latency.P99), d.CPU.Servers, d.ServerWrites, d.Lost, d.Mismatched)
+		fmt.Fprintf(w, "  plughost / direct server CPU %.2f   whole gateway tree / direct server CPU %.2f   calls/s gateway / direct %.2f\n",
+			l.PlughostVsServer, l.TreeVsServer, l.Throughput)
+		fmt.Fprintf(w, "  rounds, calls/s: gateway %s   direct %s\n", roundList(g.Rounds), roundList(d.Rounds))
+	}
+}
+
+// roundList prints calls/s figures as "1,234 1,300 …".
+func roundList(rounds []float64) string {
+	out := ""
+	for i, x := range rounds {
+		if i > 0 {
+			out += " "
+		}
+		out += fmt.Sprintf("%.0f", x)
+	}
+	return out
+}

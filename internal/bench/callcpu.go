@@ -1,0 +1,206 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/plughost/plughost/internal/cluster"
+	"github.com/plughost/plughost/internal/listenurl"
+)
+
+// CallCPUOptions say what `plughost bench cpu` runs.
+type CallCPUOptions struct {
+	// Plughost is the plughost binary the gateway runs (its plugins beside
+	// it).
+	Plughost string
+	// Server is the argv of the stdio server the gateway serves; it must
+	// offer echo(text).
+	Server []string
+	// HTTPServer is the argv of the same server serving streamable HTTP
+	// itself, printing "listening <url>" first: the direct setup.
+	HTTPServer []string
+	// Environ is the processes' environment.
+	Environ []string
+	// Sessions are the concurrency levels, e.g. 1 and 50.
+	Sessions []int
+	// Calls is the number of calls per round and setup, spread over the
+	// sessions; Rounds is the number of alternating rounds.
+	Calls, Rounds int
+	// ProfileDir, when set, also takes a CPU profile of the serve process
+	// over ProfileSeconds at the last concurrency level, into
+	// <ProfileDir>/serve.pprof.
+	ProfileDir     string
+	ProfileSeconds int
+}
+
+// CallCPUResult is the outcome of CallCPU: one entry per concurrency level.
+type CallCPUResult struct {
+	Levels []CPULevel `json:"levels"`
+}
+
+// CPULevel compares, at one concurrency level, the gateway (plughost serve
+// with the stdio plugin and the server) with the same clients calling the
+// server over HTTP directly.
+type CPULevel struct {
+	Sessions int          `json:"sessions"`
+	Gateway  CPUSetupRuns `json:"gateway"`
+	Direct   CPUSetupRuns `json:"direct_http"`
+	// PlughostVsServer is the CPU of plughost's own processes per call
+	// through the gateway over the direct server's CPU per call.
+	PlughostVsServer float64 `json:"plughost_vs_direct_server"`
+	// TreeVsServer is the same with the gateway's server added: the whole
+	// process tree a gateway call costs against the direct server.
+	TreeVsServer float64 `json:"tree_vs_direct_server"`
+	// Throughput is the median of the rounds' gateway / direct calls/s.
+	Throughput float64 `json:"throughput_vs_direct"`
+}
+
+// CPUSetupRuns is one setup's rounds: the median round's load figures, each
+// round's calls/s, and the CPU and write system calls of its processes
+// over every round.
+type CPUSetupRuns struct {
+	LoadStats
+	Rounds []float64 `json:"rounds"`
+	// CPU is the CPU-seconds per 1,000 calls of plughost's processes (serve
+	// and plugins) and of the MCP server.
+	CPU CPUPer1000 `json:"cpu_per_1000_calls"`
+	// PlughostWrites and ServerWrites are write system calls per call.
+	PlughostWrites float64 `json:"plughost_writes_per_call"`
+	ServerWrites   float64 `json:"server_writes_per_call"`
+
+	runs  []LoadStats
+	spent treeSample
+}
+
+// cpuSetup is one running setup of CallCPU: the endpoint its clients load,
+// the root of its process tree, and its tool.
+type cpuSetup struct {
+	c     *cluster.Cluster
+	root  int
+	owned bool // root is plughost serve (else the server itself)
+	tool  string
+}
+
+// CallCPU runs a gateway (`plughost serve` with o.Server behind the stdio
+// plugin) and o.HTTPServer side by side, and at each concurrency level
+// sends the same echo calls to each in alternating rounds, from the same
+// raw HTTP clients, every answer checked. It reads the CPU time and the
+// write system calls of each setup's processes from /proc around every
+// round.
+func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
+	var r CallCPUResult
+	dir, err := os.MkdirTemp("", "plughost-bench-cpu-")
+	if err != nil {
+		return r, err
+	}
+	defer os.RemoveAll(dir)
+	gw, err := cluster.Start(ctx, cluster.Options{
+		Plughost: o.Plughost, Replicas: 1, Memory: true, Dir: dir, Environ: o.Environ, Debug: o.ProfileDir != "",
+		MCP: map[string]any{
+			"enabled": true,
+			"servers": map[string]any{"demo": map[string]any{"enabled": true, "command": o.Server[0], "args": o.Server[1:]}},
+		},
+	})
+	if err != nil {
+		return r, fmt.Errorf("gateway: %w", err)
+	}
+	defer gw.Close()
+	cmd := exec.CommandContext(ctx, o.HTTPServer[0], o.HTTPServer[1:]...)
+	cmd.Env = o.Environ
+	url, stop, err := listenurl.Start(cmd, 30*time.Second)
+	if err != nil {
+		return r, fmt.Errorf("direct HTTP server: %w", err)
+	}
+	defer stop()
+	setups := []cpuSetup{
+		{c: gw, root: gw.Replicas[0].PID(), owned: true, tool: "mcp_demo_echo"},
+		{c: cluster.Attach("", url), root: cmd.Process.Pid, tool: "echo"},
+	}
+	for n, sessions := range o.Sessions {
+		level, err := cpuLevel(ctx, o, setups, sessions, uint64(n)*1_000_000)
+		if err != nil {
+			return r, err
+		}
+		r.Levels = append(r.Levels, level)
+	}
+	if o.ProfileDir != "" && len(o.Sessions) > 0 {
+		clients, err := openSessions(ctx, setups[0].c, o.Sessions[len(o.Sessions)-1], 99_000_000)
+		if err != nil {
+			return r, err
+		}
+		if err := os.MkdirAll(o.ProfileDir, 0o700); err != nil {
+			return r, err
+		}
+		load := func() { clusterLoad(ctx, clients, setups[0].tool, max(o.Calls/len(clients)/10, 1)) }
+		if err := profileUnderLoad(ctx, gw, load, o.ProfileSeconds, filepath.Join(o.ProfileDir, "serve.pprof")); err != nil {
+			return r, fmt.Errorf("profile: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// cpuLevel opens sessions sessions on each setup, then runs o.Rounds
+// rounds of the load on each in turn, the order swapped every round.
+func cpuLevel(ctx context.Context, o CallCPUOptions, setups []cpuSetup, sessions int, seed uint64) (CPULevel, error) {
+	level := CPULevel{Sessions: sessions}
+	runs := []*CPUSetupRuns{&level.Gateway, &level.Direct}
+	clients := make([][]*cluster.Client, len(setups))
+	for i, s := range setups {
+		var err error
+		if clients[i], err = openSessions(ctx, s.c, sessions, seed+uint64(i)*10_000); err != nil {
+			return level, err
+		}
+	}
+	perSession := max(o.Calls/max(sessions, 1), 1)
+	for round := range max(o.Rounds, 1) {
+		for k := range setups {
+			i := k
+			if round%2 == 1 {
+				i = len(setups) - 1 - k
+			}
+			s := setups[i]
+			before := sampleTree(s.root, s.owned)
+			run := clusterLoad(ctx, clients[i], s.tool, perSession)
+			runs[i].spent = runs[i].spent.plus(sampleTree(s.root, s.owned).minus(before))
+			runs[i].runs = append(runs[i].runs, run)
+		}
+	}
+	for _, r := range runs {
+		r.finish()
+	}
+	level.Throughput = medianRatio(level.Gateway.Rounds, level.Direct.Rounds)
+	if d := level.Direct.CPU.Servers; d > 0 {
+		level.PlughostVsServer = level.Gateway.CPU.Plughost / d
+		level.TreeVsServer = (level.Gateway.CPU.Plughost + level.Gateway.CPU.Servers) / d
+	}
+	return level, nil
+}
+
+// finish computes the figures of the rounds run.
+func (r *CPUSetupRuns) finish() {
+	calls := 0
+	for _, run := range r.runs {
+		r.Rounds = append(r.Rounds, run.Throughput)
+		calls += run.OK
+	}
+	r.LoadStats = median(r.runs)
+	r.CPU = per1000(cpuSample{}, cpuSample{plughost: r.spent.plughost, servers: r.spent.servers}, calls)
+	r.PlughostWrites = float64(r.spent.plughostWrites) / float64(max(calls, 1))
+	r.ServerWrites = float64(r.spent.serverWrites) / float64(max(calls, 1))
+}
+
+// openSessions opens n initialized sessions on c.
+func openSessions(ctx context.Context, c *cluster.Cluster, n int, seed uint64) ([]*cluster.Client, error) {
+	out := make([]*cluster.Client, n)
+	for i := range out {
+		out[i] = c.NewClient(seed + uint64(i))
+		if err := out[i].Initialize(ctx); err != nil {
+			return nil, fmt.Errorf("session %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
