@@ -13,7 +13,7 @@ import (
 
 func newBenchCPUCommand(g *globals) *cobra.Command {
 	var o bench.CallCPUOptions
-	var asJSON bool
+	var asJSON, floor bool
 	cmd := &cobra.Command{
 		Use:   "cpu",
 		Short: "CPU per call: the gateway's processes against the same server answering over HTTP directly",
@@ -26,10 +26,14 @@ round:
   - the CPU time of plughost's own processes (serve and the transport plugin) and of the
     server, as CPU-seconds per 1,000 calls;
   - their write system calls per call (syscw of /proc/<pid>/io).
+With --floor a third setup runs beside them: a bare relay (net/http, one decode and one
+write each way, the server on a pipe; no session, token, routing, shaping, log or
+metric) — the least any Go gateway over the same pieces spends per call.
 It prints, per level, plughost's CPU per call against the direct server's, the whole
 gateway tree's (plughost and its server) against the direct server's, and the calls/s
-ratio (median of the rounds' ratios). With --cpuprofile DIR it then writes a CPU profile of
-the serve process under the load of the last level (go tool pprof DIR/serve.pprof).
+ratio (median of the rounds' ratios). With --cpuprofile DIR it then writes a CPU and an allocation profile of
+the serve process under the load of the last level (go tool pprof DIR/serve.pprof,
+DIR/serve-allocs.pprof).
 Linux only (/proc). The load's clients run in this process, on the same cores.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -48,6 +52,9 @@ Linux only (/proc). The load's clients run in this process, on the same cores.`,
 			o.Plughost, o.Environ = exe, os.Environ()
 			o.Server = []string{exe, "demo-server"}
 			o.HTTPServer = []string{exe, "demo-server", "--listen", "127.0.0.1:0"}
+			if floor {
+				o.RelayFloor = []string{exe, "bench", "relay-floor", "--listen", "127.0.0.1:0", "--", exe, "demo-server"}
+			}
 			r, err := bench.CallCPU(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -57,7 +64,10 @@ Linux only (/proc). The load's clients run in this process, on the same cores.`,
 			}
 			printCPUBench(g.stdout, o, r)
 			for _, l := range r.Levels {
-				for _, s := range []bench.CPUSetupRuns{l.Gateway, l.Direct} {
+				for _, s := range []*bench.CPUSetupRuns{&l.Gateway, &l.Direct, l.Floor} {
+					if s == nil {
+						continue
+					}
 					if s.Lost+s.Mismatched > 0 {
 						return fmt.Errorf("%d sessions: %d calls lost and %d mismatched", l.Sessions, s.Lost, s.Mismatched)
 					}
@@ -69,9 +79,27 @@ Linux only (/proc). The load's clients run in this process, on the same cores.`,
 	cmd.Flags().IntSliceVar(&o.Sessions, "sessions", []int{1, 50}, "concurrency levels (concurrent sessions)")
 	cmd.Flags().IntVar(&o.Calls, "calls", 10000, "calls per round and setup, spread over the sessions")
 	cmd.Flags().IntVar(&o.Rounds, "rounds", 4, "rounds per setup and level, alternating")
-	cmd.Flags().StringVar(&o.ProfileDir, "cpuprofile", "", "also write a CPU profile of the serve process under load into this folder (serve.pprof)")
+	cmd.Flags().StringVar(&o.ProfileDir, "cpuprofile", "", "also write a CPU and an allocation profile of the serve process under load into this folder (serve.pprof, serve-allocs.pprof)")
 	cmd.Flags().IntVar(&o.ProfileSeconds, "profile-seconds", 10, "length of the --cpuprofile profile")
+	cmd.Flags().BoolVar(&floor, "floor", true, "also measure the bare relay floor")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// newRelayFloorCommand is bench cpu's floor setup, run as a process of its
+// own so /proc counts its CPU apart.
+func newRelayFloorCommand() *cobra.Command {
+	var listen string
+	cmd := &cobra.Command{
+		Use:    "relay-floor -- SERVER-COMMAND [ARGS...]",
+		Short:  "Serve a stdio MCP server over HTTP through a bare relay (bench cpu's floor)",
+		Hidden: true,
+		Args:   cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return bench.ServeFloorRelay(cmd.Context(), args, listen, cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to serve on")
 	return cmd
 }
 
@@ -86,6 +114,11 @@ func printCPUBench(w io.Writer, o bench.CallCPUOptions, r bench.CallCPUResult) {
 			g.Throughput, ms(g.Latency.P50), ms(g.Latency.P99), g.CPU.Plughost, g.CPU.Servers, g.PlughostWrites, g.ServerWrites, g.Lost, g.Mismatched)
 		fmt.Fprintf(w, "  direct HTTP: %6.0f calls/s  p50 %s  p99 %s                    server %.3f s   writes                 server %.2f   lost %d  mismatched %d\n",
 			d.Throughput, ms(d.Latency.P50), ms(d.Latency.P99), d.CPU.Servers, d.ServerWrites, d.Lost, d.Mismatched)
+		if f := l.Floor; f != nil {
+			fmt.Fprintf(w, "  relay floor: %6.0f calls/s  p50 %s  p99 %s   relay    %.3f s  server %.3f s   writes relay    %.2f  server %.2f   lost %d  mismatched %d\n",
+				f.Throughput, ms(f.Latency.P50), ms(f.Latency.P99), f.CPU.Plughost, f.CPU.Servers, f.PlughostWrites, f.ServerWrites, f.Lost, f.Mismatched)
+			fmt.Fprintf(w, "  relay floor / direct server CPU %.2f   floor tree / direct server CPU %.2f\n", l.FloorVsServer, l.FloorTreeVsServer)
+		}
 		fmt.Fprintf(w, "  plughost / direct server CPU %.2f   whole gateway tree / direct server CPU %.2f   calls/s gateway / direct %.2f\n",
 			l.PlughostVsServer, l.TreeVsServer, l.Throughput)
 		fmt.Fprintf(w, "  rounds, calls/s: gateway %s   direct %s\n", roundList(g.Rounds), roundList(d.Rounds))

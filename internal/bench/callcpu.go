@@ -23,6 +23,10 @@ type CallCPUOptions struct {
 	// HTTPServer is the argv of the same server serving streamable HTTP
 	// itself, printing "listening <url>" first: the direct setup.
 	HTTPServer []string
+	// RelayFloor is the argv of ServeFloorRelay serving Server (it prints
+	// "listening <url>"): the third setup, the least a Go gateway must
+	// do per call; none when empty.
+	RelayFloor []string
 	// Environ is the processes' environment.
 	Environ []string
 	// Sessions are the concurrency levels, e.g. 1 and 50.
@@ -30,9 +34,10 @@ type CallCPUOptions struct {
 	// Calls is the number of calls per round and setup, spread over the
 	// sessions; Rounds is the number of alternating rounds.
 	Calls, Rounds int
-	// ProfileDir, when set, also takes a CPU profile of the serve process
-	// over ProfileSeconds at the last concurrency level, into
-	// <ProfileDir>/serve.pprof.
+	// ProfileDir, when set, also takes a CPU profile and an allocation
+	// profile of the serve process, each over ProfileSeconds at the last
+	// concurrency level, into <ProfileDir>/serve.pprof and
+	// serve-allocs.pprof.
 	ProfileDir     string
 	ProfileSeconds int
 }
@@ -49,6 +54,9 @@ type CPULevel struct {
 	Sessions int          `json:"sessions"`
 	Gateway  CPUSetupRuns `json:"gateway"`
 	Direct   CPUSetupRuns `json:"direct_http"`
+	// Floor is the relay floor (CallCPUOptions.RelayFloor), if run; its
+	// relay process counts as plughost's.
+	Floor *CPUSetupRuns `json:"relay_floor,omitempty"`
 	// PlughostVsServer is the CPU of plughost's own processes per call
 	// through the gateway over the direct server's CPU per call.
 	PlughostVsServer float64 `json:"plughost_vs_direct_server"`
@@ -57,6 +65,10 @@ type CPULevel struct {
 	TreeVsServer float64 `json:"tree_vs_direct_server"`
 	// Throughput is the median of the rounds' gateway / direct calls/s.
 	Throughput float64 `json:"throughput_vs_direct"`
+	// FloorVsServer and FloorTreeVsServer are PlughostVsServer and
+	// TreeVsServer of the relay floor.
+	FloorVsServer     float64 `json:"relay_floor_vs_direct_server,omitempty"`
+	FloorTreeVsServer float64 `json:"relay_floor_tree_vs_direct_server,omitempty"`
 }
 
 // CPUSetupRuns is one setup's rounds: the median round's load figures, each
@@ -120,6 +132,16 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 		{c: gw, root: gw.Replicas[0].PID(), owned: true, tool: "mcp_demo_echo"},
 		{c: cluster.Attach("", url), root: cmd.Process.Pid, tool: "echo"},
 	}
+	if len(o.RelayFloor) > 0 {
+		floor := exec.CommandContext(ctx, o.RelayFloor[0], o.RelayFloor[1:]...)
+		floor.Env = o.Environ
+		url, stop, err := listenurl.Start(floor, 30*time.Second)
+		if err != nil {
+			return r, fmt.Errorf("relay floor: %w", err)
+		}
+		defer stop()
+		setups = append(setups, cpuSetup{c: cluster.Attach("", url), root: floor.Process.Pid, owned: true, tool: "echo"})
+	}
 	for n, sessions := range o.Sessions {
 		level, err := cpuLevel(ctx, o, setups, sessions, uint64(n)*1_000_000)
 		if err != nil {
@@ -136,8 +158,10 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 			return r, err
 		}
 		load := func() { clusterLoad(ctx, clients, setups[0].tool, max(o.Calls/len(clients)/10, 1)) }
-		if err := profileUnderLoad(ctx, gw, load, o.ProfileSeconds, filepath.Join(o.ProfileDir, "serve.pprof")); err != nil {
-			return r, fmt.Errorf("profile: %w", err)
+		for kind, file := range map[string]string{"profile": "serve.pprof", "allocs": "serve-allocs.pprof"} {
+			if err := profileUnderLoad(ctx, gw, kind, load, o.ProfileSeconds, filepath.Join(o.ProfileDir, file)); err != nil {
+				return r, fmt.Errorf("profile: %w", err)
+			}
 		}
 	}
 	return r, nil
@@ -148,6 +172,10 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 func cpuLevel(ctx context.Context, o CallCPUOptions, setups []cpuSetup, sessions int, seed uint64) (CPULevel, error) {
 	level := CPULevel{Sessions: sessions}
 	runs := []*CPUSetupRuns{&level.Gateway, &level.Direct}
+	if len(setups) > 2 {
+		level.Floor = &CPUSetupRuns{}
+		runs = append(runs, level.Floor)
+	}
 	clients := make([][]*cluster.Client, len(setups))
 	for i, s := range setups {
 		var err error
@@ -176,6 +204,10 @@ func cpuLevel(ctx context.Context, o CallCPUOptions, setups []cpuSetup, sessions
 	if d := level.Direct.CPU.Servers; d > 0 {
 		level.PlughostVsServer = level.Gateway.CPU.Plughost / d
 		level.TreeVsServer = (level.Gateway.CPU.Plughost + level.Gateway.CPU.Servers) / d
+		if f := level.Floor; f != nil {
+			level.FloorVsServer = f.CPU.Plughost / d
+			level.FloorTreeVsServer = (f.CPU.Plughost + f.CPU.Servers) / d
+		}
 	}
 	return level, nil
 }

@@ -118,7 +118,7 @@ func Replicas(ctx context.Context, o ReplicasOptions) (ReplicasResult, error) {
 	if o.ProfileDir != "" {
 		for i, name := range []string{"memory", "redis"} {
 			load := func() { clusterLoad(ctx, setups[i].clients, pinnedEcho, max(o.CallsPerSession/10, 1)) }
-			if err := profileUnderLoad(ctx, setups[i].c, load, o.ProfileSeconds, filepath.Join(o.ProfileDir, name+".pprof")); err != nil {
+			if err := profileUnderLoad(ctx, setups[i].c, "profile", load, o.ProfileSeconds, filepath.Join(o.ProfileDir, name+".pprof")); err != nil {
 				return r, fmt.Errorf("%s: CPU profile: %w", setups[i].name, err)
 			}
 		}
@@ -196,9 +196,9 @@ func alternateLoad(ctx context.Context, setups []*loadSetup, o ReplicasOptions) 
 	return out
 }
 
-// profileUnderLoad writes a CPU profile of c's first replica over seconds
-// while load runs again and again, to path.
-func profileUnderLoad(ctx context.Context, c *cluster.Cluster, load func(), seconds int, path string) error {
+// profileUnderLoad writes a profile of c's first replica (kind: see
+// cluster.Profile) over seconds while load runs again and again, to path.
+func profileUnderLoad(ctx context.Context, c *cluster.Cluster, kind string, load func(), seconds int, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ func profileUnderLoad(ctx context.Context, c *cluster.Cluster, load func(), seco
 	var err error
 	go func() {
 		defer close(done)
-		profile, err = c.Profile(ctx, 0, time.Duration(max(seconds, 1))*time.Second)
+		profile, err = c.Profile(ctx, 0, kind, time.Duration(max(seconds, 1))*time.Second)
 	}()
 	for {
 		select {

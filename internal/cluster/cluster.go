@@ -228,10 +228,11 @@ func (c *Cluster) Status(ctx context.Context, i int) (int, string, error) {
 	return c.get(ctx, strings.TrimSuffix(c.Replicas[i].URL, "/mcp")+"/api/status")
 }
 
-// Profile returns a CPU profile of replica i's serve process over the
-// next d (it needs Options.Debug).
-func (c *Cluster) Profile(ctx context.Context, i int, d time.Duration) ([]byte, error) {
-	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", strings.TrimSuffix(c.Replicas[i].URL, "/mcp"), max(int(d.Seconds()), 1))
+// Profile returns a runtime profile of replica i's serve process over the
+// next d (it needs Options.Debug): kind "profile" is CPU time, "allocs"
+// the allocations made meanwhile.
+func (c *Cluster) Profile(ctx context.Context, i int, kind string, d time.Duration) ([]byte, error) {
+	url := fmt.Sprintf("%s/debug/pprof/%s?seconds=%d", strings.TrimSuffix(c.Replicas[i].URL, "/mcp"), kind, max(int(d.Seconds()), 1))
 	status, body, err := c.get(ctx, url)
 	if err == nil && status != http.StatusOK {
 		err = fmt.Errorf("GET %s: %d %.200s", url, status, body)
