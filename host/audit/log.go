@@ -15,6 +15,9 @@ const (
 	DefaultQueue = 4096
 	// DefaultRecent is how many records Recent keeps.
 	DefaultRecent = 1000
+	// DefaultGather is how long Run lets records gather after a write
+	// before the next one.
+	DefaultGather = 10 * time.Millisecond
 )
 
 // batchBytes bounds the lines Run gathers into one write.
@@ -44,6 +47,12 @@ type Options struct {
 	// Queue is how many records may wait for the writer (DefaultQueue if
 	// 0); Recent how many the log keeps in memory (DefaultRecent if 0).
 	Queue, Recent int
+	// Gather is how long Run waits after a write before the next one, so
+	// that a steady stream of calls costs one write per Gather rather than
+	// one per call (DefaultGather if 0; below 0 writes at once). The
+	// first record after a quiet spell is written at once. A plughost
+	// killed meanwhile loses what gathered.
+	Gather time.Duration
 }
 
 // Stats count what a Log did since it was made.
@@ -74,6 +83,9 @@ func New(o Options) *Log {
 	}
 	if o.Recent <= 0 {
 		o.Recent = DefaultRecent
+	}
+	if o.Gather == 0 {
+		o.Gather = DefaultGather
 	}
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
@@ -124,19 +136,35 @@ func (l *Log) Run(ctx context.Context) {
 	}
 	w := writer{log: l, rot: rotator{dir: l.o.Dir, maxBytes: l.o.MaxFileBytes, keep: l.o.MaxFiles}}
 	defer w.rot.close()
+	drain := func() {
+		for {
+			select {
+			case r := <-l.queue:
+				w.batch(r)
+			default:
+				return
+			}
+		}
+	}
+	gather := time.NewTimer(time.Hour)
+	gather.Stop()
 	for {
 		select {
 		case r := <-l.queue:
 			w.batch(r)
 		case <-ctx.Done():
-			for {
-				select {
-				case r := <-l.queue:
-					w.batch(r)
-				default:
-					return
-				}
-			}
+			drain()
+			return
+		}
+		if l.o.Gather <= 0 || len(l.queue) > 0 {
+			continue // more than one batch waits: write it at once
+		}
+		gather.Reset(l.o.Gather)
+		select {
+		case <-gather.C:
+		case <-ctx.Done():
+			drain()
+			return
 		}
 	}
 }

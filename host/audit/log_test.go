@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,4 +240,35 @@ func TestSharedDirectory(t *testing.T) {
 		}
 	}
 	lines(t, dir) // every line parses
+}
+
+// After a write the writer lets records gather for Options.Gather, so a
+// steady stream of calls costs one write per window; the first record after
+// a quiet spell goes out at once, and stopping writes what gathered.
+func TestRecordsGatherBetweenWrites(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "audit")
+	l := New(Options{Dir: dir, MaxFileBytes: 1 << 20, MaxFiles: 2, Gather: time.Minute})
+	stop := runLog(t, l)
+	l.Write(Record{Time: time.Now(), Server: "fs", Method: "tools/call", Name: "first", Outcome: OK})
+	deadline := time.Now().Add(10 * time.Second)
+	for len(lines(t, dir)) < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the first record was not written at once")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for i := range 5 {
+		l.Write(Record{Time: time.Now(), Server: "fs", Method: "tools/call", Name: fmt.Sprint("next ", i), Outcome: OK})
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := len(lines(t, dir)); got != 1 {
+		t.Fatalf("%d lines within the minute of gathering, want only the first", got)
+	}
+	if got := l.Stats().Written; got != 1 {
+		t.Fatalf("Stats.Written %d while gathering, want 1", got)
+	}
+	stop()
+	if got := len(lines(t, dir)); got != 6 {
+		t.Fatalf("%d lines after stopping, want all 6", got)
+	}
 }
