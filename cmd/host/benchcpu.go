@@ -29,6 +29,10 @@ round:
 With --floor a third setup runs beside them: a bare relay (net/http, one decode and one
 write each way, the server on a pipe; no session, token, routing, shaping, log or
 metric) — the least any Go gateway over the same pieces spends per call.
+Then it opens --idle-sessions sessions on the gateway and on the direct server, each
+from a client with a connection of its own, kept open, with one call each, and reports
+what the process holding them grew by per session (resident memory; for serve also the
+heap in use after a garbage collection).
 It prints, per level, plughost's CPU per call against the direct server's, the whole
 gateway tree's (plughost and its server) against the direct server's, and the calls/s
 ratio (median of the rounds' ratios). With --cpuprofile DIR it then writes a CPU and an allocation profile of
@@ -79,6 +83,7 @@ Linux only (/proc). The load's clients run in this process, on the same cores.`,
 	cmd.Flags().IntSliceVar(&o.Sessions, "sessions", []int{1, 50}, "concurrency levels (concurrent sessions)")
 	cmd.Flags().IntVar(&o.Calls, "calls", 10000, "calls per round and setup, spread over the sessions")
 	cmd.Flags().IntVar(&o.Rounds, "rounds", 4, "rounds per setup and level, alternating")
+	cmd.Flags().IntVar(&o.IdleSessions, "idle-sessions", 500, "sessions of the session memory measurement, each with a connection of its own (0 skips it)")
 	cmd.Flags().StringVar(&o.ProfileDir, "cpuprofile", "", "also write a CPU and an allocation profile of the serve process under load into this folder (serve.pprof, serve-allocs.pprof)")
 	cmd.Flags().IntVar(&o.ProfileSeconds, "profile-seconds", 10, "length of the --cpuprofile profile")
 	cmd.Flags().BoolVar(&floor, "floor", true, "also measure the bare relay floor")
@@ -122,6 +127,12 @@ func printCPUBench(w io.Writer, o bench.CallCPUOptions, r bench.CallCPUResult) {
 		fmt.Fprintf(w, "  plughost / direct server CPU %.2f   whole gateway tree / direct server CPU %.2f   calls/s gateway / direct %.2f\n",
 			l.PlughostVsServer, l.TreeVsServer, l.Throughput)
 		fmt.Fprintf(w, "  rounds, calls/s: gateway %s   direct %s\n", roundList(g.Rounds), roundList(d.Rounds))
+	}
+	if m := r.Sessions; m != nil {
+		kib := func(b float64) string { return fmt.Sprintf("%.1f KiB", b/1024) }
+		fmt.Fprintf(w, "open idle sessions, %d, each with its own connection and one call: per session\n", m.Sessions)
+		fmt.Fprintf(w, "  gateway (serve): resident %s, heap in use after GC %s   direct server: resident %s\n",
+			kib(m.GatewayRSS), kib(m.GatewayLiveHeap), kib(m.DirectRSS))
 	}
 }
 

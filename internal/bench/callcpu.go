@@ -10,6 +10,7 @@ import (
 
 	"github.com/plughost/plughost/internal/cluster"
 	"github.com/plughost/plughost/internal/listenurl"
+	"github.com/plughost/plughost/internal/proctree"
 )
 
 // CallCPUOptions say what `plughost bench cpu` runs.
@@ -34,6 +35,9 @@ type CallCPUOptions struct {
 	// Calls is the number of calls per round and setup, spread over the
 	// sessions; Rounds is the number of alternating rounds.
 	Calls, Rounds int
+	// IdleSessions, when above 0, is the number of sessions of the session
+	// memory measurement (CallCPUResult.Sessions).
+	IdleSessions int
 	// ProfileDir, when set, also takes a CPU profile and an allocation
 	// profile of the serve process, each over ProfileSeconds at the last
 	// concurrency level, into <ProfileDir>/serve.pprof and
@@ -45,6 +49,20 @@ type CallCPUOptions struct {
 // CallCPUResult is the outcome of CallCPU: one entry per concurrency level.
 type CallCPUResult struct {
 	Levels []CPULevel `json:"levels"`
+	// Sessions is what open sessions cost, if measured.
+	Sessions *IdleSessionCost `json:"session_memory,omitempty"`
+}
+
+// IdleSessionCost is what idle sessions cost, each opened by a client of its
+// own over a connection of its own kept open, with one call made: the
+// growth of the process's resident memory, per session, in the gateway's
+// serve process and in the server serving HTTP directly, and the growth of
+// serve's heap in use after a garbage collection.
+type IdleSessionCost struct {
+	Sessions        int     `json:"sessions"`
+	GatewayRSS      float64 `json:"gateway_rss_bytes_per_session"`
+	GatewayLiveHeap float64 `json:"gateway_live_heap_bytes_per_session"`
+	DirectRSS       float64 `json:"direct_rss_bytes_per_session"`
 }
 
 // CPULevel compares, at one concurrency level, the gateway (plughost serve
@@ -111,7 +129,7 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 	}
 	defer os.RemoveAll(dir)
 	gw, err := cluster.Start(ctx, cluster.Options{
-		Plughost: o.Plughost, Replicas: 1, Memory: true, Dir: dir, Environ: o.Environ, Debug: o.ProfileDir != "",
+		Plughost: o.Plughost, Replicas: 1, Memory: true, Dir: dir, Environ: o.Environ, Debug: true,
 		MCP: map[string]any{
 			"enabled": true,
 			"servers": map[string]any{"demo": map[string]any{"enabled": true, "command": o.Server[0], "args": o.Server[1:]}},
@@ -148,6 +166,13 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 			return r, err
 		}
 		r.Levels = append(r.Levels, level)
+	}
+	if o.IdleSessions > 0 {
+		m, err := sessionMemory(ctx, setups[:2], o.IdleSessions, o.ProfileDir)
+		if err != nil {
+			return r, fmt.Errorf("session memory: %w", err)
+		}
+		r.Sessions = &m
 	}
 	if o.ProfileDir != "" && len(o.Sessions) > 0 {
 		clients, err := openSessions(ctx, setups[0].c, o.Sessions[len(o.Sessions)-1], 99_000_000)
@@ -235,4 +260,61 @@ func openSessions(ctx context.Context, c *cluster.Cluster, n int, seed uint64) (
 		}
 	}
 	return out, nil
+}
+
+// sessionMemory opens n sessions on the gateway (setups[0]) and on the
+// direct server (setups[1]), each with a connection of its own and one
+// call, and measures what the process holding them grew by. With
+// profileDir it writes serve's heap profile with the sessions open to
+// <profileDir>/serve-sessions-heap.pprof.
+func sessionMemory(ctx context.Context, setups []cpuSetup, n int, profileDir string) (IdleSessionCost, error) {
+	m := IdleSessionCost{Sessions: n}
+	per := func(before, after int64) float64 { return float64(after-before) / float64(n) }
+	for i, s := range setups {
+		var heapBefore int64
+		if s.owned {
+			var err error
+			if heapBefore, err = s.c.LiveHeap(ctx, 0); err != nil {
+				return m, err
+			}
+		}
+		rssBefore := proctree.RSS(s.root)
+		clients := make([]*cluster.Client, n)
+		for j := range clients {
+			cl := s.c.NewClient(uint64(50_000_000 + i*1_000_000 + j))
+			cl.OwnConnection()
+			defer cl.Close()
+			if err := cl.Initialize(ctx); err != nil {
+				return m, fmt.Errorf("session %d: %w", j, err)
+			}
+			if _, _, err := cl.CallTool(ctx, s.tool, map[string]any{"text": "hello"}); err != nil {
+				return m, fmt.Errorf("session %d: %w", j, err)
+			}
+			clients[j] = cl
+		}
+		time.Sleep(time.Second) // let the connections settle idle
+		if s.owned {
+			heapAfter, err := s.c.LiveHeap(ctx, 0)
+			if err != nil {
+				return m, err
+			}
+			m.GatewayLiveHeap = per(heapBefore, heapAfter)
+			m.GatewayRSS = per(rssBefore, proctree.RSS(s.root))
+			if profileDir != "" {
+				heap, err := s.c.Profile(ctx, 0, "heap", 0)
+				if err == nil {
+					err = os.MkdirAll(profileDir, 0o700)
+				}
+				if err == nil {
+					err = os.WriteFile(filepath.Join(profileDir, "serve-sessions-heap.pprof"), heap, 0o600)
+				}
+				if err != nil {
+					return m, fmt.Errorf("heap profile: %w", err)
+				}
+			}
+		} else {
+			m.DirectRSS = per(rssBefore, proctree.RSS(s.root))
+		}
+	}
+	return m, nil
 }

@@ -36,6 +36,22 @@ type Client struct {
 	// Capabilities are what Initialize declares (none when nil), e.g.
 	// {"sampling": {}} for CallAnswering.
 	Capabilities map[string]any
+
+	own *http.Client // OwnConnection's; nil: the cluster's pool
+}
+
+// OwnConnection makes the client send its requests over a connection of
+// its own, kept open between them, as a separate MCP client would (by
+// default the cluster's clients share one pool of connections).
+func (cl *Client) OwnConnection() {
+	cl.own = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+}
+
+// Close closes the client's own connection, if it has one.
+func (cl *Client) Close() {
+	if cl.own != nil {
+		cl.own.CloseIdleConnections()
+	}
 }
 
 // NewClient returns a client spreading its requests at random (seeded).
@@ -324,7 +340,11 @@ func (cl *Client) do(ctx context.Context, url string, body []byte) (*http.Respon
 	if cl.session != "" {
 		req.Header.Set("Mcp-Session-Id", cl.session)
 	}
-	resp, err := cl.c.http.Do(req)
+	hc := cl.c.http
+	if cl.own != nil {
+		hc = cl.own
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, err
 	}

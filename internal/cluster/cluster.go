@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -230,14 +231,37 @@ func (c *Cluster) Status(ctx context.Context, i int) (int, string, error) {
 
 // Profile returns a runtime profile of replica i's serve process over the
 // next d (it needs Options.Debug): kind "profile" is CPU time, "allocs"
-// the allocations made meanwhile.
+// the allocations made meanwhile; with d 0, "heap" is the heap in use now
+// (after a garbage collection).
 func (c *Cluster) Profile(ctx context.Context, i int, kind string, d time.Duration) ([]byte, error) {
 	url := fmt.Sprintf("%s/debug/pprof/%s?seconds=%d", strings.TrimSuffix(c.Replicas[i].URL, "/mcp"), kind, max(int(d.Seconds()), 1))
+	if d == 0 {
+		url = fmt.Sprintf("%s/debug/pprof/%s?gc=1", strings.TrimSuffix(c.Replicas[i].URL, "/mcp"), kind)
+	}
 	status, body, err := c.get(ctx, url)
 	if err == nil && status != http.StatusOK {
 		err = fmt.Errorf("GET %s: %d %.200s", url, status, body)
 	}
 	return []byte(body), err
+}
+
+// LiveHeap collects garbage in replica i's serve process and returns the
+// heap it then has in use (HeapInuse), in bytes (it needs Options.Debug).
+func (c *Cluster) LiveHeap(ctx context.Context, i int) (int64, error) {
+	url := strings.TrimSuffix(c.Replicas[i].URL, "/mcp") + "/debug/pprof/heap?gc=1&debug=1"
+	status, body, err := c.get(ctx, url)
+	if err == nil && status != http.StatusOK {
+		err = fmt.Errorf("GET %s: %d %.200s", url, status, body)
+	}
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, "# HeapInuse = "); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("GET %s: no HeapInuse in the answer", url)
 }
 
 func (c *Cluster) get(ctx context.Context, url string) (int, string, error) {
