@@ -62,6 +62,7 @@ or SIGTERM stops at once: no more drain, calls in flight are cut.`,
 			signal.Notify(hup, syscall.SIGHUP)
 			defer signal.Stop(hup)
 			tuneGC()
+			go releaseWhenIdle(ctx)
 			m := g.manager()
 			l, err := g.loadConfig()
 			if err != nil {
