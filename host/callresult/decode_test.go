@@ -1,6 +1,7 @@
 package callresult
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -303,6 +304,49 @@ func TestSetMember(t *testing.T) {
 	} {
 		if got := setMember([]byte(tt.raw), []byte(`"v"`), tt.path...); string(got) != tt.want {
 			t.Errorf("setMember(%s, %q) = %s; want %s", tt.raw, tt.path, got, tt.want)
+		}
+	}
+}
+
+// A result of text items and nothing else is written without mcp-go's
+// encoder, byte for byte as that encoder writes it: HTML characters,
+// control characters, line separators, invalid UTF-8, no items, many, an
+// error.
+func TestTextResultJSONAsTheGeneralPath(t *testing.T) {
+	texts := []string{"", "hello", `<a href="x">&</a>`, "tab\tnew\nline\r\x00\x1f\x7f", "\u2028\u2029",
+		"bad \xff\xfe utf-8", "emoji 🙂 and ünïcode", strings.Repeat("long ", 10000)}
+	var results []Result
+	for _, text := range texts {
+		results = append(results, Result{Content: []Content{NewText(text)}})
+	}
+	results = append(results, Result{}, Result{IsError: true, Content: []Content{NewText("failed")}},
+		Result{Content: []Content{NewText("a"), NewText("b"), NewText("c")}})
+	for _, r := range results {
+		fast, ok := r.textJSON()
+		if !ok {
+			t.Fatalf("%+v: not written by the text path", r)
+		}
+		slow, err := encode(r.toMCP(), r.raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fast, slow) {
+			t.Errorf("text path:\n %q\ngeneral path:\n %q", fast, slow)
+		}
+	}
+	for _, raw := range []string{
+		`{"content":[{"type":"text","text":"x"}],"isError":false}`,
+		`{"content":[{"type":"text","text":"x","annotations":{"priority":1}}]}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":1}}`,
+		`{"content":[{"type":"text","text":"x"}],"_meta":{"k":"v"}}`,
+		`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`,
+	} {
+		r, err := Decode([]byte(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := r.textJSON(); ok {
+			t.Errorf("%s: written by the text path, which would lose what the server sent", raw)
 		}
 	}
 }

@@ -130,7 +130,46 @@ func (r Result) ToMCP() *mcp.CallToolResult {
 // but for what plughost rewrote (result shaping's text, resource URIs, an
 // oversized structuredContent) and for changes made to r — every member
 // and item field mcp-go's types do not model included.
-func (r Result) JSON() (json.RawMessage, error) { return encode(r.toMCP(), r.raw) }
+func (r Result) JSON() (json.RawMessage, error) {
+	if b, ok := r.textJSON(); ok {
+		return b, nil
+	}
+	return encode(r.toMCP(), r.raw)
+}
+
+// textJSON writes the commonest result — text items and nothing else, no
+// member kept from the server beyond them — straight to bytes, as the
+// general path (mcp-go's map-based encoder) would write it, byte for byte;
+// ok is false for any other result.
+func (r Result) textJSON() (json.RawMessage, bool) {
+	if r.base != nil || !r.raw.empty() || r.StructuredContent != nil {
+		return nil, false
+	}
+	size := 32
+	for _, c := range r.Content {
+		if c.Type != ContentText || c.from != nil {
+			return nil, false
+		}
+		size += len(c.Text) + 32
+	}
+	out := make([]byte, 0, size)
+	out = append(out, `{"content":[`...)
+	for i, c := range r.Content {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		text, err := json.Marshal(c.Text)
+		if err != nil { // a string always encodes
+			return nil, false
+		}
+		out = append(append(append(out, `{"type":"text","text":`...), text...), '}')
+	}
+	out = append(out, ']')
+	if r.IsError {
+		out = append(out, `,"isError":true`...)
+	}
+	return append(out, '}'), true
+}
 
 // toMCP converts r to mcp-go's type, items the server sent with members
 // mcp-go does not model staying rawItems.
