@@ -68,7 +68,7 @@ Linux only (/proc). The load's clients run in this process, on the same cores.`,
 			}
 			printCPUBench(g.stdout, o, r)
 			for _, l := range r.Levels {
-				for _, s := range []*bench.CPUSetupRuns{&l.Gateway, &l.Direct, l.Floor} {
+				for _, s := range []*bench.CPUSetupRuns{&l.Gateway, &l.Direct, l.Floor, l.Baseline} {
 					if s == nil {
 						continue
 					}
@@ -87,6 +87,7 @@ Linux only (/proc). The load's clients run in this process, on the same cores.`,
 	cmd.Flags().StringVar(&o.ProfileDir, "cpuprofile", "", "also write a CPU and an allocation profile of the serve process under load into this folder (serve.pprof, serve-allocs.pprof)")
 	cmd.Flags().IntVar(&o.ProfileSeconds, "profile-seconds", 10, "length of the --cpuprofile profile")
 	cmd.Flags().BoolVar(&floor, "floor", true, "also measure the bare relay floor")
+	cmd.Flags().StringVar(&o.Baseline, "baseline", "", "another plughost binary (plugins beside it) whose gateway runs alternately with this one's: before/after ratios from one run")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
@@ -123,6 +124,11 @@ func printCPUBench(w io.Writer, o bench.CallCPUOptions, r bench.CallCPUResult) {
 			fmt.Fprintf(w, "  relay floor: %6.0f calls/s  p50 %s  p99 %s   relay    %.3f s  server %.3f s   writes relay    %.2f  server %.2f   lost %d  mismatched %d\n",
 				f.Throughput, ms(f.Latency.P50), ms(f.Latency.P99), f.CPU.Plughost, f.CPU.Servers, f.PlughostWrites, f.ServerWrites, f.Lost, f.Mismatched)
 			fmt.Fprintf(w, "  relay floor / direct server CPU %.2f   floor tree / direct server CPU %.2f\n", l.FloorVsServer, l.FloorTreeVsServer)
+		}
+		if b := l.Baseline; b != nil {
+			fmt.Fprintf(w, "  baseline:    %6.0f calls/s  p50 %s  p99 %s   plughost %.3f s  server %.3f s   writes plughost %.2f  server %.2f   lost %d  mismatched %d\n",
+				b.Throughput, ms(b.Latency.P50), ms(b.Latency.P99), b.CPU.Plughost, b.CPU.Servers, b.PlughostWrites, b.ServerWrites, b.Lost, b.Mismatched)
+			fmt.Fprintf(w, "  plughost CPU / baseline's %.2f   calls/s / baseline's %.2f\n", l.VsBaseline, l.ThroughputVsBaseline)
 		}
 		fmt.Fprintf(w, "  plughost / direct server CPU %.2f   whole gateway tree / direct server CPU %.2f   calls/s gateway / direct %.2f\n",
 			l.PlughostVsServer, l.TreeVsServer, l.Throughput)

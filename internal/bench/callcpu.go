@@ -28,6 +28,10 @@ type CallCPUOptions struct {
 	// "listening <url>"): the third setup, the least a Go gateway must
 	// do per call; none when empty.
 	RelayFloor []string
+	// Baseline, when set, is another plughost binary (its plugins beside
+	// it) whose gateway runs as one more setup, alternating with the
+	// others: before/after figures from one run.
+	Baseline string
 	// Environ is the processes' environment.
 	Environ []string
 	// Sessions are the concurrency levels, e.g. 1 and 50.
@@ -75,6 +79,12 @@ type CPULevel struct {
 	// Floor is the relay floor (CallCPUOptions.RelayFloor), if run; its
 	// relay process counts as plughost's.
 	Floor *CPUSetupRuns `json:"relay_floor,omitempty"`
+	// Baseline is the gateway of CallCPUOptions.Baseline, if run.
+	Baseline *CPUSetupRuns `json:"baseline,omitempty"`
+	// VsBaseline is plughost's CPU per call over the baseline's, and
+	// ThroughputVsBaseline the median of the rounds' calls/s ratios.
+	VsBaseline           float64 `json:"plughost_vs_baseline,omitempty"`
+	ThroughputVsBaseline float64 `json:"throughput_vs_baseline,omitempty"`
 	// PlughostVsServer is the CPU of plughost's own processes per call
 	// through the gateway over the direct server's CPU per call.
 	PlughostVsServer float64 `json:"plughost_vs_direct_server"`
@@ -113,6 +123,8 @@ type cpuSetup struct {
 	root  int
 	owned bool // root is plughost serve (else the server itself)
 	tool  string
+	// figures picks where the setup's figures go in a level.
+	figures func(*CPULevel) *CPUSetupRuns
 }
 
 // CallCPU runs a gateway (`plughost serve` with o.Server behind the stdio
@@ -128,13 +140,7 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 		return r, err
 	}
 	defer os.RemoveAll(dir)
-	gw, err := cluster.Start(ctx, cluster.Options{
-		Plughost: o.Plughost, Replicas: 1, Memory: true, Dir: dir, Environ: o.Environ, Debug: true,
-		MCP: map[string]any{
-			"enabled": true,
-			"servers": map[string]any{"demo": map[string]any{"enabled": true, "command": o.Server[0], "args": o.Server[1:]}},
-		},
-	})
+	gw, err := startCPUGateway(ctx, o, o.Plughost, filepath.Join(dir, "gateway"))
 	if err != nil {
 		return r, fmt.Errorf("gateway: %w", err)
 	}
@@ -147,8 +153,10 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 	}
 	defer stop()
 	setups := []cpuSetup{
-		{c: gw, root: gw.Replicas[0].PID(), owned: true, tool: "mcp_demo_echo"},
-		{c: cluster.Attach("", url), root: cmd.Process.Pid, tool: "echo"},
+		{c: gw, root: gw.Replicas[0].PID(), owned: true, tool: "mcp_demo_echo",
+			figures: func(l *CPULevel) *CPUSetupRuns { return &l.Gateway }},
+		{c: cluster.Attach("", url), root: cmd.Process.Pid, tool: "echo",
+			figures: func(l *CPULevel) *CPUSetupRuns { return &l.Direct }},
 	}
 	if len(o.RelayFloor) > 0 {
 		floor := exec.CommandContext(ctx, o.RelayFloor[0], o.RelayFloor[1:]...)
@@ -158,7 +166,17 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 			return r, fmt.Errorf("relay floor: %w", err)
 		}
 		defer stop()
-		setups = append(setups, cpuSetup{c: cluster.Attach("", url), root: floor.Process.Pid, owned: true, tool: "echo"})
+		setups = append(setups, cpuSetup{c: cluster.Attach("", url), root: floor.Process.Pid, owned: true, tool: "echo",
+			figures: func(l *CPULevel) *CPUSetupRuns { l.Floor = &CPUSetupRuns{}; return l.Floor }})
+	}
+	if o.Baseline != "" {
+		base, err := startCPUGateway(ctx, o, o.Baseline, filepath.Join(dir, "baseline"))
+		if err != nil {
+			return r, fmt.Errorf("baseline gateway: %w", err)
+		}
+		defer base.Close()
+		setups = append(setups, cpuSetup{c: base, root: base.Replicas[0].PID(), owned: true, tool: "mcp_demo_echo",
+			figures: func(l *CPULevel) *CPUSetupRuns { l.Baseline = &CPUSetupRuns{}; return l.Baseline }})
 	}
 	for n, sessions := range o.Sessions {
 		level, err := cpuLevel(ctx, o, setups, sessions, uint64(n)*1_000_000)
@@ -196,10 +214,9 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 // rounds of the load on each in turn, the order swapped every round.
 func cpuLevel(ctx context.Context, o CallCPUOptions, setups []cpuSetup, sessions int, seed uint64) (CPULevel, error) {
 	level := CPULevel{Sessions: sessions}
-	runs := []*CPUSetupRuns{&level.Gateway, &level.Direct}
-	if len(setups) > 2 {
-		level.Floor = &CPUSetupRuns{}
-		runs = append(runs, level.Floor)
+	runs := make([]*CPUSetupRuns, len(setups))
+	for i, s := range setups {
+		runs[i] = s.figures(&level)
 	}
 	clients := make([][]*cluster.Client, len(setups))
 	for i, s := range setups {
@@ -233,6 +250,10 @@ func cpuLevel(ctx context.Context, o CallCPUOptions, setups []cpuSetup, sessions
 			level.FloorVsServer = f.CPU.Plughost / d
 			level.FloorTreeVsServer = (f.CPU.Plughost + f.CPU.Servers) / d
 		}
+	}
+	if b := level.Baseline; b != nil && b.CPU.Plughost > 0 {
+		level.VsBaseline = level.Gateway.CPU.Plughost / b.CPU.Plughost
+		level.ThroughputVsBaseline = medianRatio(level.Gateway.Rounds, b.Rounds)
 	}
 	return level, nil
 }
@@ -317,4 +338,19 @@ func sessionMemory(ctx context.Context, setups []cpuSetup, n int, profileDir str
 		}
 	}
 	return m, nil
+}
+
+// startCPUGateway runs plughost's serve with o.Server behind the stdio
+// plugin, in-memory sessions, in dir.
+func startCPUGateway(ctx context.Context, o CallCPUOptions, plughost, dir string) (*cluster.Cluster, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return cluster.Start(ctx, cluster.Options{
+		Plughost: plughost, Replicas: 1, Memory: true, Dir: dir, Environ: o.Environ, Debug: true,
+		MCP: map[string]any{
+			"enabled": true,
+			"servers": map[string]any{"demo": map[string]any{"enabled": true, "command": o.Server[0], "args": o.Server[1:]}},
+		},
+	})
 }
