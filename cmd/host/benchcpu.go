@@ -137,8 +137,11 @@ func printCPUBench(w io.Writer, o bench.CallCPUOptions, r bench.CallCPUResult) {
 	if m := r.Sessions; m != nil {
 		kib := func(b float64) string { return fmt.Sprintf("%.1f KiB", b/1024) }
 		fmt.Fprintf(w, "open idle sessions, %d, each with its own connection and one call: per session\n", m.Sessions)
-		fmt.Fprintf(w, "  gateway (serve): resident %s, heap in use after GC %s   direct server: resident %s\n",
-			kib(m.GatewayRSS), kib(m.GatewayLiveHeap), kib(m.DirectRSS))
+		fmt.Fprintf(w, "  gateway (serve): resident %s, heap in use after 3 GCs %s, goroutine stacks %s   direct server: resident %s\n",
+			kib(m.GatewayRSS), kib(m.GatewayLiveHeap), kib(m.GatewayStacks), kib(m.DirectRSS))
+		if m.FloorRSS != 0 {
+			fmt.Fprintf(w, "  relay floor (net/http, no session): resident %s\n", kib(m.FloorRSS))
+		}
 	}
 }
 

@@ -66,7 +66,11 @@ type IdleSessionCost struct {
 	Sessions        int     `json:"sessions"`
 	GatewayRSS      float64 `json:"gateway_rss_bytes_per_session"`
 	GatewayLiveHeap float64 `json:"gateway_live_heap_bytes_per_session"`
+	GatewayStacks   float64 `json:"gateway_stack_bytes_per_session"`
 	DirectRSS       float64 `json:"direct_rss_bytes_per_session"`
+	// FloorRSS is the relay floor's, if it ran: what net/http alone keeps
+	// per open connection.
+	FloorRSS float64 `json:"relay_floor_rss_bytes_per_session,omitempty"`
 }
 
 // CPULevel compares, at one concurrency level, the gateway (plughost serve
@@ -119,6 +123,7 @@ type CPUSetupRuns struct {
 // cpuSetup is one running setup of CallCPU: the endpoint its clients load,
 // the root of its process tree, and its tool.
 type cpuSetup struct {
+	name  string // gateway, direct, floor or baseline
 	c     *cluster.Cluster
 	root  int
 	owned bool // root is plughost serve (else the server itself)
@@ -153,9 +158,9 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 	}
 	defer stop()
 	setups := []cpuSetup{
-		{c: gw, root: gw.Replicas[0].PID(), owned: true, tool: "mcp_demo_echo",
+		{name: "gateway", c: gw, root: gw.Replicas[0].PID(), owned: true, tool: "mcp_demo_echo",
 			figures: func(l *CPULevel) *CPUSetupRuns { return &l.Gateway }},
-		{c: cluster.Attach("", url), root: cmd.Process.Pid, tool: "echo",
+		{name: "direct", c: cluster.Attach("", url), root: cmd.Process.Pid, tool: "echo",
 			figures: func(l *CPULevel) *CPUSetupRuns { return &l.Direct }},
 	}
 	if len(o.RelayFloor) > 0 {
@@ -166,7 +171,7 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 			return r, fmt.Errorf("relay floor: %w", err)
 		}
 		defer stop()
-		setups = append(setups, cpuSetup{c: cluster.Attach("", url), root: floor.Process.Pid, owned: true, tool: "echo",
+		setups = append(setups, cpuSetup{name: "floor", c: cluster.Attach("", url), root: floor.Process.Pid, owned: true, tool: "echo",
 			figures: func(l *CPULevel) *CPUSetupRuns { l.Floor = &CPUSetupRuns{}; return l.Floor }})
 	}
 	if o.Baseline != "" {
@@ -175,7 +180,7 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 			return r, fmt.Errorf("baseline gateway: %w", err)
 		}
 		defer base.Close()
-		setups = append(setups, cpuSetup{c: base, root: base.Replicas[0].PID(), owned: true, tool: "mcp_demo_echo",
+		setups = append(setups, cpuSetup{name: "baseline", c: base, root: base.Replicas[0].PID(), owned: true, tool: "mcp_demo_echo",
 			figures: func(l *CPULevel) *CPUSetupRuns { l.Baseline = &CPUSetupRuns{}; return l.Baseline }})
 	}
 	for n, sessions := range o.Sessions {
@@ -186,7 +191,7 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 		r.Levels = append(r.Levels, level)
 	}
 	if o.IdleSessions > 0 {
-		m, err := sessionMemory(ctx, setups[:2], o.IdleSessions, o.ProfileDir)
+		m, err := sessionMemory(ctx, setups, o.IdleSessions, o.ProfileDir)
 		if err != nil {
 			return r, fmt.Errorf("session memory: %w", err)
 		}
@@ -283,19 +288,31 @@ func openSessions(ctx context.Context, c *cluster.Cluster, n int, seed uint64) (
 	return out, nil
 }
 
-// sessionMemory opens n sessions on the gateway (setups[0]) and on the
-// direct server (setups[1]), each with a connection of its own and one
+// sessionGCs is how many garbage collections sessionMemory has serve run
+// before it reads serve's runtime memory: enough for the stacks the
+// sessions' calls grew to shrink back, as they do in a running process.
+const sessionGCs = 3
+
+// sessionSettle is how long sessionMemory waits with the sessions open
+// before it reads resident memory: past two of serve's idle checks.
+const sessionSettle = 12 * time.Second
+
+// sessionMemory opens n sessions on the gateway, the direct server and
+// the relay floor (if it runs), each with a connection of its own and one
 // call, and measures what the process holding them grew by. With
-// profileDir it writes serve's heap profile with the sessions open to
-// <profileDir>/serve-sessions-heap.pprof.
+// profileDir it writes serve's heap and goroutine profiles with the
+// sessions open to <profileDir>/serve-sessions-{heap,goroutine}.pprof.
 func sessionMemory(ctx context.Context, setups []cpuSetup, n int, profileDir string) (IdleSessionCost, error) {
 	m := IdleSessionCost{Sessions: n}
 	per := func(before, after int64) float64 { return float64(after-before) / float64(n) }
 	for i, s := range setups {
-		var heapBefore int64
-		if s.owned {
+		if s.name == "baseline" {
+			continue
+		}
+		var memBefore cluster.RuntimeMemory
+		if s.name == "gateway" {
 			var err error
-			if heapBefore, err = s.c.LiveHeap(ctx, 0); err != nil {
+			if memBefore, err = s.c.LiveMemory(ctx, 0, sessionGCs); err != nil {
 				return m, err
 			}
 		}
@@ -313,28 +330,37 @@ func sessionMemory(ctx context.Context, setups []cpuSetup, n int, profileDir str
 			}
 			clients[j] = cl
 		}
-		time.Sleep(time.Second) // let the connections settle idle
-		if s.owned {
-			heapAfter, err := s.c.LiveHeap(ctx, 0)
+		// Let the connections settle idle, and serve notice it is idle and
+		// give back what it freed (cmd/host's idle checks run every 5 s).
+		time.Sleep(sessionSettle)
+		switch s.name {
+		case "gateway":
+			memAfter, err := s.c.LiveMemory(ctx, 0, sessionGCs)
 			if err != nil {
 				return m, err
 			}
-			m.GatewayLiveHeap = per(heapBefore, heapAfter)
+			m.GatewayLiveHeap = per(memBefore.Heap, memAfter.Heap)
+			m.GatewayStacks = per(memBefore.Stacks, memAfter.Stacks)
 			m.GatewayRSS = per(rssBefore, proctree.RSS(s.root))
-			if profileDir != "" {
-				heap, err := s.c.Profile(ctx, 0, "heap", 0)
+			for _, kind := range []string{"heap", "goroutine"} {
+				if profileDir == "" {
+					break
+				}
+				profile, err := s.c.Profile(ctx, 0, kind, 0)
 				if err == nil {
 					err = os.MkdirAll(profileDir, 0o700)
 				}
 				if err == nil {
-					err = os.WriteFile(filepath.Join(profileDir, "serve-sessions-heap.pprof"), heap, 0o600)
+					err = os.WriteFile(filepath.Join(profileDir, "serve-sessions-"+kind+".pprof"), profile, 0o600)
 				}
 				if err != nil {
-					return m, fmt.Errorf("heap profile: %w", err)
+					return m, fmt.Errorf("%s profile: %w", kind, err)
 				}
 			}
-		} else {
+		case "direct":
 			m.DirectRSS = per(rssBefore, proctree.RSS(s.root))
+		case "floor":
+			m.FloorRSS = per(rssBefore, proctree.RSS(s.root))
 		}
 	}
 	return m, nil

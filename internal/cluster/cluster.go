@@ -245,23 +245,54 @@ func (c *Cluster) Profile(ctx context.Context, i int, kind string, d time.Durati
 	return []byte(body), err
 }
 
-// LiveHeap collects garbage in replica i's serve process and returns the
-// heap it then has in use (HeapInuse), in bytes (it needs Options.Debug).
-func (c *Cluster) LiveHeap(ctx context.Context, i int) (int64, error) {
+// RuntimeMemory is what a serve process's Go runtime holds, in bytes.
+type RuntimeMemory struct {
+	// Heap is the heap in use (HeapInuse) after a garbage collection.
+	Heap int64
+	// Stacks is the memory of goroutine stacks (StackInuse).
+	Stacks int64
+}
+
+// LiveMemory collects garbage in replica i's serve process gcs times (each
+// collection also halves the stacks of goroutines using less than a
+// quarter of theirs, as a process's periodic collections do over time) and
+// returns what its runtime then holds (it needs Options.Debug).
+func (c *Cluster) LiveMemory(ctx context.Context, i, gcs int) (RuntimeMemory, error) {
+	var m RuntimeMemory
 	url := strings.TrimSuffix(c.Replicas[i].URL, "/mcp") + "/debug/pprof/heap?gc=1&debug=1"
-	status, body, err := c.get(ctx, url)
+	var status int
+	var body string
+	var err error
+	for range max(gcs, 1) {
+		if status, body, err = c.get(ctx, url); err != nil {
+			break
+		}
+	}
 	if err == nil && status != http.StatusOK {
 		err = fmt.Errorf("GET %s: %d %.200s", url, status, body)
 	}
 	if err != nil {
-		return 0, err
+		return m, err
 	}
+	found := 0
 	for _, line := range strings.Split(body, "\n") {
 		if v, ok := strings.CutPrefix(line, "# HeapInuse = "); ok {
-			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			m.Heap, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			found++
+		}
+		if v, ok := strings.CutPrefix(line, "# Stack = "); ok { // "inuse / sys"
+			inuse, _, _ := strings.Cut(v, " / ")
+			m.Stacks, err = strconv.ParseInt(strings.TrimSpace(inuse), 10, 64)
+			found++
+		}
+		if err != nil {
+			return m, fmt.Errorf("GET %s: %q: %w", url, line, err)
 		}
 	}
-	return 0, fmt.Errorf("GET %s: no HeapInuse in the answer", url)
+	if found != 2 {
+		return m, fmt.Errorf("GET %s: no HeapInuse or Stack in the answer", url)
+	}
+	return m, nil
 }
 
 func (c *Cluster) get(ctx context.Context, url string) (int, string, error) {
