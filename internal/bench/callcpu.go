@@ -40,8 +40,10 @@ type CallCPUOptions struct {
 	// sessions; Rounds is the number of alternating rounds.
 	Calls, Rounds int
 	// IdleSessions, when above 0, is the number of sessions of the session
-	// memory measurement (CallCPUResult.Sessions).
+	// memory measurement (CallCPUResult.Sessions); Settle is how long they
+	// stay open before resident memory is read (DefaultSettle if 0).
 	IdleSessions int
+	Settle       time.Duration
 	// ProfileDir, when set, also takes a CPU profile and an allocation
 	// profile of the serve process, each over ProfileSeconds at the last
 	// concurrency level, into <ProfileDir>/serve.pprof and
@@ -191,7 +193,11 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 		r.Levels = append(r.Levels, level)
 	}
 	if o.IdleSessions > 0 {
-		m, err := sessionMemory(ctx, setups, o.IdleSessions, o.ProfileDir)
+		settle := o.Settle
+		if settle == 0 {
+			settle = DefaultSettle
+		}
+		m, err := sessionMemory(ctx, setups, o.IdleSessions, settle, o.ProfileDir)
 		if err != nil {
 			return r, fmt.Errorf("session memory: %w", err)
 		}
@@ -293,16 +299,17 @@ func openSessions(ctx context.Context, c *cluster.Cluster, n int, seed uint64) (
 // sessions' calls grew to shrink back, as they do in a running process.
 const sessionGCs = 3
 
-// sessionSettle is how long sessionMemory waits with the sessions open
-// before it reads resident memory: past two of serve's idle checks.
-const sessionSettle = 12 * time.Second
+// DefaultSettle is how long the session memory measurement waits with the
+// sessions open before it reads resident memory: past two of serve's idle
+// checks (cmd/host's run every 5 s), so serve has given back what it freed.
+const DefaultSettle = 12 * time.Second
 
 // sessionMemory opens n sessions on the gateway, the direct server and
 // the relay floor (if it runs), each with a connection of its own and one
 // call, and measures what the process holding them grew by. With
 // profileDir it writes serve's heap and goroutine profiles with the
 // sessions open to <profileDir>/serve-sessions-{heap,goroutine}.pprof.
-func sessionMemory(ctx context.Context, setups []cpuSetup, n int, profileDir string) (IdleSessionCost, error) {
+func sessionMemory(ctx context.Context, setups []cpuSetup, n int, settle time.Duration, profileDir string) (IdleSessionCost, error) {
 	m := IdleSessionCost{Sessions: n}
 	per := func(before, after int64) float64 { return float64(after-before) / float64(n) }
 	for i, s := range setups {
@@ -330,9 +337,8 @@ func sessionMemory(ctx context.Context, setups []cpuSetup, n int, profileDir str
 			}
 			clients[j] = cl
 		}
-		// Let the connections settle idle, and serve notice it is idle and
-		// give back what it freed (cmd/host's idle checks run every 5 s).
-		time.Sleep(sessionSettle)
+		time.Sleep(settle) // idle connections; serve gives back what it freed
+
 		switch s.name {
 		case "gateway":
 			memAfter, err := s.c.LiveMemory(ctx, 0, sessionGCs)
