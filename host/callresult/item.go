@@ -32,6 +32,20 @@ type rawItem struct {
 	// resource's text or blob) replaced by "": Content holds those, and a
 	// second copy of a large text would double its memory.
 	skeleton json.RawMessage
+	// sent is the item as Decode made it (nil: Content is still that):
+	// MarshalJSON writes a modelled field only where Content differs from
+	// it. Comparing with the skeleton's member instead would write a
+	// second member for one the server spelt in another case ("mimeTYpe"),
+	// which encoding/json decodes into the same field.
+	sent mcp.Content
+}
+
+// original returns the item as Decode made it.
+func (it rawItem) original() mcp.Content {
+	if it.sent != nil {
+		return it.sent
+	}
+	return it.Content
 }
 
 // plain returns the mcp-go value of a content item: c itself, or a
@@ -55,7 +69,7 @@ func rewrap(old, v mcp.Content) mcp.Content {
 	if reflect.TypeOf(v) != reflect.TypeOf(it.Content) {
 		return v
 	}
-	return rawItem{Content: v, skeleton: it.skeleton}
+	return rawItem{Content: v, skeleton: it.skeleton, sent: it.original()}
 }
 
 // MarshalJSON writes the server's item with the rewritable parts taken from
@@ -76,39 +90,47 @@ func (it rawItem) MarshalJSON() ([]byte, error) {
 		}
 	}
 	// The item's other fields plughost's Content models are written only
-	// when they differ from the server's, so an unchanged one stays as sent.
-	changed := func(v string, path ...string) {
-		if old, _ := rawjson.String(out, path...); err == nil && old != v {
+	// when they differ from what the server's item decoded to, so an
+	// unchanged one stays as sent.
+	changed := func(v, was string, path ...string) {
+		if err == nil && v != was {
 			var b []byte
 			if b, err = json.Marshal(v); err == nil {
 				out = setMember(out, b, path...)
 			}
 		}
 	}
+	was := deref(plain(it.original()))
 	switch v := it.Content.(type) {
 	case mcp.TextContent:
 		set(v.Text, "text")
 	case mcp.ImageContent:
+		w, _ := was.(mcp.ImageContent)
 		set(v.Data, "data")
-		changed(v.MIMEType, "mimeType")
+		changed(v.MIMEType, w.MIMEType, "mimeType")
 	case mcp.AudioContent:
+		w, _ := was.(mcp.AudioContent)
 		set(v.Data, "data")
-		changed(v.MIMEType, "mimeType")
+		changed(v.MIMEType, w.MIMEType, "mimeType")
 	case mcp.ResourceLink:
+		w, _ := was.(mcp.ResourceLink)
 		set(v.URI, "uri")
-		changed(v.Name, "name")
-		changed(v.MIMEType, "mimeType")
-		changed(v.Description, "description")
+		changed(v.Name, w.Name, "name")
+		changed(v.MIMEType, w.MIMEType, "mimeType")
+		changed(v.Description, w.Description, "description")
 	case mcp.EmbeddedResource:
+		w, _ := was.(mcp.EmbeddedResource)
 		switch r := v.Resource.(type) {
 		case mcp.TextResourceContents:
+			wr, _ := w.Resource.(mcp.TextResourceContents)
 			set(r.URI, "resource", "uri")
 			set(r.Text, "resource", "text")
-			changed(r.MIMEType, "resource", "mimeType")
+			changed(r.MIMEType, wr.MIMEType, "resource", "mimeType")
 		case mcp.BlobResourceContents:
+			wr, _ := w.Resource.(mcp.BlobResourceContents)
 			set(r.URI, "resource", "uri")
 			set(r.Blob, "resource", "blob")
-			changed(r.MIMEType, "resource", "mimeType")
+			changed(r.MIMEType, wr.MIMEType, "resource", "mimeType")
 		}
 	default:
 		return json.Marshal(it.Content)
