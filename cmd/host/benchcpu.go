@@ -118,6 +118,7 @@ func printCPUBench(w io.Writer, o bench.CallCPUOptions, r bench.CallCPUResult) {
 		fmt.Fprintf(w, "%d sessions\n", l.Sessions)
 		fmt.Fprintf(w, "  gateway:     %6.0f calls/s  p50 %s  p99 %s   plughost %.3f s  server %.3f s   writes plughost %.2f  server %.2f   lost %d  mismatched %d\n",
 			g.Throughput, ms(g.Latency.P50), ms(g.Latency.P99), g.CPU.Plughost, g.CPU.Servers, g.PlughostWrites, g.ServerWrites, g.Lost, g.Mismatched)
+		fmt.Fprintf(w, "               serve allocates %.0f objects, %.1f KB per call\n", g.Allocs, g.AllocBytes/1000)
 		fmt.Fprintf(w, "  direct HTTP: %6.0f calls/s  p50 %s  p99 %s                    server %.3f s   writes                 server %.2f   lost %d  mismatched %d\n",
 			d.Throughput, ms(d.Latency.P50), ms(d.Latency.P99), d.CPU.Servers, d.ServerWrites, d.Lost, d.Mismatched)
 		if f := l.Floor; f != nil {
@@ -128,6 +129,7 @@ func printCPUBench(w io.Writer, o bench.CallCPUOptions, r bench.CallCPUResult) {
 		if b := l.Baseline; b != nil {
 			fmt.Fprintf(w, "  baseline:    %6.0f calls/s  p50 %s  p99 %s   plughost %.3f s  server %.3f s   writes plughost %.2f  server %.2f   lost %d  mismatched %d\n",
 				b.Throughput, ms(b.Latency.P50), ms(b.Latency.P99), b.CPU.Plughost, b.CPU.Servers, b.PlughostWrites, b.ServerWrites, b.Lost, b.Mismatched)
+			fmt.Fprintf(w, "               serve allocates %.0f objects, %.1f KB per call\n", b.Allocs, b.AllocBytes/1000)
 			fmt.Fprintf(w, "  plughost CPU / baseline's %.2f   calls/s / baseline's %.2f\n", l.VsBaseline, l.ThroughputVsBaseline)
 		}
 		fmt.Fprintf(w, "  plughost / direct server CPU %.2f   whole gateway tree / direct server CPU %.2f   calls/s gateway / direct %.2f\n",

@@ -117,9 +117,15 @@ type CPUSetupRuns struct {
 	// PlughostWrites and ServerWrites are write system calls per call.
 	PlughostWrites float64 `json:"plughost_writes_per_call"`
 	ServerWrites   float64 `json:"server_writes_per_call"`
+	// Allocs and AllocBytes are the heap allocations per call of the serve
+	// process (gateway setups only; read from its runtime around each
+	// round).
+	Allocs     float64 `json:"serve_allocs_per_call,omitempty"`
+	AllocBytes float64 `json:"serve_alloc_bytes_per_call,omitempty"`
 
-	runs  []LoadStats
-	spent treeSample
+	runs           []LoadStats
+	spent          treeSample
+	allocs, abytes int64
 }
 
 // cpuSetup is one running setup of CallCPU: the endpoint its clients load,
@@ -244,10 +250,20 @@ func cpuLevel(ctx context.Context, o CallCPUOptions, setups []cpuSetup, sessions
 				i = len(setups) - 1 - k
 			}
 			s := setups[i]
+			memBefore, err := s.runtime(ctx)
+			if err != nil {
+				return level, err
+			}
 			before := sampleTree(s.root, s.owned)
 			run := clusterLoad(ctx, clients[i], s.tool, perSession)
 			runs[i].spent = runs[i].spent.plus(sampleTree(s.root, s.owned).minus(before))
 			runs[i].runs = append(runs[i].runs, run)
+			memAfter, err := s.runtime(ctx)
+			if err != nil {
+				return level, err
+			}
+			runs[i].allocs += memAfter.Allocs - memBefore.Allocs
+			runs[i].abytes += memAfter.AllocBytes - memBefore.AllocBytes
 		}
 	}
 	for _, r := range runs {
@@ -280,6 +296,8 @@ func (r *CPUSetupRuns) finish() {
 	r.CPU = per1000(cpuSample{}, cpuSample{plughost: r.spent.plughost, servers: r.spent.servers}, calls)
 	r.PlughostWrites = float64(r.spent.plughostWrites) / float64(max(calls, 1))
 	r.ServerWrites = float64(r.spent.serverWrites) / float64(max(calls, 1))
+	r.Allocs = float64(r.allocs) / float64(max(calls, 1))
+	r.AllocBytes = float64(r.abytes) / float64(max(calls, 1))
 }
 
 // openSessions opens n initialized sessions on c.
@@ -370,6 +388,15 @@ func sessionMemory(ctx context.Context, setups []cpuSetup, n int, settle time.Du
 		}
 	}
 	return m, nil
+}
+
+// runtime reads the setup's serve process's runtime counters (zero for a
+// setup that is not a plughost gateway).
+func (s cpuSetup) runtime(ctx context.Context) (cluster.RuntimeMemory, error) {
+	if s.name != "gateway" && s.name != "baseline" {
+		return cluster.RuntimeMemory{}, nil
+	}
+	return s.c.LiveMemory(ctx, 0, 0)
 }
 
 // startCPUGateway runs plughost's serve with o.Server behind the stdio

@@ -25,7 +25,7 @@ func TestCallCPUBench(t *testing.T) {
 		Server:     []string{exe, "demo-server"},
 		HTTPServer: []string{exe, "demo-server", "--listen", "127.0.0.1:0"},
 		RelayFloor: []string{exe, "bench", "relay-floor", "--listen", "127.0.0.1:0", "--", exe, "demo-server"},
-		Sessions:   []int{1, 3}, Calls: 30, Rounds: 2, IdleSessions: 5, Settle: 100 * time.Millisecond,
+		Sessions:   []int{1, 3}, Calls: 30, Rounds: 2, IdleSessions: 50, Settle: 100 * time.Millisecond,
 		ProfileDir: profiles, ProfileSeconds: 1,
 	})
 	if err != nil {
@@ -56,14 +56,19 @@ func TestCallCPUBench(t *testing.T) {
 			if name != "direct" && (s.CPU.Plughost <= 0 || s.PlughostWrites < 1) {
 				t.Errorf("%d sessions, %s: own CPU %v, writes per call %v; it relayed every call", l.Sessions, name, s.CPU.Plughost, s.PlughostWrites)
 			}
+			if (name == "gateway" || name == "baseline") && (s.Allocs < 10 || s.AllocBytes < 1000) {
+				t.Errorf("%d sessions, %s: serve allocated %v objects, %v bytes per call; a call allocates", l.Sessions, name, s.Allocs, s.AllocBytes)
+			}
 		}
 		if l.PlughostVsServer <= 0 || l.TreeVsServer <= l.PlughostVsServer || l.Throughput <= 0 || l.FloorVsServer <= 0 || l.VsBaseline <= 0 {
 			t.Errorf("%d sessions: ratios %+v; want each computed", l.Sessions, l)
 		}
 	}
 	m := r.Sessions
-	if m == nil || m.Sessions != 5 || m.GatewayLiveHeap <= 0 || m.GatewayStacks <= 0 {
-		t.Fatalf("session memory %+v: want the heap and stacks 5 open sessions hold", m)
+	// Stacks come in spans of many goroutines' and may reuse freed ones:
+	// 50 sessions may add none.
+	if m == nil || m.Sessions != 50 || m.GatewayLiveHeap <= 0 || m.GatewayStacks < 0 {
+		t.Fatalf("session memory %+v: want the heap (and stacks) 50 open sessions hold", m)
 	}
 	for _, name := range []string{"serve.pprof", "serve-allocs.pprof", "serve-sessions-heap.pprof", "serve-sessions-goroutine.pprof"} {
 		b, err := os.ReadFile(filepath.Join(profiles, name))

@@ -245,21 +245,29 @@ func (c *Cluster) Profile(ctx context.Context, i int, kind string, d time.Durati
 	return []byte(body), err
 }
 
-// RuntimeMemory is what a serve process's Go runtime holds, in bytes.
+// RuntimeMemory is what a serve process's Go runtime holds, and has
+// allocated, in bytes and objects.
 type RuntimeMemory struct {
-	// Heap is the heap in use (HeapInuse) after a garbage collection.
+	// Heap is the heap in use (HeapInuse).
 	Heap int64
 	// Stacks is the memory of goroutine stacks (StackInuse).
 	Stacks int64
+	// Allocs and AllocBytes count the heap objects and bytes allocated
+	// since the process started (Mallocs, TotalAlloc).
+	Allocs, AllocBytes int64
 }
 
 // LiveMemory collects garbage in replica i's serve process gcs times (each
 // collection also halves the stacks of goroutines using less than a
-// quarter of theirs, as a process's periodic collections do over time) and
-// returns what its runtime then holds (it needs Options.Debug).
+// quarter of theirs, as a process's periodic collections do over time; 0
+// collects none) and returns what its runtime then holds (it needs
+// Options.Debug).
 func (c *Cluster) LiveMemory(ctx context.Context, i, gcs int) (RuntimeMemory, error) {
 	var m RuntimeMemory
-	url := strings.TrimSuffix(c.Replicas[i].URL, "/mcp") + "/debug/pprof/heap?gc=1&debug=1"
+	url := strings.TrimSuffix(c.Replicas[i].URL, "/mcp") + "/debug/pprof/heap?debug=1"
+	if gcs > 0 {
+		url += "&gc=1"
+	}
 	var status int
 	var body string
 	var err error
@@ -274,23 +282,23 @@ func (c *Cluster) LiveMemory(ctx context.Context, i, gcs int) (RuntimeMemory, er
 	if err != nil {
 		return m, err
 	}
+	fields := map[string]*int64{"# HeapInuse = ": &m.Heap, "# Stack = ": &m.Stacks, "# Mallocs = ": &m.Allocs, "# TotalAlloc = ": &m.AllocBytes}
 	found := 0
 	for _, line := range strings.Split(body, "\n") {
-		if v, ok := strings.CutPrefix(line, "# HeapInuse = "); ok {
-			m.Heap, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		for prefix, dst := range fields {
+			v, ok := strings.CutPrefix(line, prefix)
+			if !ok {
+				continue
+			}
+			v, _, _ = strings.Cut(v, " / ") // Stack is "inuse / sys"
+			if *dst, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64); err != nil {
+				return m, fmt.Errorf("GET %s: %q: %w", url, line, err)
+			}
 			found++
-		}
-		if v, ok := strings.CutPrefix(line, "# Stack = "); ok { // "inuse / sys"
-			inuse, _, _ := strings.Cut(v, " / ")
-			m.Stacks, err = strconv.ParseInt(strings.TrimSpace(inuse), 10, 64)
-			found++
-		}
-		if err != nil {
-			return m, fmt.Errorf("GET %s: %q: %w", url, line, err)
 		}
 	}
-	if found != 2 {
-		return m, fmt.Errorf("GET %s: no HeapInuse or Stack in the answer", url)
+	if found != len(fields) {
+		return m, fmt.Errorf("GET %s: the answer lacks one of HeapInuse, Stack, Mallocs, TotalAlloc", url)
 	}
 	return m, nil
 }
