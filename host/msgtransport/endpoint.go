@@ -83,8 +83,10 @@ type notification struct {
 // one was handled, so what a server sent during a request (progress, log
 // messages) is handled before the request's answer.
 type reply struct {
-	resp  *transport.JSONRPCResponse
-	after uint64
+	id     json.RawMessage // as the server wrote it
+	result json.RawMessage
+	err    *mcp.JSONRPCErrorDetails
+	after  uint64
 }
 
 // RawHandlers receive what the server sends on its own as raw JSON (see
@@ -185,29 +187,35 @@ func (t *Endpoint) SendRequest(ctx context.Context, request transport.JSONRPCReq
 	if err != nil {
 		return nil, err
 	}
-	return t.exchange(ctx, key, msg)
+	r, err := t.exchange(ctx, key, msg)
+	if err != nil {
+		return nil, err
+	}
+	var id mcp.RequestId
+	_ = json.Unmarshal(r.id, &id) // the id it was sent with: it decodes
+	return &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: r.result, Error: r.err}, nil
 }
 
 // exchange sends msg, a request whose id encodes as key, and waits for its
 // response; the notifications the server sent before the response are
 // handled first.
-func (t *Endpoint) exchange(ctx context.Context, key string, msg []byte) (*transport.JSONRPCResponse, error) {
+func (t *Endpoint) exchange(ctx context.Context, key string, msg []byte) (reply, error) {
 	ch := make(chan reply, 1)
 	if err := t.addPending(key, ch); err != nil {
-		return nil, err
+		return reply{}, err
 	}
 	defer t.removePending(key)
 	if err := t.conn.Send(ctx, msg); err != nil {
-		return nil, t.betterError(err)
+		return reply{}, t.betterError(err)
 	}
 	select {
 	case r := <-ch:
 		t.waitDispatched(ctx, r.after)
-		return r.resp, nil
+		return r, nil
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return reply{}, ctx.Err()
 	case <-t.ended:
-		return nil, t.Err()
+		return reply{}, t.Err()
 	}
 }
 
@@ -257,17 +265,17 @@ func (t *Endpoint) Request(ctx context.Context, r Request) (json.RawMessage, err
 	if r.OnID != nil {
 		r.OnID(key)
 	}
-	resp, err := t.exchange(ctx, key, msg)
+	answer, err := t.exchange(ctx, key, msg)
 	if err != nil {
 		if ctx.Err() != nil {
 			t.cancel(mcp.NewRequestId(id), ctx.Err())
 		}
 		return nil, err
 	}
-	if resp.Error != nil {
-		return nil, rpcErrorOf(resp.Error)
+	if answer.err != nil {
+		return nil, rpcErrorOf(answer.err)
 	}
-	return resp.Result, nil
+	return answer.result, nil
 }
 
 // takeRelated takes the transport's related-request mark out of a server
@@ -480,17 +488,15 @@ func (t *Endpoint) route(msg json.RawMessage) error {
 }
 
 func (t *Endpoint) deliver(env envelope) {
-	key := string(bytes.TrimSpace(env.ID))
+	id := bytes.TrimSpace(env.ID)
 	t.mu.Lock()
-	ch := t.pending[key]
+	ch := t.pending[string(id)] // looked up without a copy of the id
 	t.mu.Unlock()
 	if ch == nil {
-		t.logger.Debug("response for unknown or abandoned request", "id", key)
+		t.logger.Debug("response for unknown or abandoned request", "id", string(id))
 		return
 	}
-	var id mcp.RequestId
-	_ = json.Unmarshal(env.ID, &id)
-	ch <- reply{resp: &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Result: env.Result, Error: env.Error}, after: t.queued}
+	ch <- reply{id: id, result: env.Result, err: env.Error, after: t.queued}
 }
 
 func (t *Endpoint) dispatchNotifications() {
