@@ -58,11 +58,15 @@ func LogMetrics(logger hclog.Logger, m *Metrics) Middleware {
 			res, err := next(ctx, call)
 			rec := call.record()
 			m.observe(err == nil && res.IsError, err, rec)
+			unsaved := err == nil && rec.path == "" && len(rec.saveErrs) > 0
+			if !unsaved && !logger.IsDebug() {
+				return res, err // nothing to log: spare building the fields
+			}
 			fields := []any{"tool", call.Name, "server", call.Server, "duration", time.Since(start)}
 			switch {
 			case err != nil:
 				logger.Debug("tool call failed", append(fields, "error", err)...)
-			case rec.path == "" && len(rec.saveErrs) > 0:
+			case unsaved:
 				logger.Warn("tool result could not be saved", append(fields, "reason", reference(rec))...)
 			default:
 				logger.Debug("tool call", append(fields, "is_error", res.IsError,

@@ -58,3 +58,31 @@ func TestLogMetrics(t *testing.T) {
 		})
 	}
 }
+
+// At info level a call logs nothing but a payload that could not be saved,
+// which still warns; the counts are the same as at debug level.
+func TestLogMetricsAtInfoLevel(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		fail    []string
+		wantLog string
+	}{
+		{name: "saved", wantLog: ""},
+		{name: "unsaved", fail: []string{KindMCP, KindTool}, wantLog: "[WARN]  tool result could not be saved"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			logger := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Info})
+			var m Metrics
+			saver := newMemSaver(tt.fail...)
+			h := Chain(returning(textResult(repeat("a", 30)), nil), LogMetrics(logger, &m), Bound(10), Spillover(saver), Artifact(10, saver))
+			h(context.Background(), testCall)
+			if m.Snapshot().Calls != 1 || m.Snapshot().Truncated != 1 {
+				t.Errorf("metrics %+v: want the call counted, truncated", m.Snapshot())
+			}
+			if tt.wantLog == "" && buf.Len() > 0 || !strings.Contains(buf.String(), tt.wantLog) {
+				t.Errorf("log %q, want %q", buf.String(), tt.wantLog)
+			}
+		})
+	}
+}
