@@ -87,18 +87,12 @@ func parseMessage(b []byte) (message, kind, *rpcError) {
 	return m, 0, &rpcError{Code: codeInvalidRequest, Message: `invalid request: a message needs a "method", or an "id" with a "result" or an "error"`}
 }
 
-// validID reports whether id is a JSON string or number (JSON-RPC allows
-// null, MCP does not).
+// validID reports whether id, a JSON value parseMessage's decode has
+// already checked, is a string or a number (JSON-RPC allows null, MCP does
+// not): its first byte says which.
 func validID(id json.RawMessage) bool {
-	switch c := id[0]; {
-	case c == '"':
-		var s string
-		return json.Unmarshal(id, &s) == nil
-	case c == '-' || (c >= '0' && c <= '9'):
-		var n json.Number
-		return json.Unmarshal(id, &n) == nil
-	}
-	return false
+	c := id[0]
+	return c == '"' || c == '-' || (c >= '0' && c <= '9')
 }
 
 var nullID = json.RawMessage("null")
