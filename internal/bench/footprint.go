@@ -3,7 +3,9 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -102,6 +104,26 @@ func Footprint(ctx context.Context, o FootprintOptions) (FootprintResult, error)
 	if o.Baseline != "" {
 		binaries = append(binaries, o.Baseline)
 	}
+	// Every measured executable runs from a copy of its own: a process
+	// shares the pages of its executable file with every other process
+	// running that file, so serve's PSS would otherwise depend on whether
+	// this command or the servers run the very same plughost file.
+	scratch, err := os.MkdirTemp("", "plughost-bench-footprint-")
+	if err != nil {
+		return r, err
+	}
+	defer os.RemoveAll(scratch)
+	server := filepath.Join(scratch, "footprint-server")
+	if err := copyExecutable(o.Server[0], server); err != nil {
+		return r, fmt.Errorf("copy the server executable: %w", err)
+	}
+	o.Server = append([]string{server}, o.Server[1:]...)
+	staged := make([]string, len(binaries))
+	for i, b := range binaries {
+		if staged[i], err = stagePlughost(b, filepath.Join(scratch, fmt.Sprint(i))); err != nil {
+			return r, fmt.Errorf("copy %s: %w", b, err)
+		}
+	}
 	runs := make([][]footprintRun, len(binaries))
 	for run := range max(o.Runs, 1) {
 		for k := range binaries {
@@ -109,7 +131,7 @@ func Footprint(ctx context.Context, o FootprintOptions) (FootprintResult, error)
 			if run%2 == 1 {
 				i = len(binaries) - 1 - k
 			}
-			fr, err := footprintOnce(ctx, o, binaries[i])
+			fr, err := footprintOnce(ctx, o, staged[i])
 			if err != nil {
 				return r, fmt.Errorf("%s, run %d: %w", binaries[i], run+1, err)
 			}
@@ -245,4 +267,39 @@ func footprintRatios(a, b FootprintFigures) *FootprintRatios {
 		PluginsRSS:    div(float64(a.Idle.PluginsRSS), float64(b.Idle.PluginsRSS)),
 		PluginsPSS:    div(float64(a.Idle.PluginsPSS), float64(b.Idle.PluginsPSS)),
 	}
+}
+
+// copyExecutable copies the executable at from to a new file to (0700).
+func copyExecutable(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o700)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// stagePlughost copies the plughost binary into dir, with a link to the
+// plugins directory beside it, and returns the copy's path.
+func stagePlughost(binary, dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "plughost")
+	if err := copyExecutable(binary, out); err != nil {
+		return "", err
+	}
+	plugins, err := filepath.Abs(filepath.Join(filepath.Dir(binary), "plugins"))
+	if err != nil {
+		return "", err
+	}
+	return out, os.Symlink(plugins, filepath.Join(dir, "plugins"))
 }
