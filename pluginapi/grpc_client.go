@@ -109,7 +109,7 @@ type grpcConn struct {
 	cancel    context.CancelFunc
 	sendMu    sync.Mutex // gRPC streams allow one concurrent sender
 	sessionID atomic.Value
-	id        string // the plugin's id of the connection ("" from older plugins)
+	id        string          // the plugin's id of the connection ("" from older plugins)
 	opened    chan *pb.Opened // the plugin's first frame
 	msgs      chan json.RawMessage
 	ended     chan struct{} // closed once the stream has ended; endErr says why
