@@ -422,7 +422,7 @@ func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []s
 	if typ == "stdio" {
 		// Servers on direct pipes do not use their plugin process for
 		// calls: one process can hold them all (issue 28, see
-		// docs/architecture.md#plugin-processes). Remote transports relay
+		// docs/architecture.md#plugin-processes-one-shared-stdio-plugin). Remote transports relay
 		// every message, and keep a process per server.
 		plugins = h.plugins
 	}

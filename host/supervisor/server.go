@@ -274,12 +274,34 @@ func (s *Server) teardown(conn *connection, crashed bool) {
 	s.mu.Unlock()
 	_ = conn.transport.Close()
 	pluginDied := conn.plugin.Exited()
+	if crashed && !pluginDied && pluginapi.KindOf(conn.transport.Err()) == pluginapi.KindPluginExited {
+		// The stream broke because the plugin died, which go-plugin notices
+		// a moment later; a shared process is not waited for by Kill below
+		// while other servers hold it, so wait here.
+		pluginDied = awaitExit(conn.plugin, pluginExitWait)
+	}
 	conn.plugin.Kill() // a shared process ends only when its last server lets it go
 	if crashed && pluginDied && conn.serverPID > 0 {
 		// The plugin died without stopping its server: stop the group here.
 		killServerGroup(conn.serverPID)
 	}
 	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0; st.Throttle = "" })
+}
+
+// pluginExitWait bounds how long teardown waits for a plugin whose stream
+// broke to be seen as exited.
+const pluginExitWait = time.Second
+
+// awaitExit reports whether p exits within d.
+func awaitExit(p pluginProcess, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !p.Exited() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
 }
 
 // withLimitHint adds to a message-too-large error which setting raises the
