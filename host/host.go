@@ -421,9 +421,9 @@ func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []s
 	var plugins *supervisor.PluginPool
 	if typ == "stdio" {
 		// Servers on direct pipes do not use their plugin process for
-		// calls: one process can hold them all (issue 28, see
-		// docs/architecture.md#plugin-processes-one-shared-stdio-plugin). Remote transports relay
-		// every message, and keep a process per server.
+		// calls: one process can hold them all (docs/architecture.md,
+		// "Plugin processes"). Remote transports relay every message and
+		// keep a process per server.
 		plugins = h.plugins
 	}
 	return supervisor.Spec{
