@@ -8,8 +8,8 @@ import (
 
 // pluginProcess is what a connection needs of its transport plugin:
 // *pluginapi.Client for a plugin process, inProcess for a transport that
-// runs inside the host (Spec.InProcess).
-// A process may serve many connections (PluginPool): Diagnostics are asked
+// runs inside the host (Spec.InProcess), *sharedProcess for a process of a
+// PluginPool. A process may serve many connections (PluginPool): Diagnostics are asked
 // per connection, and Kill lets this server's hold on the process go.
 type pluginProcess interface {
 	Transport() pluginapi.Transport
