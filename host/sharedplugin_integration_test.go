@@ -4,6 +4,7 @@ package host_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -69,5 +70,26 @@ func TestServersShareAPluginProcess(t *testing.T) {
 	h.Close()
 	if !testwait.Until(10*time.Second, func() bool { return !alive(shared) }) {
 		t.Errorf("the shared plugin %d outlived its last server", shared)
+	}
+}
+
+// A stdio plugin that does not advertise shared-process (here the logging
+// transport installed as mcp-transport-stdio) is never shared: servers
+// that start together each get a process of their own.
+func TestUnshareablePluginRunsPerServer(t *testing.T) {
+	integration(t)
+	dir := t.TempDir()
+	install(t, filepath.Join(bins.PluginDir(), "mcp-transport-logging"), filepath.Join(dir, "mcp-transport-stdio"))
+	h := startHostInDir(t, dir, nil, map[string]any{"x": server(), "y": server(), "z": server()})
+	pids := map[int]string{}
+	for _, name := range []string{"x", "y", "z"} {
+		st := state(h, name)
+		if st.State != supervisor.StateConnected || st.PluginPID == 0 || pids[st.PluginPID] != "" {
+			t.Errorf("%s: %+v; want connected on a plugin process of its own (pids so far %v)", name, st, pids)
+		}
+		pids[st.PluginPID] = name
+	}
+	if got := text(t, call(t, h.NewSession(), "mcp_y_echo", map[string]any{"text": "own"})); got != "own" {
+		t.Errorf("y echo: %q", got)
 	}
 }
