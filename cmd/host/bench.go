@@ -71,7 +71,8 @@ func newBenchCommand(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(newBenchGatewayCommand(g), newBenchMemoryCommand(g), newBenchReloadCommand(g), newBenchReplicasCommand(g), newBenchCPUCommand(g), newBenchFootprintCommand(g))
+	cmd.AddCommand(newBenchGatewayCommand(g), newBenchMemoryCommand(g), newBenchReloadCommand(g), newBenchReplicasCommand(g), newBenchCPUCommand(g))
+	cmd.AddCommand(newBenchFootprintCommand(g))
 	cmd.Flags().IntVar(&calls, "calls", 2000, "calls per setup")
 	cmd.Flags().IntVar(&servers, "servers", 20, "servers in the start-up measurement")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
