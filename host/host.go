@@ -106,9 +106,10 @@ type Host struct {
 	freeOS    func()              // what returnMemory runs: freeOSMemory, or a test's hook
 	returns   atomic.Int64        // memory returns asked for (afterLargeCall)
 	sessions  SessionStore
-	unlocks   atomic.Int64    // tools unlocked by searches and exact-name calls
-	router    *routing.Router // ties what servers send on their own to sessions
-	audit     *audit.Log      // the audit log; nil when off
+	unlocks   atomic.Int64           // tools unlocked by searches and exact-name calls
+	router    *routing.Router        // ties what servers send on their own to sessions
+	plugins   *supervisor.PluginPool // stdio plugin processes shared by servers on direct pipes
+	audit     *audit.Log             // the audit log; nil when off
 	// quarantine holds back tools whose definitions are not approved.
 	quarantine *quarantine.Keeper
 	// diagnose asks a server's plugin for its diagnostics: Diagnostics, or
@@ -244,6 +245,7 @@ func newHost(cfg *config.Config, problems config.Problems, opts Options) (*Host,
 		h.sessions = NewMemorySessionStore(MemorySessionStoreOptions{IdleTimeout: cfg.MCP.Gateway.SessionIdle()})
 	}
 	h.router = routing.New(routingServers{h}, h.logger.Named("routing"))
+	h.plugins = supervisor.NewPluginPool(loglimit.Unlimited(h.logger)) // plugins' own logs, relayed whole
 	if r, ok := h.sessions.(ReplicaStore); ok {
 		h.router.SetReplica(r.Replica())
 	}
@@ -416,7 +418,16 @@ func (h *Host) spec(cfg *config.Config, name string, srv config.Server, dirs []s
 		}
 	}
 	tun := tuningOf(cfg, srv)
+	var plugins *supervisor.PluginPool
+	if typ == "stdio" {
+		// Servers on direct pipes do not use their plugin process for
+		// calls: one process can hold them all (docs/architecture.md,
+		// "Plugin processes"). Remote transports relay every message and
+		// keep a process per server.
+		plugins = h.plugins
+	}
 	return supervisor.Spec{
+		Plugins:       plugins,
 		Fallback:      fallback,
 		PinSetting:    "tools.mcp.plugins.sha256." + typ,
 		ConfigPath:    config.ServerPath(name),

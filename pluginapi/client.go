@@ -110,9 +110,29 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 // Transport returns the plugin's Transport.
 func (c *Client) Transport() Transport { return c.transport }
 
-// Diagnostics asks the plugin for its server's diagnostics (stderr tail, pid).
+// Diagnostics asks the plugin for its server's diagnostics (stderr tail,
+// pid): those of its most recent connection.
 func (c *Client) Diagnostics(ctx context.Context) (Diagnostics, error) {
-	return c.transport.Diagnostics(ctx)
+	return c.transport.Diagnostics(ctx, "")
+}
+
+// ConnectionDiagnostics asks the plugin for the diagnostics of the server
+// of one connection it opened, named by ConnectionID, even for a while
+// after the connection ended; "" asks about its most recent connection. A
+// plugin process serving many connections (FeatureSharedProcess) needs the
+// name.
+func (c *Client) ConnectionDiagnostics(ctx context.Context, connectionID string) (Diagnostics, error) {
+	return c.transport.Diagnostics(ctx, connectionID)
+}
+
+// ConnectionID returns the plugin's id of a connection opened through a
+// Client's Transport, or "" for any other Conn (or a plugin that does not
+// name its connections).
+func ConnectionID(conn Conn) string {
+	if c, ok := conn.(interface{ connectionID() string }); ok {
+		return c.connectionID()
+	}
+	return ""
 }
 
 // Exited reports whether the plugin process has ended.

@@ -37,9 +37,10 @@ func (c *grpcClient) Validate(ctx context.Context, config json.RawMessage) error
 	return fromStatus("validate", err)
 }
 
-// Diagnostics asks the plugin for its server's diagnostics.
-func (c *grpcClient) Diagnostics(ctx context.Context) (Diagnostics, error) {
-	r, err := c.client.Diagnostics(ctx, &pb.DiagnosticsRequest{})
+// Diagnostics asks the plugin for the diagnostics of the server of
+// connection id ("": its most recent connection).
+func (c *grpcClient) Diagnostics(ctx context.Context, id string) (Diagnostics, error) {
+	r, err := c.client.Diagnostics(ctx, &pb.DiagnosticsRequest{ConnectionId: id})
 	if err != nil {
 		return Diagnostics{}, fromStatus("diagnostics", err)
 	}
@@ -87,6 +88,7 @@ func (c *grpcClient) Open(ctx context.Context, req OpenRequest) (Conn, error) {
 		return nil, &Error{Op: "open", Kind: kindOfPlain(ctx.Err()), Err: ctx.Err()}
 	}
 	conn.sessionID.Store(opened.GetSessionId())
+	conn.id = opened.GetConnectionId()
 	if path := opened.GetPipeSocket(); path != "" {
 		stdin, stdout, err := collectPipes(ctx, path)
 		if err != nil {
@@ -107,6 +109,7 @@ type grpcConn struct {
 	cancel    context.CancelFunc
 	sendMu    sync.Mutex // gRPC streams allow one concurrent sender
 	sessionID atomic.Value
+	id        string          // the plugin's id of the connection ("" from older plugins)
 	opened    chan *pb.Opened // the plugin's first frame
 	msgs      chan json.RawMessage
 	ended     chan struct{} // closed once the stream has ended; endErr says why
@@ -255,3 +258,5 @@ func (c *grpcConn) Close() error {
 	})
 	return nil
 }
+
+func (c *grpcConn) connectionID() string { return c.id }

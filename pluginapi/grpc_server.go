@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"sync"
 	"time"
 
@@ -18,24 +19,68 @@ type grpcServer struct {
 	impl   Transport
 	logger hclog.Logger
 
-	mu   sync.Mutex
-	last DiagnosticsProvider // the current or most recent connection
-	live map[Conn]struct{}   // connections open now, for closeAll
+	mu     sync.Mutex
+	last   DiagnosticsProvider // the current or most recent connection
+	live   map[string]Conn     // connections open now, by id, for closeAll and Diagnostics
+	ended  []endedConn         // the last endedKept connections that ended, oldest first
+	lastID uint64              // numbers the connections
 }
 
-// track records conn as open until the returned func is called.
-func (s *grpcServer) track(conn Conn) (untrack func()) {
+// endedConn is what Diagnostics still answers about a connection that
+// ended: the host asks for its server's last words after it hears of the
+// end.
+type endedConn struct {
+	id    string
+	diags Diagnostics
+}
+
+// endedKept is how many ended connections' diagnostics a plugin keeps.
+const endedKept = 32
+
+// track records conn as open and returns its id.
+func (s *grpcServer) track(conn Conn) string {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.live == nil {
-		s.live = map[Conn]struct{}{}
+		s.live = map[string]Conn{}
 	}
-	s.live[conn] = struct{}{}
-	s.mu.Unlock()
-	return func() {
-		s.mu.Lock()
-		delete(s.live, conn)
-		s.mu.Unlock()
+	s.lastID++
+	id := strconv.FormatUint(s.lastID, 10)
+	s.live[id] = conn
+	return id
+}
+
+// untrack records that the connection id has ended, keeping its final
+// diagnostics for a while.
+func (s *grpcServer) untrack(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	conn := s.live[id]
+	delete(s.live, id)
+	dp, ok := conn.(DiagnosticsProvider)
+	if !ok {
+		return
 	}
+	if len(s.ended) == endedKept {
+		s.ended = append(s.ended[:0], s.ended[1:]...)
+	}
+	s.ended = append(s.ended, endedConn{id: id, diags: dp.Diagnostics()})
+}
+
+// diagnosticsOf returns the diagnostics of connection id, open or among
+// the last ended ones.
+func (s *grpcServer) diagnosticsOf(id string) (Diagnostics, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if dp, ok := s.live[id].(DiagnosticsProvider); ok {
+		return dp.Diagnostics(), true
+	}
+	for _, e := range s.ended {
+		if e.id == id {
+			return e.diags, true
+		}
+	}
+	return Diagnostics{}, false
 }
 
 // closeAll closes every open connection at once (for stdio, each ends its
@@ -43,7 +88,7 @@ func (s *grpcServer) track(conn Conn) (untrack func()) {
 func (s *grpcServer) closeAll() {
 	s.mu.Lock()
 	conns := make([]Conn, 0, len(s.live))
-	for c := range s.live {
+	for _, c := range s.live {
 		conns = append(conns, c)
 	}
 	s.mu.Unlock()
@@ -69,7 +114,16 @@ func (s *grpcServer) Validate(ctx context.Context, req *pb.ValidateRequest) (*pb
 	return &pb.ValidateResponse{}, nil
 }
 
-func (s *grpcServer) Diagnostics(context.Context, *pb.DiagnosticsRequest) (*pb.DiagnosticsResponse, error) {
+// Diagnostics answers about the connection the request names, or without
+// a name about the most recent connection (a process serving one).
+func (s *grpcServer) Diagnostics(_ context.Context, req *pb.DiagnosticsRequest) (*pb.DiagnosticsResponse, error) {
+	if id := req.GetConnectionId(); id != "" {
+		d, ok := s.diagnosticsOf(id)
+		if !ok {
+			return nil, toStatus("diagnostics", Errorf("diagnostics", KindInternal, "no connection %q in this plugin process", id))
+		}
+		return diagnosticsToProto(d), nil
+	}
 	s.mu.Lock()
 	last := s.last
 	s.mu.Unlock()
@@ -106,14 +160,15 @@ func (s *grpcServer) Connect(stream pb.Transport_ConnectServer) error {
 	if err != nil {
 		return toStatus("open", err)
 	}
+	id := s.track(conn)
+	defer s.untrack(id) // after Close: the final diagnostics say how the server ended
 	defer conn.Close()
-	defer s.track(conn)()
 	if dp, ok := conn.(DiagnosticsProvider); ok {
 		s.mu.Lock()
 		s.last = dp
 		s.mu.Unlock()
 	}
-	if err := s.announce(stream, out, conn, open.GetWantDirectPipes()); err != nil {
+	if err := s.announce(stream, out, conn, id, open.GetWantDirectPipes()); err != nil {
 		return toStatus("open", err)
 	}
 	in.conn = conn
@@ -137,8 +192,8 @@ func (f *frameSender) send(frame *pb.PluginFrame) error {
 // connection can hand them off, the frame carries the socket the host collects
 // them from; messages then flow host↔server directly and the relay below only
 // carries the connection's lifetime (server exit, host close).
-func (s *grpcServer) announce(stream pb.Transport_ConnectServer, out *frameSender, conn Conn, wantPipes bool) error {
-	opened := &pb.Opened{SessionId: conn.SessionID()}
+func (s *grpcServer) announce(stream pb.Transport_ConnectServer, out *frameSender, conn Conn, id string, wantPipes bool) error {
+	opened := &pb.Opened{SessionId: conn.SessionID(), ConnectionId: id}
 	ph, ok := conn.(PipeHandoff)
 	if !wantPipes || !ok {
 		return out.send(&pb.PluginFrame{Frame: &pb.PluginFrame_Opened{Opened: opened}})

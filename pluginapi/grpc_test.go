@@ -218,7 +218,7 @@ func TestShimConnection(t *testing.T) {
 		t.Errorf("session id after the change: %q", conn.SessionID())
 	}
 
-	d, err := c.Diagnostics(ctx)
+	d, err := c.Diagnostics(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

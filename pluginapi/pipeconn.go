@@ -175,3 +175,5 @@ func (c *pipeConn) Close() error {
 	})
 	return nil
 }
+
+func (c *pipeConn) connectionID() string { return c.stream.id }

@@ -109,6 +109,13 @@ const (
 	// OpenRequest.Credentials supplies, and reports the server's refusals
 	// (HTTP 401/403) back to it: the host can run OAuth for its server.
 	FeatureCredentials = "credentials"
+	// FeatureSharedProcess means one plugin process may serve the
+	// connections of many servers: connections are independent (one
+	// failing affects no other), each log line about a connection names
+	// its server, and Diagnostics answers per connection (by the id the
+	// Opened frame carries). The host then may run the servers of the
+	// same plugin executable and environment in one process.
+	FeatureSharedProcess = "shared-process"
 )
 
 // Diagnostics is what a transport knows about its server beyond messages.

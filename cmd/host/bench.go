@@ -75,5 +75,6 @@ func newBenchCommand(g *globals) *cobra.Command {
 	cmd.Flags().IntVar(&calls, "calls", 2000, "calls per setup")
 	cmd.Flags().IntVar(&servers, "servers", 20, "servers in the start-up measurement")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(newBenchFootprintCommand(g))
 	return cmd
 }

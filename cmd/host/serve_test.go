@@ -59,7 +59,8 @@ func TestServeShutdownLeavesNoProcess(t *testing.T) {
 				names = append(names, p.Name)
 			}
 			slices.Sort(names)
-			want := []string{"mcp-transport-stdio", "mcp-transport-stdio", "sleep", "testserver", "testserver"}
+			// The two stdio servers share one plugin process (direct pipes).
+			want := []string{"mcp-transport-stdio", "sleep", "testserver", "testserver"}
 			if diff := cmp.Diff(want, names); diff != "" {
 				t.Fatalf("descendants of serve (-want +got):\n%s", diff)
 			}

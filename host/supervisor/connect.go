@@ -49,7 +49,7 @@ func (s *Server) connect(ctx context.Context) (*connection, error) {
 		return nil, s.withLimitHint(err)
 	}
 	diagCtx, cancel := context.WithTimeout(ctx, time.Second)
-	d, derr := conn.plugin.Diagnostics(diagCtx)
+	d, derr := conn.plugin.ConnectionDiagnostics(diagCtx, conn.connID)
 	cancel()
 	if derr == nil {
 		conn.serverPID = d.PID
@@ -125,6 +125,7 @@ func (s *Server) open(ctx context.Context) (*connection, error) {
 	conn := &connection{
 		path:      path,
 		plugin:    pc,
+		connID:    pluginapi.ConnectionID(stream),
 		transport: tr,
 		relist:    make(chan struct{}, 1),
 		throttled: throttled,
@@ -153,13 +154,17 @@ func (s *Server) launch(startTimeout time.Duration) (pluginProcess, error) {
 	if s.spec.InProcess != nil {
 		return inProcess{s.spec.InProcess}, nil
 	}
-	pc, err := pluginapi.NewClient(pluginapi.ClientConfig{
+	cfg := pluginapi.ClientConfig{
 		Path:         s.spec.PluginPath,
 		SHA256:       s.spec.PluginSHA256,
 		Env:          s.spec.PluginEnv,
 		Logger:       loglimit.Unlimited(s.logger).Named("plugin"), // the plugin's own log, relayed whole
 		StartTimeout: startTimeout,
-	})
+	}
+	if s.spec.Plugins != nil && s.spec.DirectPipes {
+		return s.spec.Plugins.acquire(cfg)
+	}
+	pc, err := pluginapi.NewClient(cfg)
 	if err != nil {
 		return nil, err
 	}

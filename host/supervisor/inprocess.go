@@ -8,10 +8,12 @@ import (
 
 // pluginProcess is what a connection needs of its transport plugin:
 // *pluginapi.Client for a plugin process, inProcess for a transport that
-// runs inside the host (Spec.InProcess).
+// runs inside the host (Spec.InProcess), *sharedProcess for a process of a
+// PluginPool. A process may serve many connections (PluginPool): Diagnostics are asked
+// per connection, and Kill lets this server's hold on the process go.
 type pluginProcess interface {
 	Transport() pluginapi.Transport
-	Diagnostics(ctx context.Context) (pluginapi.Diagnostics, error)
+	ConnectionDiagnostics(ctx context.Context, connectionID string) (pluginapi.Diagnostics, error)
 	Exited() bool
 	PID() int
 	Kill()
@@ -24,7 +26,7 @@ type inProcess struct{ t pluginapi.Transport }
 
 func (p inProcess) Transport() pluginapi.Transport { return p.t }
 
-func (p inProcess) Diagnostics(context.Context) (pluginapi.Diagnostics, error) {
+func (p inProcess) ConnectionDiagnostics(context.Context, string) (pluginapi.Diagnostics, error) {
 	return pluginapi.Diagnostics{}, nil
 }
 

@@ -44,6 +44,7 @@ type Server struct {
 // message transport on it.
 type connection struct {
 	plugin    pluginProcess
+	connID    string // the plugin's id of the connection, for its diagnostics
 	transport *msgtransport.Endpoint
 	serverPID int
 	path      string // "direct-pipes" or "relay"
@@ -181,7 +182,7 @@ func (s *Server) Diagnostics(ctx context.Context) pluginapi.Diagnostics {
 	conn, d := s.live, s.lastDiag
 	s.mu.RUnlock()
 	if conn != nil {
-		if live, err := conn.plugin.Diagnostics(ctx); err == nil {
+		if live, err := conn.plugin.ConnectionDiagnostics(ctx, conn.connID); err == nil {
 			d = live
 		}
 	}
@@ -254,7 +255,7 @@ func (s *Server) relist(ctx context.Context, conn *connection, pacer *relistPace
 // here so nothing is orphaned.
 func (s *Server) teardown(conn *connection, crashed bool) {
 	diagCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-	d, derr := conn.plugin.Diagnostics(diagCtx)
+	d, derr := conn.plugin.ConnectionDiagnostics(diagCtx, conn.connID)
 	cancel()
 	s.mu.Lock()
 	if derr == nil {
@@ -273,12 +274,34 @@ func (s *Server) teardown(conn *connection, crashed bool) {
 	s.mu.Unlock()
 	_ = conn.transport.Close()
 	pluginDied := conn.plugin.Exited()
-	conn.plugin.Kill()
+	if crashed && !pluginDied && pluginapi.KindOf(conn.transport.Err()) == pluginapi.KindPluginExited {
+		// The stream broke because the plugin died, which go-plugin notices
+		// a moment later; a shared process is not waited for by Kill below
+		// while other servers hold it, so wait here.
+		pluginDied = awaitExit(conn.plugin, pluginExitWait)
+	}
+	conn.plugin.Kill() // a shared process ends only when its last server lets it go
 	if crashed && pluginDied && conn.serverPID > 0 {
 		// The plugin died without stopping its server: stop the group here.
 		killServerGroup(conn.serverPID)
 	}
 	s.update(func(st *Status) { st.Tools = 0; st.PluginPID = 0; st.ServerPID = 0; st.Throttle = "" })
+}
+
+// pluginExitWait bounds how long teardown waits for a plugin whose stream
+// broke to be seen as exited.
+const pluginExitWait = time.Second
+
+// awaitExit reports whether p exits within d.
+func awaitExit(p pluginProcess, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !p.Exited() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
 }
 
 // withLimitHint adds to a message-too-large error which setting raises the

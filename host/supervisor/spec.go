@@ -63,6 +63,11 @@ type Spec struct {
 	// DirectPipes lets a plugin that advertises pluginapi.FeatureDirectPipes
 	// hand the server's stdin/stdout to the host, so calls skip the plugin hop.
 	DirectPipes bool
+	// Plugins, when set, is the pool the server's plugin process comes
+	// from when it uses direct pipes: servers of the same plugin
+	// executable and environment then share one process (see
+	// PluginPool). Nil: the server has a plugin process of its own.
+	Plugins *PluginPool
 	// Router, when set, receives the server's notifications and its
 	// requests for the client; without one, server requests other than
 	// ping are answered -32601.

@@ -122,6 +122,28 @@ func RSS(pid int) int64 {
 	return -1
 }
 
+// PSS returns the proportional set size of pid in bytes, or -1: its
+// resident memory with every page shared with other processes counted as
+// its share (Pss of /proc/<pid>/smaps_rollup). Unlike RSS, the PSS of
+// several processes adds up to the memory they hold together, so it is the
+// figure to sum over processes running the same executable.
+func PSS(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Pss:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return -1
+			}
+			return kb << 10
+		}
+	}
+	return -1
+}
+
 // WriteCalls returns how many write system calls pid's threads have made
 // so far (syscw of /proc/<pid>/io: write, writev, sendmsg …), or -1.
 func WriteCalls(pid int) int64 {

@@ -29,6 +29,9 @@ func FDs(pid int) int { return -1 }
 // RSS returns -1 (unknown).
 func RSS(pid int) int64 { return -1 }
 
+// PSS returns -1 (unknown).
+func PSS(pid int) int64 { return -1 }
+
 // CPU returns -1 (unknown).
 func CPU(pid int) time.Duration { return -1 }
 

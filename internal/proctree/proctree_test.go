@@ -55,3 +55,15 @@ func TestCPUCountsWork(t *testing.T) {
 		t.Errorf("CPU of a pid no process has: %v, want -1", got)
 	}
 }
+
+// PSS is at most RSS (shared pages count only in part) and above zero for
+// a live process; a pid no process has reads -1.
+func TestPSSWithinRSS(t *testing.T) {
+	pss, rss := PSS(os.Getpid()), RSS(os.Getpid())
+	if pss <= 0 || pss > rss+64<<10 { // RSS and PSS are read a moment apart
+		t.Errorf("pss %d, rss %d: want 0 < pss <= rss", pss, rss)
+	}
+	if got := PSS(1 << 30); got != -1 {
+		t.Errorf("PSS of a pid no process has: %d, want -1", got)
+	}
+}

@@ -18,21 +18,29 @@ type faultStats struct {
 	okStarts                          []time.Time // start times of the calls that succeeded
 }
 
-// faultRun sends concurrent calls through the gateway to four servers
+// faultRun sends concurrent calls through the gateway to five servers
 // while one server is kill -9ed, the plugin of another is kill -9ed and a
 // third is SIGSTOPped and SIGCONTed. Every call must come back either right
 // (its own echo) or with an error naming the server: none lost, none
-// answered with another call's result; the fourth server never fails, and
+// answered with another call's result; the steady server never fails, and
 // the killed ones are back within seconds.
+//
+// Servers on direct pipes share a stdio plugin process per plugin
+// environment: killed, stopped and steady share one (a server's crash must
+// stay its own inside it), plugkilled and plugmate (inherit_env, another
+// environment) another, whose kill -9 both must come back from.
 func (s *suite) faultRun() error {
 	dur, workers := 4*time.Second, 6
 	if s.full {
 		dur, workers = 40*time.Second, 12
 	}
-	names := []string{"killed", "plugkilled", "stopped", "steady"}
+	names := []string{"killed", "plugkilled", "plugmate", "stopped", "steady"}
 	servers := map[string]any{}
 	for _, n := range names {
 		servers[n] = s.stdio()
+	}
+	for _, n := range []string{"plugkilled", "plugmate"} {
+		servers[n].(map[string]any)["inherit_env"] = true
 	}
 	sv, err := s.startServe("fault", serveOptions{servers: servers, mcp: map[string]any{"timeouts": map[string]any{"call_seconds": 10}}})
 	if err != nil {
@@ -42,6 +50,12 @@ func (s *suite) faultRun() error {
 	if err != nil {
 		return err
 	}
+
+	s.check("fault", "shared plugin processes", "killed, stopped and steady share one; plugkilled and plugmate another",
+		fmt.Sprintf("plugin pids: killed %d, stopped %d, steady %d; plugkilled %d, plugmate %d",
+			views["killed"].PluginPID, views["stopped"].PluginPID, views["steady"].PluginPID, views["plugkilled"].PluginPID, views["plugmate"].PluginPID),
+		views["killed"].PluginPID != 0 && views["killed"].PluginPID == views["stopped"].PluginPID && views["stopped"].PluginPID == views["steady"].PluginPID &&
+			views["plugkilled"].PluginPID == views["plugmate"].PluginPID && views["plugkilled"].PluginPID != views["steady"].PluginPID)
 
 	var mu sync.Mutex
 	stats := map[string]*faultStats{}
@@ -145,7 +159,7 @@ func (s *suite) faultRun() error {
 		name string
 		at   time.Time
 		what string
-	}{{"killed", killedAt, "server kill -9"}, {"plugkilled", plugKilledAt, "plugin kill -9"}} {
+	}{{"killed", killedAt, "server kill -9"}, {"plugkilled", plugKilledAt, "plugin kill -9"}, {"plugmate", plugKilledAt, "plugin kill -9 (its other server)"}} {
 		rec, ok := recovery(stats[k.name].okStarts, k.at)
 		obs := "never recovered"
 		if ok {

@@ -112,8 +112,12 @@ func (s *suite) startServe(name string, o serveOptions) (*serve, error) {
 
 // environ is the whole environment of a plughost run in dir: nothing leaks
 // in from the suite's own.
+//
+// RELIABILITY_SUITE is outside the default allowlist: it makes the plugin
+// environment of inherit_env servers differ from the others', so they run
+// in a stdio plugin process of their own (the fault run relies on it).
 func (s *suite) environ(dir string) []string {
-	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(dir, "home")}
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(dir, "home"), "RELIABILITY_SUITE=1"}
 }
 
 var (

@@ -399,7 +399,11 @@ type Opened struct {
 	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// Set when the plugin hands over the server's pipes: a Unix socket path
 	// from which the host receives (stdin, stdout) by SCM_RIGHTS.
-	PipeSocket    string `protobuf:"bytes,2,opt,name=pipe_socket,json=pipeSocket,proto3" json:"pipe_socket,omitempty"`
+	PipeSocket string `protobuf:"bytes,2,opt,name=pipe_socket,json=pipeSocket,proto3" json:"pipe_socket,omitempty"`
+	// The plugin's id of this connection, for DiagnosticsRequest: set by a
+	// plugin that serves many connections in one process (feature
+	// "shared-process").
+	ConnectionId  string `protobuf:"bytes,3,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -444,6 +448,13 @@ func (x *Opened) GetSessionId() string {
 func (x *Opened) GetPipeSocket() string {
 	if x != nil {
 		return x.PipeSocket
+	}
+	return ""
+}
+
+func (x *Opened) GetConnectionId() string {
+	if x != nil {
+		return x.ConnectionId
 	}
 	return ""
 }
@@ -889,7 +900,10 @@ func (*PluginFrame_SessionId) isPluginFrame_Frame() {}
 func (*PluginFrame_CredentialRequest) isPluginFrame_Frame() {}
 
 type DiagnosticsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The connection asked about (Opened.connection_id); "" asks about the
+	// process's most recent connection.
+	ConnectionId  string `protobuf:"bytes,1,opt,name=connection_id,json=connectionId,proto3" json:"connection_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -922,6 +936,13 @@ func (x *DiagnosticsRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use DiagnosticsRequest.ProtoReflect.Descriptor instead.
 func (*DiagnosticsRequest) Descriptor() ([]byte, []int) {
 	return file_pluginapi_proto_transport_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *DiagnosticsRequest) GetConnectionId() string {
+	if x != nil {
+		return x.ConnectionId
+	}
+	return ""
 }
 
 type DiagnosticsResponse struct {
@@ -1104,12 +1125,13 @@ const file_pluginapi_proto_transport_proto_rawDesc = "" +
 	"namePrefix\x12\x1f\n" +
 	"\vmax_setting\x18\x04 \x01(\tR\n" +
 	"maxSetting\x12'\n" +
-	"\x0fmessage_setting\x18\x05 \x01(\tR\x0emessageSetting\"H\n" +
+	"\x0fmessage_setting\x18\x05 \x01(\tR\x0emessageSetting\"m\n" +
 	"\x06Opened\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1f\n" +
 	"\vpipe_socket\x18\x02 \x01(\tR\n" +
-	"pipeSocket\"\x94\x01\n" +
+	"pipeSocket\x12#\n" +
+	"\rconnection_id\x18\x03 \x01(\tR\fconnectionId\"\x94\x01\n" +
 	"\aMessage\x12\x12\n" +
 	"\x04json\x18\x01 \x01(\fR\x04json\x12,\n" +
 	"\x12deadline_unix_nano\x18\x02 \x01(\x03R\x10deadlineUnixNano\x12\x12\n" +
@@ -1141,8 +1163,9 @@ const file_pluginapi_proto_transport_proto_rawDesc = "" +
 	"\n" +
 	"session_id\x18\x03 \x01(\tH\x00R\tsessionId\x12Y\n" +
 	"\x12credential_request\x18\x04 \x01(\v2(.plughost.transport.v1.CredentialRequestH\x00R\x11credentialRequestB\a\n" +
-	"\x05frame\"\x14\n" +
-	"\x12DiagnosticsRequest\"\xab\x01\n" +
+	"\x05frame\"9\n" +
+	"\x12DiagnosticsRequest\x12#\n" +
+	"\rconnection_id\x18\x01 \x01(\tR\fconnectionId\"\xab\x01\n" +
 	"\x13DiagnosticsResponse\x12\x16\n" +
 	"\x06stderr\x18\x01 \x01(\tR\x06stderr\x12\x10\n" +
 	"\x03pid\x18\x02 \x01(\x03R\x03pid\x12-\n" +

@@ -126,10 +126,13 @@ func ctxError(op string, err error) error {
 	return pluginapi.Errorf(op, pluginapi.KindCanceled, "%w", err)
 }
 
-// features lists what this transport offers: direct pipes need Unix fd passing.
+// features lists what this transport offers: direct pipes need Unix fd
+// passing. Each Open starts an independent server whose log lines name it,
+// so one process may serve many servers (the host shares it only for
+// servers on direct pipes, whose messages skip the process).
 func features() []string {
 	if runtime.GOOS == "windows" {
 		return []string{pluginapi.FeatureDiagnostics}
 	}
-	return []string{pluginapi.FeatureDiagnostics, pluginapi.FeatureDirectPipes}
+	return []string{pluginapi.FeatureDiagnostics, pluginapi.FeatureDirectPipes, pluginapi.FeatureSharedProcess}
 }
