@@ -29,7 +29,7 @@ func tuneGC() {
 // memory at once.
 const (
 	// idleCheckEvery is how often the allocation rate is read.
-	idleCheckEvery = 5 * time.Second
+	idleCheckEvery = 2 * time.Second
 	// idleAllocBytes is the most a check may find allocated since the last
 	// one for the process to count as idle.
 	idleAllocBytes = 1 << 20

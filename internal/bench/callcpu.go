@@ -319,7 +319,7 @@ const sessionGCs = 3
 
 // DefaultSettle is how long the session memory measurement waits with the
 // sessions open before it reads resident memory: past two of serve's idle
-// checks (cmd/host's run every 5 s), so serve has given back what it freed.
+// checks (cmd/host's run every 2 s), so serve has given back what it freed.
 const DefaultSettle = 12 * time.Second
 
 // sessionMemory opens n sessions on the gateway, the direct server and
