@@ -44,6 +44,7 @@ func axeSource(t *testing.T) string {
 // 390 px, has no critical and no serious accessibility violation as
 // axe-core (WCAG 2 A and AA rules) finds them.
 func TestAccessibility(t *testing.T) {
+	t.Parallel()
 	axe := axeSource(t)
 	s := startServe(t, map[string]any{
 		"ok":     testServer(nil),
@@ -53,6 +54,7 @@ func TestAccessibility(t *testing.T) {
 	for _, theme := range []string{"light", "dark"} {
 		for _, w := range []struct{ width, height int }{{1280, 860}, {390, 844}} {
 			t.Run(fmt.Sprintf("%s-%d", theme, w.width), func(t *testing.T) {
+				t.Parallel() // a browser context each; serve is only read
 				b := newBrowser(t, w.width, w.height)
 				if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 					Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: theme}}}); err != nil {

@@ -14,6 +14,7 @@ import (
 // call that did not end ok says so in words; the filters narrow the rows;
 // a server's name opens its card on the Servers tab.
 func TestDashboardActivity(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	q := testServer(nil, "-name", "q")
 	q["trust"] = "approve"

@@ -36,6 +36,7 @@ func (s *serve) quarantined(t *testing.T, server string) []string {
 // the pin records the dashboard as who approved. A server with trust
 // "approve" shows its tools as never approved; Approve all lists them.
 func TestDashboardApprovesQuarantinedTool(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	fresh := testServer(nil, "-name", "fresh")
 	fresh["trust"] = "approve"
@@ -148,6 +149,7 @@ func pins(t *testing.T, s *serve, server string) map[string]trust.Pin {
 // The line diff and the invisible characters' markers, in the browser
 // that runs them.
 func TestDashboardDiffAndInvisible(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 800, 600)
 	s := startServe(t, map[string]any{})
 	b.run(t, "open the dashboard", chromedp.Navigate(s.loginURL(t)))

@@ -53,6 +53,7 @@ func card(name string) string { return `.server-card[data-name="` + name + `"]` 
 // problem beside its field; a config edit behind the dashboard's back
 // shows up live; the secret never reaches the page.
 func TestDashboardInBrowser(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"alpha": testServer(map[string]string{"ALPHA_KEY": canary})})
 	writeCatalog(t, s)
@@ -218,6 +219,7 @@ func TestDashboardInBrowser(t *testing.T) {
 // opens in a new tab, its redirect lands on serve's /oauth/callback, and
 // the card turns connected.
 func TestDashboardOAuthLogin(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	as := testoauth.Start(t, testoauth.Options{})
 	s := startServe(t, map[string]any{"remote": map[string]any{"enabled": true, "type": "http", "url": as.MCP, "oauth": map[string]any{}}})

@@ -12,6 +12,7 @@ import (
 // client is created (its token shown once, the field at fault named when
 // the form is wrong) and revoked.
 func TestDashboardConnectClient(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"a": testServer(nil)})
 	s.waitStates(t, "a")

@@ -11,6 +11,7 @@ import (
 // the fragment changes: no reload) logs in; an empty server name sent to
 // the API is answered beside Name, not at the foot of the form.
 func TestDashboardPastedLinkAndEmptyName(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"a": testServer(nil)})
 	s.waitStates(t, "a")

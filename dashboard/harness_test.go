@@ -29,14 +29,16 @@ import (
 var bins testbin.Set
 
 func TestMain(m *testing.M) {
-	os.Exit(testbin.Main(m, &bins, func() (testbin.Set, error) {
+	code := testbin.Main(m, &bins, func() (testbin.Set, error) {
 		return testbin.Build(map[string]string{
 			"plughost":                    "./cmd/host",
 			"plugins/mcp-transport-stdio": "./plugins/stdio",
 			"plugins/mcp-transport-http":  "./plugins/http",
 			"testserver":                  "./internal/testserver",
 		})
-	}))
+	})
+	stopChromium()
+	os.Exit(code)
 }
 
 // chromium returns Debian's chromium (make test installs it), or skips the
@@ -260,29 +262,66 @@ type browser struct {
 
 type response struct{ url, body string }
 
-// newBrowser starts chromium at width×height (CSS pixels).
-func newBrowser(t *testing.T, width, height int) *browser {
+// sharedChromium is the package's one chromium process, started by the
+// first browser test and stopped by TestMain: each test opens its own
+// browser context in it (see newBrowser) instead of starting a browser.
+var sharedChromium struct {
+	once sync.Once
+	ctx  context.Context // the browser's first tab; its children share the process
+	stop func()
+	err  error
+}
+
+// chromiumContext returns the shared chromium's context, starting chromium
+// on first use (or skips the test loudly when there is none).
+func chromiumContext(t *testing.T) context.Context {
 	t.Helper()
 	exe := chromium(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.NoSandbox, // tests run as root in containers
-		chromedp.WindowSize(width, height),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("force-color-profile", "srgb"),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
+	c := &sharedChromium
+	c.once.Do(func() {
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(exe),
+			chromedp.NoSandbox, // tests run as root in containers
+			chromedp.WindowSize(1280, 900),
+			chromedp.Flag("disable-dev-shm-usage", true),
+			chromedp.Flag("hide-scrollbars", true),
+			chromedp.Flag("force-color-profile", "srgb"),
+		)
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelCtx := chromedp.NewContext(actx)
+		c.ctx, c.stop = ctx, func() { cancelCtx(); cancelAlloc() }
+		c.err = chromedp.Do(ctx) // starts the browser
+	})
+	if c.err != nil {
+		t.Fatalf("start chromium: %v", c.err)
+	}
+	return c.ctx
+}
+
+// stopChromium stops the shared chromium, if a test started it.
+func stopChromium() {
+	if sharedChromium.stop != nil {
+		sharedChromium.stop()
+	}
+}
+
+// newBrowser opens a tab at width×height (CSS pixels) in a new browser
+// context of the shared chromium: a profile of its own, as fresh as a new
+// browser's (no cookies, storage or cache of another test), and a window of
+// its own (so the tab is visible, never throttled as a background tab).
+// With a serve of its own too, a browser test shares nothing mutable with
+// another, and runs in parallel with the others.
+func newBrowser(t *testing.T, width, height int) *browser {
+	t.Helper()
+	ctx, cancelCtx := chromedp.NewContext(chromiumContext(t), chromedp.WithNewBrowserContext())
 	b := &browser{ctx: ctx}
 	t.Cleanup(func() {
 		cancelCtx()
-		cancelAlloc()
 		b.wg.Wait()
 	})
 	// The window cannot be narrower than 500 px: emulate the viewport.
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
-		t.Fatalf("start chromium: %v", err)
+		t.Fatalf("open a tab in chromium: %v", err)
 	}
 	urls := map[network.RequestID]string{}
 	err := chromedp.Listen(ctx, func(ev any) {

@@ -38,6 +38,7 @@ func textOf(t *testing.T, b *browser, sel string) string {
 // removed since the list was shown is refused with the API's message; a
 // long call is cancelled at the server by Cancel.
 func TestDashboardInspectRunsTools(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"a": testServer(nil)})
 	s.waitStates(t, "a")
@@ -121,6 +122,7 @@ func TestDashboardInspectRunsTools(t *testing.T) {
 // Reading a resource and a template's, with the template's completions,
 // and getting a prompt with its argument completed.
 func TestDashboardInspectResourcesAndPrompts(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"a": testServer(nil, "-faithful")})
 	s.waitStates(t, "a")
@@ -163,6 +165,7 @@ const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mN
 // A server's image shows as a data: URI the CSP lets load; an SVG, or
 // data that is not base64, is not shown.
 func TestDashboardInspectImages(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"a": testServer(nil)})
 	b.run(t, "open the login link", chromedp.Navigate(s.loginURL(t)))
@@ -193,6 +196,7 @@ func TestDashboardInspectImages(t *testing.T) {
 // At phone width the Inspect tab, a tool's form and its result fit
 // without sideways scrolling.
 func TestDashboardInspectNarrow(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 390, 844)
 	s := startServe(t, map[string]any{"a": testServer(nil, "-faithful")})
 	s.waitStates(t, "a")

@@ -13,6 +13,7 @@ import (
 // start (a stand-in npx that takes 4 s, as a download would), not an
 // initialize timeout, and then connects.
 func TestDashboardInstallingFirstStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	npx := filepath.Join(dir, "npx")
 	if err := os.WriteFile(npx, []byte(fmt.Sprintf("#!/bin/sh\nsleep 4\nexec %q \"$@\"\n", bins.Path("testserver"))), 0o755); err != nil {

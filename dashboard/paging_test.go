@@ -22,6 +22,7 @@ func offServers(servers map[string]any, n int) map[string]any {
 // server in one answer (17.5 MB for 40,000), and the typo stopped the
 // server.
 func TestDashboardPagesAndKeptEntry(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, offServers(map[string]any{"alpha": testServer(nil)}, 600))
 	s.waitStates(t, "alpha")

@@ -49,6 +49,7 @@ func (r *apiRequests) list() []string {
 // fetches its detail; the cards view, once chosen, stays after a reload.
 // A broken server's error shows once, not on every part of its row.
 func TestDashboardServersTable(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	servers := offServers(map[string]any{
 		"alpha":  testServer(nil),
@@ -136,6 +137,7 @@ func TestDashboardServersTable(t *testing.T) {
 // When serve stops, the Servers tab greys out, says serve is unreachable
 // and marks every state as last seen, not live.
 func TestDashboardServeUnreachable(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"alpha": testServer(nil)})
 	s.waitStates(t, "alpha")
@@ -158,6 +160,7 @@ func TestDashboardServeUnreachable(t *testing.T) {
 // The moment is too short to catch from a real crash every time, so the
 // test hands the page that row as the event stream would.
 func TestDashboardEndingConnectionBadge(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"alpha": testServer(nil)})
 	s.waitStates(t, "alpha")
@@ -173,6 +176,7 @@ func TestDashboardEndingConnectionBadge(t *testing.T) {
 // With discovery off, "Try a search" says what it needs and leads to
 // Settings, instead of the search tool's error in red.
 func TestDashboardSearchWithDiscoveryOff(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"alpha": testServer(nil)})
 	s.waitStates(t, "alpha")

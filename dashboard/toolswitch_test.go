@@ -11,6 +11,7 @@ import (
 // server's tools and every client — the config file's exclude_tools holds
 // it — and "Show again" brings it back, without restarting the server.
 func TestDashboardHideAndShowTool(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t, 1280, 900)
 	s := startServe(t, map[string]any{"ok": testServer(nil)})
 	s.waitStates(t, "ok")

@@ -45,6 +45,7 @@ func stdioPipes(t *testing.T, serve func(ctx context.Context, in io.Reader, out 
 // names, and resource links a client can read.
 func TestEverythingThroughTheGateway(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own servers, host and front door
 	everything, err := testbin.NPMServer("@modelcontextprotocol/server-everything", "dist/index.js")
 	if err != nil {
 		loudSkip(t, err)

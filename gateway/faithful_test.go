@@ -170,6 +170,7 @@ func resourceText(t *testing.T, res *mcp.ReadResourceResult) (uri, text string) 
 // resource links and tasks, each routed to the right server and back.
 func TestAggregateEndpointIsFaithful(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own servers, host and front door
 	h := startHost(t, map[string]any{
 		"a": testserver(map[string]any{"roots": []string{"/srv/configured"}}, "-name", "a", "-faithful"),
 		"b": testserver(nil, "-name", "b", "-faithful"),

@@ -106,6 +106,7 @@ func waitLineWith(t *testing.T, lines <-chan string, what string, wants ...strin
 // started on A, its event stream on B.
 func TestReplicasServeEveryFeature(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own servers, host and front door
 	p := startPair(t)
 	urlA, storeA, urlB, c, a, b := p.urlA, p.storeA, p.urlB, p.c, p.a, p.b
 	stream := openStream(t, urlB, c.session)
@@ -320,6 +321,7 @@ func listTasks(t *testing.T, c *rawClient) taskPages {
 // them, page by page, with current statuses; another session's never.
 func TestReplicasListTasks(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own servers, host and front door
 	p := startPair(t)
 	srv, urlA, storeA, urlB, a, b := p.srv, p.urlA, p.storeA, p.urlB, p.a, p.b
 	d := newRaw(t, urlB)

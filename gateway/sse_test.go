@@ -37,6 +37,7 @@ type sseAsk struct {
 // so the call used to hang to its timeout with nothing logged.
 func TestSSEServerRequestsReachTheClient(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own servers, host and front door
 	servers := map[string]struct {
 		start func(t *testing.T) string
 		iso   map[string]any // isolation settings
@@ -88,6 +89,7 @@ func TestSSEServerRequestsReachTheClient(t *testing.T) {
 			// A server and a host per door: server-everything asks for roots
 			// once per connection and then answers from its cache.
 			t.Run(name+door.name, func(t *testing.T) {
+				t.Parallel() // a server and a host of its own
 				entry := map[string]any{"enabled": true, "type": "sse", "url": srv.start(t), "timeouts": map[string]any{"call_seconds": 15}}
 				maps.Copy(entry, srv.iso)
 				h := startHost(t, map[string]any{"e": entry}, nil)

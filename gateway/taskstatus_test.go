@@ -25,6 +25,7 @@ import (
 // gateway must get the same sequence (it used to miss the first).
 func TestTaskStatusNotificationsAllArrive(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own servers, host and front door
 	everything, err := testbin.NPMServer("@modelcontextprotocol/server-everything", "dist/index.js")
 	if err != nil {
 		loudSkip(t, err)

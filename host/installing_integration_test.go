@@ -22,6 +22,7 @@ import (
 // installing, and it connects.
 func TestFirstStartOfAPackageRunner(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own host, servers and workspace
 	dir := t.TempDir()
 	npx := filepath.Join(dir, "npx")
 	script := fmt.Sprintf("#!/bin/sh\nsleep 3\nexec %q \"$@\"\n", bins.Path("testserver"))

@@ -457,6 +457,7 @@ func TestDiscoveryWithoutEngineStopsStartup(t *testing.T) {
 
 func TestNPMReferenceServers(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own host, servers and workspace
 	everything, err := testbin.NPMServer("@modelcontextprotocol/server-everything", "dist/index.js")
 	if err != nil {
 		loudSkip(t, err)

@@ -17,6 +17,7 @@ import (
 // library must not force process-wide collections on its embedder.
 func TestMemoryReturnFollowsTheOption(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own host, servers and workspace
 	for _, on := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ReturnMemoryAfterLargeResults=%v", on), func(t *testing.T) {
 			h, err := newHostOpts(t, map[string]any{"enabled": true, "servers": map[string]any{"s": server()}},

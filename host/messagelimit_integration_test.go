@@ -20,6 +20,7 @@ import (
 // the plugin relay alike. Messages at the limit pass.
 func TestMessageOverLimitFailsAndRestartsServer(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own host, servers and workspace
 	for _, relay := range []bool{false, true} {
 		t.Run(fmt.Sprintf("relay_only=%v", relay), func(t *testing.T) {
 			h := startHostOpts(t, host.Options{RelayOnly: relay},
@@ -66,6 +67,7 @@ func TestMessageOverLimitFailsAndRestartsServer(t *testing.T) {
 // names that key.
 func TestServerMessageLimitOverride(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own host, servers and workspace
 	big := server()
 	big["max_message_mb"] = 2
 	big["max_result_mb"] = 2 // no spooling

@@ -25,6 +25,7 @@ import (
 // without doubting that the server processed it.
 func TestRelayedLargeResultSpooled(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own host, servers and workspace
 	httpSrv := serveTestServer(t, "http", "127.0.0.1:0")
 	sseSrv := serveTestServer(t, "sse", "127.0.0.1:0")
 	for _, tc := range []struct {

@@ -77,6 +77,7 @@ func checkBounded(t *testing.T, inline, full, artifactDir string) string {
 
 func TestLargeResultThroughPlugin(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own host, servers and workspace
 	ws := t.TempDir()
 	h := startHost(t, map[string]any{
 		"demo": map[string]any{"enabled": true, "command": bins.Path("plughost"), "args": []string{"demo-server"}},
@@ -136,6 +137,7 @@ func cut(l string) string {
 
 func TestLargeAndBinaryResultsFromServerEverything(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own host, servers and workspace
 	everything, err := testbin.NPMServer("@modelcontextprotocol/server-everything", "dist/index.js")
 	if err != nil {
 		loudSkip(t, err)

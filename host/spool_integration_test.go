@@ -22,6 +22,7 @@ import (
 // restarted. Over max_result_mb the call fails naming that setting.
 func TestLargeResultSpooledToArtifact(t *testing.T) {
 	integration(t)
+	t.Parallel() // its own host, servers and workspace
 	h := startHostOpts(t, host.Options{}, map[string]any{"big": server()}, func(m map[string]any) {
 		m["max_message_mb"] = 1
 		m["max_result_mb"] = 8

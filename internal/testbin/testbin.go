@@ -1,11 +1,15 @@
 // Package testbin builds the project's binaries (plugins, test servers,
-// plughost itself) for integration tests, once per test process.
+// plughost itself) for integration tests, once per test process, each
+// linked once per change of its source (see Build).
 package testbin
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,8 +33,18 @@ func (s Set) Path(name string) string { return filepath.Join(s.Dir, name) }
 // Build compiles the given binaries into a new temp dir. targets maps an
 // output path relative to the dir to a package path relative to the module
 // root, e.g. {"plugins/mcp-transport-stdio": "./plugins/stdio"}.
+//
+// Each package is built by `go build` into a cache directory the module's
+// test processes share (see cacheDir), then copied into the set: the go
+// command links a binary again only when its build ID says it is stale, so
+// the packages of one `go test ./...` link each binary once, not once each.
+// The set's files are its own copies, as fresh as a build of their own.
 func Build(targets map[string]string) (Set, error) {
 	root, err := moduleRoot()
+	if err != nil {
+		return Set{}, err
+	}
+	cache, err := cacheDir(root)
 	if err != nil {
 		return Set{}, err
 	}
@@ -45,11 +59,9 @@ func Build(targets map[string]string) (Set, error) {
 	)
 	for out, pkg := range targets {
 		wg.Go(func() {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, out), pkg)
-			cmd.Dir = root
-			if msg, err := cmd.CombinedOutput(); err != nil {
+			if err := buildInto(root, cache, pkg, filepath.Join(dir, out)); err != nil {
 				mu.Lock()
-				errs = append(errs, fmt.Errorf("go build %s: %v\n%s", pkg, err, msg))
+				errs = append(errs, err)
 				mu.Unlock()
 			}
 		})
@@ -60,6 +72,64 @@ func Build(targets map[string]string) (Set, error) {
 		return Set{}, err
 	}
 	return Set{Dir: dir}, nil
+}
+
+// buildInto brings the cached build of pkg up to date and copies it to dst.
+func buildInto(root, cache, pkg, dst string) error {
+	cached := filepath.Join(cache, strings.NewReplacer("/", "_", ".", "_").Replace(strings.TrimPrefix(pkg, "./")))
+	cmd := exec.Command("go", "build", "-o", cached, pkg)
+	cmd.Dir = root
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
+	}
+	if err := copyExecutable(cached, dst); err != nil {
+		return fmt.Errorf("copy the build of %s: %w", pkg, err)
+	}
+	return nil
+}
+
+// cacheDir is where Build keeps its builds for the module at root: a
+// directory of the temp dir go build links in (so it moves a new build
+// there with one atomic rename, which a concurrent build or copy never
+// sees half done), named after the module's path on disk (so worktrees
+// keep apart).
+func cacheDir(root string) (string, error) {
+	out, err := exec.Command("go", "env", "GOTMPDIR").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOTMPDIR: %w", err)
+	}
+	tmp := strings.TrimSpace(string(out))
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(root))
+	dir := filepath.Join(tmp, "plughost-testbin-cache-"+hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// copyExecutable copies the file src to dst (creating dst's directory) with
+// mode 0755.
+func copyExecutable(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Standard builds the transport plugins, the test server and plughost.
