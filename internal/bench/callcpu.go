@@ -341,6 +341,7 @@ func sessionMemory(ctx context.Context, setups []cpuSetup, n int, settle time.Du
 				return m, err
 			}
 		}
+		time.Sleep(settle) // after the load rounds: serve gives back what they freed
 		rssBefore := proctree.RSS(s.root)
 		clients := make([]*cluster.Client, n)
 		for j := range clients {
