@@ -105,62 +105,47 @@ func FDs(pid int) int {
 }
 
 // RSS returns the resident memory of pid in bytes (VmRSS), or -1.
-func RSS(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				return -1
-			}
-			return kb << 10
-		}
-	}
-	return -1
-}
+func RSS(pid int) int64 { return kib(procField(pid, "status", "VmRSS:")) }
 
 // PSS returns the proportional set size of pid in bytes, or -1: its
 // resident memory with every page shared with other processes counted as
 // its share (Pss of /proc/<pid>/smaps_rollup). Unlike RSS, the PSS of
 // several processes adds up to the memory they hold together, so it is the
 // figure to sum over processes running the same executable.
-func PSS(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "Pss:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				return -1
-			}
-			return kb << 10
-		}
-	}
-	return -1
-}
+func PSS(pid int) int64 { return kib(procField(pid, "smaps_rollup", "Pss:")) }
 
 // WriteCalls returns how many write system calls pid's threads have made
 // so far (syscw of /proc/<pid>/io: write, writev, sendmsg …), or -1.
 func WriteCalls(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	n, err := strconv.ParseInt(procField(pid, "io", "syscw:"), 10, 64)
 	if err != nil {
 		return -1
 	}
+	return n
+}
+
+// procField returns the value of the line of /proc/<pid>/<file> starting
+// with key, trimmed ("" when there is no such file or line).
+func procField(pid int, file, key string) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
+	if err != nil {
+		return ""
+	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "syscw:"); ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if err != nil {
-				return -1
-			}
-			return n
+		if v, ok := strings.CutPrefix(line, key); ok {
+			return strings.TrimSpace(v)
 		}
 	}
-	return -1
+	return ""
+}
+
+// kib turns a "<n> kB" field into bytes, or -1.
+func kib(field string) int64 {
+	n, err := strconv.ParseInt(strings.TrimSuffix(field, " kB"), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n << 10
 }
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times: 100 on

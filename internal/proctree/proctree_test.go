@@ -4,6 +4,7 @@ package proctree
 
 import (
 	"os"
+	"path/filepath"
 	"os/exec"
 	"testing"
 	"time"
@@ -65,5 +66,27 @@ func TestPSSWithinRSS(t *testing.T) {
 	}
 	if got := PSS(1 << 30); got != -1 {
 		t.Errorf("PSS of a pid no process has: %d, want -1", got)
+	}
+}
+
+// WriteCalls counts this process's write system calls: a write adds one;
+// a pid no process has gives -1.
+func TestWriteCallsCountWrites(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before := WriteCalls(os.Getpid())
+	for range 10 {
+		if _, err := f.Write([]byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := WriteCalls(os.Getpid()); before < 0 || after-before < 10 {
+		t.Errorf("write calls %d → %d around 10 writes", before, after)
+	}
+	if got := WriteCalls(1 << 30); got != -1 {
+		t.Errorf("WriteCalls of a pid no process has: %d, want -1", got)
 	}
 }
