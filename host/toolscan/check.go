@@ -1,7 +1,6 @@
 package toolscan
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -74,7 +73,7 @@ func splitName(name string) string {
 // works in that domain) or a request to pass the user's secrets along.
 func secretAccess(s, lower, tool string, isName bool) []int {
 	for _, p := range secretPaths {
-		if loc := p.find(s, lower); loc != nil && (p.domain == nil || !p.domain.MatchString(tool)) {
+		if loc := p.find(s, lower); loc != nil && (p.domain == nil || !p.domain().MatchString(tool)) {
 			return loc
 		}
 	}
@@ -92,14 +91,14 @@ func secretAccess(s, lower, tool string, isName bool) []int {
 // exfilPatterns. URLs on the reserved example domains are documentation.
 func exfiltration(s, lower string) []int {
 	if strings.Contains(lower, "://") {
-		for _, loc := range urlRe.FindAllStringIndex(s, -1) {
+		for _, loc := range urlRe().FindAllStringIndex(s, -1) {
 			u := strings.ToLower(s[loc[0]:loc[1]])
 			if exampleHost(u) {
 				continue
 			}
 			// urlRe stops before < and {; the placeholder may start there.
 			withNext := s[loc[0]:min(len(s), loc[1]+2)]
-			if placeholderQuery.MatchString(withNext) || catcherHost(u) || exfilVerb.MatchString(sentenceBefore(s, loc[0])) {
+			if placeholderQuery().MatchString(withNext) || catcherHost(u) || exfilVerb().MatchString(sentenceBefore(s, loc[0])) {
 				return loc
 			}
 		}
@@ -215,7 +214,7 @@ func hiddenChar(s string) []int {
 
 // padding is a run of 80 spaces or 15 blank lines: enough to push what
 // follows out of a tool list's view (Trail of Bits' line jumping).
-var padding = regexp.MustCompile(`[ \t\x{00a0}\x{3000}]{80,}|(\r?\n[ \t]*){15,}`)
+var padding = lazy(`[ \t\x{00a0}\x{3000}]{80,}|(\r?\n[ \t]*){15,}`)
 
 // hiddenProse finds HTML comments, padding that pushes text out of view,
 // encoded text, and text longer than long characters. what prefixes the
@@ -227,7 +226,7 @@ func hiddenProse(s string, long int) (loc []int, what string) {
 		}
 	}
 	if strings.Contains(s, "      ") || strings.Contains(s, "\n\n\n") || strings.Contains(s, "\u00a0\u00a0") || strings.Contains(s, "\u3000") {
-		if loc := padding.FindStringIndex(s); loc != nil {
+		if loc := padding().FindStringIndex(s); loc != nil {
 			return loc, "padding: "
 		}
 	}

@@ -1,7 +1,6 @@
 package toolscan
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -53,12 +52,12 @@ var (
 	// Only when what is put there comes from elsewhere (a file's content,
 	// other calls' output, the conversation, secrets): "put the text in
 	// the comment field" is how a comment tool is used.
-	putInto = regexp.MustCompile(`(?i)\b(pass|put|include|insert|append|add|paste|send|provide|place|store|embed|supply|fill|write|attach)\b[^.\n]{0,100}\b(as|in|into|inside|within|via|through|to|using)\s+(the\s+|a\s+)?((parameter|argument|field|param)\s+)?[\x60'"]?$`)
+	putInto = lazy(`(?i)\b(pass|put|include|insert|append|add|paste|send|provide|place|store|embed|supply|fill|write|attach)\b[^.\n]{0,100}\b(as|in|into|inside|within|via|through|to|using)\s+(the\s+|a\s+)?((parameter|argument|field|param)\s+)?[\x60'"]?$`)
 )
 
 // mustHold begins the text just after a parameter's name that says what
 // it must carry: "the 'notes' argument must always contain …".
-var mustHold = regexp.MustCompile(`(?i)^[\x60'"]?\s+(argument|parameter|field|param)\s+(must|should|needs\s+to|has\s+to|is\s+to)\s+(always\s+)?(contain|include|hold|carry|have|be\s+filled\s+with)\b`)
+var mustHold = lazy(`(?i)^[\x60'"]?\s+(argument|parameter|field|param)\s+(must|should|needs\s+to|has\s+to|is\s+to)\s+(always\s+)?(contain|include|hold|carry|have|be\s+filled\s+with)\b`)
 
 // sentenceAfter is the text of s's sentence from i (at most 160 bytes).
 func sentenceAfter(s string, i int) string {
@@ -70,7 +69,7 @@ func sentenceAfter(s string, i int) string {
 }
 
 // fromElsewhere names data that is not the tool's own input.
-var fromElsewhere = regexp.MustCompile(`(?i)\b(contents?|outputs?|results?|history|conversation|messages|files?|keys?|tokens?|secrets?|credentials?|config|configuration|previous|last|earlier|other|environment)\b`)
+var fromElsewhere = lazy(`(?i)\b(contents?|outputs?|results?|history|conversation|messages|files?|keys?|tokens?|secrets?|credentials?|config|configuration|previous|last|earlier|other|environment)\b`)
 
 // checkParams flags carrier parameters: described as needed for something
 // else or as a place for conversations and secrets, or named by a prose
@@ -118,10 +117,10 @@ func namedAsTarget(s, name string) []int {
 		if i > 0 && isWord(lower[i-1]) || end < len(lower) && isWord(lower[end]) {
 			continue
 		}
-		if w := sentenceBefore(s, i); putInto.MatchString(w) && fromElsewhere.MatchString(w) {
+		if w := sentenceBefore(s, i); putInto().MatchString(w) && fromElsewhere().MatchString(w) {
 			return []int{i, end}
 		}
-		if w := sentenceAfter(s, end); mustHold.MatchString(w) && fromElsewhere.MatchString(w) {
+		if w := sentenceAfter(s, end); mustHold().MatchString(w) && fromElsewhere().MatchString(w) {
 			return []int{i, end}
 		}
 	}

@@ -3,24 +3,36 @@ package toolscan
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
+
+// lazyRegexp is a regular expression compiled the first time it is used.
+// The scanner's patterns took 14 ms and 2 MB to compile, which every
+// plughost command paid at start-up though only a tool scan uses them.
+type lazyRegexp func() *regexp.Regexp
+
+// lazy returns expr as a lazyRegexp; expr must compile.
+func lazy(expr string) lazyRegexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // pattern is a regular expression tried only when its keys occur in the
 // text: most text holds none, and a few substring searches cost far less
 // than a regular expression with many branches.
 type pattern struct {
 	keys [][]string // every group needs one of its words (lower case)
-	re   *regexp.Regexp
+	re   lazyRegexp
 }
 
-// pat compiles re (case-insensitive) with keys: groups separated by " & ",
-// each a list of words or phrases separated by "," of which one must occur.
+// pat makes re (case-insensitive) a pattern with keys: groups separated by
+// " & ", each a list of words or phrases separated by "," of which one
+// must occur.
 func pat(keys string, re string) pattern {
 	var groups [][]string
 	for _, g := range strings.Split(keys, " & ") {
 		groups = append(groups, strings.Split(g, ","))
 	}
-	return pattern{keys: groups, re: regexp.MustCompile(`(?i)` + re)}
+	return pattern{keys: groups, re: lazy(`(?i)` + re)}
 }
 
 // find returns the first match of p in s (lower is s in lower case), or nil.
@@ -30,7 +42,7 @@ func (p pattern) find(s, lower string) []int {
 			return nil
 		}
 	}
-	return p.re.FindStringIndex(s)
+	return p.re().FindStringIndex(s)
 }
 
 func containsAny(s string, words []string) bool {
@@ -103,19 +115,19 @@ var instructionPatterns = []pattern{
 // calculator may not).
 type secretPath struct {
 	pattern
-	domain *regexp.Regexp // matched against the tool's name
+	domain lazyRegexp // matched against the tool's name
 }
 
 var secretPaths = []secretPath{
-	{pat(`.ssh`, `(^|[^\w.])(~/|\$home/|%userprofile%\\)?\.ssh\b`), regexp.MustCompile(`(?i)ssh|sftp|scp|remote|key`)},
-	{pat(`rsa,dsa,ed25519`, `(^|[^a-z0-9])id[_ ](rsa|dsa|ecdsa|ed25519)\b`), regexp.MustCompile(`(?i)ssh|sftp|scp|remote|key`)},
-	{pat(`.aws,aws/`, `(^|[^\w.])(~/)?\.aws(/|\b)|\baws/(credentials|config)\b`), regexp.MustCompile(`(?i)aws|s3|profile`)},
-	{pat(`mcp.json,mcp_config,claude_desktop,.cursor,.claude.json`, `\bmcp\.json\b|\bmcp_config\.json\b|\bclaude_desktop_config\.json\b|\.cursor/|\.claude\.json\b`), regexp.MustCompile(`(?i)mcp|cursor|claude|config`)},
-	{pat(`.env`, `(^|[\s'"\x60(/~=\[,])\.env(\.(local|production|prod|development|dev|test|staging))?\b`), regexp.MustCompile(`(?i)env|secret|config`)},
+	{pat(`.ssh`, `(^|[^\w.])(~/|\$home/|%userprofile%\\)?\.ssh\b`), lazy(`(?i)ssh|sftp|scp|remote|key`)},
+	{pat(`rsa,dsa,ed25519`, `(^|[^a-z0-9])id[_ ](rsa|dsa|ecdsa|ed25519)\b`), lazy(`(?i)ssh|sftp|scp|remote|key`)},
+	{pat(`.aws,aws/`, `(^|[^\w.])(~/)?\.aws(/|\b)|\baws/(credentials|config)\b`), lazy(`(?i)aws|s3|profile`)},
+	{pat(`mcp.json,mcp_config,claude_desktop,.cursor,.claude.json`, `\bmcp\.json\b|\bmcp_config\.json\b|\bclaude_desktop_config\.json\b|\.cursor/|\.claude\.json\b`), lazy(`(?i)mcp|cursor|claude|config`)},
+	{pat(`.env`, `(^|[\s'"\x60(/~=\[,])\.env(\.(local|production|prod|development|dev|test|staging))?\b`), lazy(`(?i)env|secret|config`)},
 	{pat(`/etc/`, `/etc/(passwd|shadow|sudoers|master\.passwd)\b`), nil},
 	{pat(`.netrc,.npmrc,.pypirc,.git-credentials,.pgpass,.docker/config,.kube/config,.gnupg,_history,wallet.dat,gcloud,keychain,.vault-token,gh/hosts,.azure/,.terraform.d`,
 		`(^|[^\w.])\.(netrc|npmrc|pypirc|git-credentials|pgpass|gnupg|bash_history|zsh_history|vault-token)\b|\.docker/config\.json|\.kube/config\b|\bwallet\.dat\b|\.config/(gcloud|gh/hosts\.yml)\b|\.azure/|\.terraform\.d/credentials|application_default_credentials\.json|\blogin\.keychain`),
-		regexp.MustCompile(`(?i)npm|pypi|git|docker|kube|k8s|gpg|postgres|pg|gcloud|gcp|shell|history|wallet|vault|azure|terraform`)},
+		lazy(`(?i)npm|pypi|git|docker|kube|k8s|gpg|postgres|pg|gcloud|gcp|shell|history|wallet|vault|azure|terraform`)},
 }
 
 // secretTransfer is a request to pass the user's secrets along: a verb
@@ -150,9 +162,9 @@ var exfilPatterns = []pattern{
 var emailTo = pat(`@ & send,email,mail,forward,cc,copy,deliver,report`, `\b(send|email|e-mail|mail|forward|cc|bcc|copy|deliver|report)\b[^.\n]{0,60}?\bto\s+[\w.+-]+@(([\w-]+\.)+[a-z]{2,})\b`)
 
 // exfilVerb ends the text just before a URL that data is sent to.
-var exfilVerb = regexp.MustCompile(`(?i)\b(send|post|upload|forward|transmit|submit|exfiltrate|leak|beacon|mirror|deliver|push|report|ping|log|copy|sync|request|call|fetch|load|visit|open)\b[^\n]{0,80}\b(to|at|into)\s*(the\s+)?(url|endpoint|address|server|webhook|host|collector)?\s*[:(<\[\x60'"]*\s*$`)
+var exfilVerb = lazy(`(?i)\b(send|post|upload|forward|transmit|submit|exfiltrate|leak|beacon|mirror|deliver|push|report|ping|log|copy|sync|request|call|fetch|load|visit|open)\b[^\n]{0,80}\b(to|at|into)\s*(the\s+)?(url|endpoint|address|server|webhook|host|collector)?\s*[:(<\[\x60'"]*\s*$`)
 
-var urlRe = regexp.MustCompile(`(?i)\b(https?|wss?|ftp)://[^\s<>"'\x60)\]]+`)
+var urlRe = lazy(`(?i)\b(https?|wss?|ftp)://[^\s<>"'\x60)\]]+`)
 
 // catcherHosts receive requests for whoever set them up: a description
 // has no reason to name one.
@@ -163,4 +175,4 @@ var catcherHosts = []string{"webhook.site", "requestbin", "pipedream.net", "ngro
 // placeholderQuery is a query that carries data: a value left for the
 // model to fill ({…}, <…>, ${…}, [...]).
 // An upper-case name with an underscore (USER_EMAIL, API_KEY) is one too.
-var placeholderQuery = regexp.MustCompile(`[?&][\w.-]+=(\{|%7[bB]|<|%3[cC]|\$\{|\[|\$[A-Za-z_]|[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)`)
+var placeholderQuery = lazy(`[?&][\w.-]+=(\{|%7[bB]|<|%3[cC]|\$\{|\[|\$[A-Za-z_]|[A-Z][A-Z0-9]*_[A-Z0-9_]+\b)`)

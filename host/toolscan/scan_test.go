@@ -232,7 +232,7 @@ func TestPatternKeys(t *testing.T) {
 	for _, p := range all {
 		for _, g := range p.keys {
 			if slices.Contains(g, "") || len(g) == 0 {
-				t.Errorf("pattern %s has an empty key", p.re)
+				t.Errorf("pattern %s has an empty key", p.re())
 			}
 		}
 	}
@@ -254,4 +254,33 @@ func FuzzReadDefinitions(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Every pattern compiles (they compile lazily, at first use: a bad one
+// must fail here, not in a user's scan).
+func TestEveryPatternCompiles(t *testing.T) {
+	lazies := []lazyRegexp{urlRe, placeholderQuery, exfilVerb, padding, putInto, mustHold, fromElsewhere}
+	all := append(append([]pattern{}, instructionPatterns...), secretTransfer, secretEnvValue, secretName, emailTo, requiredFor, fillWith)
+	all = append(all, exfilPatterns...)
+	for _, sp := range secretPaths {
+		all = append(all, sp.pattern)
+		if sp.domain != nil {
+			lazies = append(lazies, sp.domain)
+		}
+	}
+	for _, p := range all {
+		lazies = append(lazies, p.re)
+	}
+	for i, re := range lazies {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("pattern %d does not compile: %v", i, r)
+				}
+			}()
+			if re() == nil {
+				t.Errorf("pattern %d: no regular expression", i)
+			}
+		}()
+	}
 }
