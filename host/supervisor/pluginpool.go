@@ -31,6 +31,10 @@ type PluginPool struct {
 
 	mu    sync.Mutex
 	procs map[poolKey]*pooledProcess
+	// alone are the keys whose process said it cannot be shared: their
+	// servers start a process each at once, instead of each waiting for
+	// the previous one's start to learn it.
+	alone map[poolKey]bool
 }
 
 // NewPluginPool returns an empty pool; the shared processes' own log lines
@@ -39,7 +43,7 @@ func NewPluginPool(logger hclog.Logger) *PluginPool {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &PluginPool{logger: logger, procs: map[poolKey]*pooledProcess{}}
+	return &PluginPool{logger: logger, procs: map[poolKey]*pooledProcess{}, alone: map[poolKey]bool{}}
 }
 
 // poolKey identifies the processes servers may share: a sha256 of the
@@ -107,10 +111,15 @@ func (p *PluginPool) acquire(cfg pluginapi.ClientConfig) (pluginProcess, error) 
 }
 
 // join takes a reference on the pool's live process for key, or on a new
-// entry that the caller (starter) must start.
+// entry that the caller (starter) must start: one the pool keeps for others
+// to join, or, for a key whose process cannot be shared, one of the
+// caller's own.
 func (p *PluginPool) join(key poolKey) (proc *pooledProcess, starter bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.alone[key] {
+		return &pooledProcess{ready: make(chan struct{}), refs: 1}, true
+	}
 	proc = p.procs[key]
 	if proc != nil && proc.launched() && (proc.err != nil || !proc.shareable || proc.client.Exited()) {
 		delete(p.procs, key) // dead or not for sharing: its holders keep their references
@@ -139,6 +148,9 @@ func (p *PluginPool) start(key poolKey, proc *pooledProcess, cfg pluginapi.Clien
 	proc.shareable = err == nil && d.HasFeature(pluginapi.FeatureSharedProcess) && d.HasFeature(pluginapi.FeatureDirectPipes)
 	if !proc.shareable {
 		p.mu.Lock()
+		if err == nil { // it answered: it cannot be shared
+			p.alone[key] = true
+		}
 		if p.procs[key] == proc {
 			delete(p.procs, key)
 		}
