@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/internal/cluster"
+	"github.com/plughost/plughost/internal/copyfile"
 	"github.com/plughost/plughost/internal/proctree"
 )
 
@@ -114,7 +114,7 @@ func Footprint(ctx context.Context, o FootprintOptions) (FootprintResult, error)
 	}
 	defer os.RemoveAll(scratch)
 	server := filepath.Join(scratch, "footprint-server")
-	if err := copyExecutable(o.Server[0], server); err != nil {
+	if err := copyfile.New(o.Server[0], server, 0o700); err != nil {
 		return r, fmt.Errorf("copy the server executable: %w", err)
 	}
 	o.Server = append([]string{server}, o.Server[1:]...)
@@ -269,24 +269,6 @@ func footprintRatios(a, b FootprintFigures) *FootprintRatios {
 	}
 }
 
-// copyExecutable copies the executable at from to a new file to (0700).
-func copyExecutable(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o700)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
 // stagePlughost copies the plughost binary into dir, with a link to the
 // plugins directory beside it, and returns the copy's path.
 func stagePlughost(binary, dir string) (string, error) {
@@ -294,7 +276,7 @@ func stagePlughost(binary, dir string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, "plughost")
-	if err := copyExecutable(binary, out); err != nil {
+	if err := copyfile.New(binary, out, 0o700); err != nil {
 		return "", err
 	}
 	plugins, err := filepath.Abs(filepath.Join(filepath.Dir(binary), "plugins"))
