@@ -158,9 +158,7 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 		return r, fmt.Errorf("gateway: %w", err)
 	}
 	defer gw.Close()
-	cmd := exec.CommandContext(ctx, o.HTTPServer[0], o.HTTPServer[1:]...)
-	cmd.Env = o.Environ
-	url, stop, err := listenurl.Start(cmd, 30*time.Second)
+	url, pid, stop, err := startListening(ctx, o.HTTPServer, o.Environ)
 	if err != nil {
 		return r, fmt.Errorf("direct HTTP server: %w", err)
 	}
@@ -168,18 +166,16 @@ func CallCPU(ctx context.Context, o CallCPUOptions) (CallCPUResult, error) {
 	setups := []cpuSetup{
 		{name: "gateway", c: gw, root: gw.Replicas[0].PID(), owned: true, tool: "mcp_demo_echo",
 			figures: func(l *CPULevel) *CPUSetupRuns { return &l.Gateway }},
-		{name: "direct", c: cluster.Attach("", url), root: cmd.Process.Pid, tool: "echo",
+		{name: "direct", c: cluster.Attach("", url), root: pid, tool: "echo",
 			figures: func(l *CPULevel) *CPUSetupRuns { return &l.Direct }},
 	}
 	if len(o.RelayFloor) > 0 {
-		floor := exec.CommandContext(ctx, o.RelayFloor[0], o.RelayFloor[1:]...)
-		floor.Env = o.Environ
-		url, stop, err := listenurl.Start(floor, 30*time.Second)
+		url, pid, stop, err := startListening(ctx, o.RelayFloor, o.Environ)
 		if err != nil {
 			return r, fmt.Errorf("relay floor: %w", err)
 		}
 		defer stop()
-		setups = append(setups, cpuSetup{name: "floor", c: cluster.Attach("", url), root: floor.Process.Pid, owned: true, tool: "echo",
+		setups = append(setups, cpuSetup{name: "floor", c: cluster.Attach("", url), root: pid, owned: true, tool: "echo",
 			figures: func(l *CPULevel) *CPUSetupRuns { l.Floor = &CPUSetupRuns{}; return l.Floor }})
 	}
 	if o.Baseline != "" {
@@ -389,6 +385,17 @@ func sessionMemory(ctx context.Context, setups []cpuSetup, n int, settle time.Du
 		}
 	}
 	return m, nil
+}
+
+// startListening runs argv, a server that prints "listening <url>" first,
+// and returns that URL, its pid and what stops it.
+func startListening(ctx context.Context, argv, environ []string) (url string, pid int, stop func(), err error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = environ
+	if url, stop, err = listenurl.Start(cmd, 30*time.Second); err != nil {
+		return "", 0, nil, err
+	}
+	return url, cmd.Process.Pid, stop, nil
 }
 
 // runtime reads the setup's serve process's runtime counters (zero for a

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -13,7 +12,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/plughost/plughost/host"
-	"github.com/plughost/plughost/internal/listenurl"
 )
 
 // HTTPResult compares per-call latency through the http plugin with a direct
@@ -92,7 +90,8 @@ func startHTTPServer(ctx context.Context, argv []string) (string, func(), error)
 	if len(argv) == 0 {
 		return "", nil, fmt.Errorf("no HTTP server command")
 	}
-	return listenurl.Start(exec.CommandContext(ctx, argv[0], argv[1:]...), 30*time.Second)
+	url, _, stop, err := startListening(ctx, argv, nil) // nil: this process's environment
+	return url, stop, err
 }
 
 // directHTTPClient opens an initialized streamable-HTTP session to url with
