@@ -15,7 +15,9 @@ const unixModes = false
 
 // Restrict replaces f's ACL with one that grants the current user full
 // control and nobody else anything, protected from the ACLs of its parent
-// directories. Call it on a file just created, before writing to it.
+// directories. Call it on a file just created, before writing to it. It sets
+// the ACL by name: f's own handle, opened to read and write, lacks the
+// WRITE_DAC right that changing an ACL needs.
 func Restrict(f *os.File) error {
 	user, err := currentUser()
 	if err != nil {
@@ -34,7 +36,7 @@ func Restrict(f *os.File) error {
 	if err != nil {
 		return fmt.Errorf("restrict %s to its owner: build the ACL: %w", f.Name(), err)
 	}
-	err = windows.SetSecurityInfo(windows.Handle(f.Fd()), windows.SE_FILE_OBJECT,
+	err = windows.SetNamedSecurityInfo(f.Name(), windows.SE_FILE_OBJECT,
 		windows.DACL_SECURITY_INFORMATION|windows.PROTECTED_DACL_SECURITY_INFORMATION, nil, nil, acl, nil)
 	if err != nil {
 		return fmt.Errorf("restrict %s to its owner: set the ACL: %w", f.Name(), err)
