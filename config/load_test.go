@@ -217,8 +217,8 @@ func TestUnreadableSystemDir(t *testing.T) {
 	opts := e.opts()
 	opts.SystemDir = e.user // a file, not a dir
 	writeFile(t, e.user, `{}`)
-	if _, err := Load(opts); err == nil {
-		t.Error("Load with a file as system dir: want an error")
+	if _, err := Load(opts); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("Load with a file as system dir: err = %v, want one saying it is not a directory", err)
 	}
 }
 
