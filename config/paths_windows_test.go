@@ -1,0 +1,12 @@
+package config
+
+// Absolute paths as the tests write them on Windows, where one has a drive;
+// the Unix values are in paths_other_test.go.
+const (
+	// testHome is the home directory of loadUser.
+	testHome = `C:\home\u`
+	// testUserFile is the user file loadUser names in its messages.
+	testUserFile = `C:\home\u\.plughost\config.json`
+	// testAbs is an absolute path that needs no cleaning.
+	testAbs = `C:\abs`
+)
