@@ -11,4 +11,11 @@ const (
 	testUserFile = "/home/u/.plughost/config.json"
 	// testAbs is an absolute path that needs no cleaning.
 	testAbs = "/abs"
+	// testRootDir is an absolute roots entry and testRootDirURI its URI.
+	testRootDir    = "/srv/data"
+	testRootDirURI = "file:///srv/data"
+	// testRootURI is a file:// roots entry of an absolute path.
+	testRootURI = "file:///home/u/proj"
+	// testRootHint is how a bad roots entry's message says to write one.
+	testRootHint = `write it as "/abs/dir" or "file:///abs/dir"`
 )
