@@ -2,6 +2,11 @@
 
 package config
 
+import (
+	"os"
+	"testing"
+)
+
 // Absolute paths as the tests write them on this system; the Windows
 // values, with a drive, are in paths_windows_test.go.
 const (
@@ -19,3 +24,15 @@ const (
 	// testRootHint is how a bad roots entry's message says to write one.
 	testRootHint = `write it as "/abs/dir" or "file:///abs/dir"`
 )
+
+// setAccess lets other users read the file at path when mode grants them
+// any bit, and keeps it to its owner otherwise: here, its mode bits.
+func setAccess(t *testing.T, path string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantFix is the command a warning about an exposed file at path gives.
+func wantFix(path string) string { return "chmod 600 " + path }
