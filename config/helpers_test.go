@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,10 +53,10 @@ func mustLoad(t *testing.T, opts LoadOptions) *Loaded {
 }
 
 // loadUser loads data as the user file over the real embedded defaults, with
-// no system layers.
+// no system layers, for a user whose home is testHome.
 func loadUser(t *testing.T, data string) *Loaded {
 	t.Helper()
-	return mustLoad(t, LoadOptions{UserData: []byte(data), Home: "/home/u", SystemDir: t.TempDir()})
+	return mustLoad(t, LoadOptions{UserData: []byte(data), Home: testHome, SystemDir: t.TempDir()})
 }
 
 // messages returns the Error strings of a problem list.
@@ -65,6 +66,15 @@ func messages(list []*ValidationError) []string {
 		out = append(out, e.Error())
 	}
 	return out
+}
+
+// jsonString returns s as a JSON string, for fixtures that hold a path.
+func jsonString(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err) // a string always marshals
+	}
+	return string(b)
 }
 
 func ptr[T any](v T) *T { return &v }

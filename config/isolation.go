@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -58,7 +59,10 @@ type Root struct {
 
 // RootList returns the configured roots as MCP roots: a path becomes a
 // file:// URI named after its last element. Entries that are neither an
-// absolute path nor a file:// URI are left out (Validate reports them).
+// absolute path nor a file:// URI of one are left out (Validate reports
+// them). On Windows an absolute path has a drive or is a UNC path:
+// C:\srv\data becomes file:///C:/srv/data and \\host\share\dir
+// file://host/share/dir.
 func (s Server) RootList() []Root {
 	out := make([]Root, 0, len(s.Roots))
 	for _, r := range s.Roots {
@@ -73,17 +77,63 @@ func (s Server) RootList() []Root {
 func parseRoot(entry string) (Root, bool) {
 	if strings.HasPrefix(entry, "file://") {
 		u, err := url.Parse(entry)
-		if err != nil || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
+		if err != nil {
 			return Root{}, false
 		}
-		return Root{URI: entry, Name: filepath.Base(u.Path)}, true
+		p := uriPath(u)
+		if !filepath.IsAbs(p) {
+			return Root{}, false
+		}
+		return Root{URI: entry, Name: filepath.Base(p)}, true
 	}
-	if !filepath.IsAbs(entry) {
+	// A Windows device path (\\?\C:\dir, \\.\pipe\x) has no file:// URI.
+	if vol := filepath.VolumeName(entry); !filepath.IsAbs(entry) || strings.HasPrefix(vol, `\\?\`) || strings.HasPrefix(vol, `\\.\`) {
 		return Root{}, false
 	}
 	clean := filepath.Clean(entry)
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(clean)}
-	return Root{URI: u.String(), Name: filepath.Base(clean)}, true
+	return Root{URI: fileURI(clean), Name: filepath.Base(clean)}, true
+}
+
+// uriPath returns the local path a file:// URI names: file:///srv/data is
+// /srv/data; on Windows file:///C:/srv/data is C:\srv\data and
+// file://host/share/dir the UNC path \\host\share\dir. It returns "" for a
+// remote host elsewhere.
+func uriPath(u *url.URL) string {
+	p := u.Path
+	if u.Host != "" && u.Host != "localhost" {
+		if runtime.GOOS != "windows" {
+			return ""
+		}
+		return `\\` + u.Host + filepath.FromSlash(p)
+	}
+	if len(p) > 1 && p[0] == '/' && filepath.VolumeName(p[1:]) != "" { // /C:/dir on Windows
+		p = p[1:]
+	}
+	return filepath.FromSlash(p)
+}
+
+// fileURI returns the file:// URI of the clean absolute path p:
+// file:///srv/data; on Windows file:///C:/srv/data for a drive path and
+// file://host/share/dir for the UNC path \\host\share\dir.
+func fileURI(p string) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(p)}
+	switch vol := filepath.VolumeName(p); {
+	case strings.HasPrefix(vol, `\\`):
+		host, _, _ := strings.Cut(vol[2:], `\`)
+		u.Host, u.Path = host, filepath.ToSlash(p[2+len(host):])
+	case vol != "":
+		u.Path = "/" + u.Path
+	}
+	return u.String()
+}
+
+// rootHint says how to write a roots entry on this system, as the config
+// file's JSON spells it.
+func rootHint() string {
+	if runtime.GOOS == "windows" {
+		return `write it as "C:\\abs\\dir" or "file:///C:/abs/dir"`
+	}
+	return `write it as "/abs/dir" or "file:///abs/dir"`
 }
 
 // checkIsolation reports bad isolation settings and roots.
@@ -100,7 +150,7 @@ func (v serverValidator) checkIsolation() {
 	}
 	for i, r := range s.Roots {
 		if _, ok := parseRoot(r); !ok {
-			v.p.server(v.name, indexPath(serverPath(v.name, "roots"), i), fmt.Sprintf(`%q is neither an absolute path nor a file:// URI; write it as "/abs/dir" or "file:///abs/dir"`, trunc(r)))
+			v.p.server(v.name, indexPath(serverPath(v.name, "roots"), i), fmt.Sprintf("%q is neither an absolute path nor a file:// URI; %s", trunc(r), rootHint()))
 		}
 	}
 }

@@ -217,6 +217,11 @@ func (ld *loader) defaults(fsys fs.FS) error {
 func (ld *loader) systemDir(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
+		// Windows reports a file opened as a directory as a missing path
+		// (ERROR_PATH_NOT_FOUND): only a dir that is really absent is fine.
+		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+			return fmt.Errorf("read system config dir: %s is not a directory", dir)
+		}
 		return nil
 	}
 	if err != nil {

@@ -217,8 +217,8 @@ func TestUnreadableSystemDir(t *testing.T) {
 	opts := e.opts()
 	opts.SystemDir = e.user // a file, not a dir
 	writeFile(t, e.user, `{}`)
-	if _, err := Load(opts); err == nil {
-		t.Error("Load with a file as system dir: want an error")
+	if _, err := Load(opts); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("Load with a file as system dir: err = %v, want one saying it is not a directory", err)
 	}
 }
 
@@ -469,11 +469,11 @@ func keys(m map[string]Server) []string {
 }
 
 func TestHomeExpansion(t *testing.T) {
-	ld := loadUser(t, `{"tools":{"mcp":{"workspace":"~/ws","plugins":{"dirs":["~/p","/abs","~"]},
+	ld := loadUser(t, `{"tools":{"mcp":{"workspace":"~/ws","plugins":{"dirs":["~/p",`+jsonString(testAbs)+`,"~"]},
 		"servers":{"s":{"enabled":true,"command":"c","env_file":"~/.env"}}}}}`)
 	got := []string{ld.Config.MCP.Workspace, ld.Config.MCP.Servers["s"].EnvFile}
 	got = append(got, ld.Config.MCP.Plugins.Dirs...)
-	want := []string{"/home/u/ws", "/home/u/.env", "/home/u/p", "/abs", "/home/u"}
+	want := []string{filepath.Join(testHome, "ws"), filepath.Join(testHome, ".env"), filepath.Join(testHome, "p"), testAbs, testHome}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
@@ -503,7 +503,7 @@ func TestThirdPartyExtraKeys(t *testing.T) {
 	if err := p.ServerErr("ws"); err != nil {
 		t.Errorf("third-party server: %v", err)
 	}
-	want := []string{`tools.mcp.servers.std.proxy: unknown key "proxy" in /home/u/.plughost/config.json; remove it or use one of the known keys: args, command, deferred, enabled, env, env_file, exclude_tools, headers, include_tools, inherit_env, isolation, isolation_idle_seconds, max_message_mb, max_result_mb, max_sessions, oauth, roots, timeouts, trust, trust_scan, type, url`}
+	want := []string{`tools.mcp.servers.std.proxy: unknown key "proxy" in ` + testUserFile + `; remove it or use one of the known keys: args, command, deferred, enabled, env, env_file, exclude_tools, headers, include_tools, inherit_env, isolation, isolation_idle_seconds, max_message_mb, max_result_mb, max_sessions, oauth, roots, timeouts, trust, trust_scan, type, url`}
 	if diff := cmp.Diff(want, messages(p.Servers["std"])); diff != "" {
 		t.Errorf("built-in server with unknown key (-want +got):\n%s", diff)
 	}

@@ -124,12 +124,12 @@ func TestTransportConfig(t *testing.T) {
 				Env: map[string]secret.String{"TOKEN": "t0k"}, EnvFile: "sub/.env", InheritEnv: true,
 				TimeoutOverrides: TimeoutOverrides{Call: ptr(1.0)},
 			},
-			want: `{"command":"npx","args":["-y","srv"],"env":{"TOKEN":"t0k"},"env_file":"` + filepath.Join(dir, "sub", ".env") + `","inherit_env":true}`,
+			want: `{"command":"npx","args":["-y","srv"],"env":{"TOKEN":"t0k"},"env_file":` + jsonString(filepath.Join(dir, "sub", ".env")) + `,"inherit_env":true}`,
 		},
 		{
 			name: "stdio minimal",
-			s:    Server{Enabled: true, Command: "srv", EnvFile: "/abs/../abs/.env"},
-			want: `{"command":"srv","env_file":"/abs/.env"}`,
+			s:    Server{Enabled: true, Command: "srv", EnvFile: testAbs + "/../abs/.env"},
+			want: `{"command":"srv","env_file":` + jsonString(filepath.Join(testAbs, ".env")) + `}`,
 		},
 		{
 			name: "sse reveals headers",

@@ -69,7 +69,7 @@ func TestValidateServerTransport(t *testing.T) {
 		},
 		{
 			name: "enabled wrong type", server: `{"enabled":"yes","command":"npx"}`,
-			want: []string{srv + `.enabled: expected a boolean, got string "yes" in /home/u/.plughost/config.json; write true or false, without quotes`},
+			want: []string{srv + `.enabled: expected a boolean, got string "yes" in ` + testUserFile + `; write true or false, without quotes`},
 		},
 		{
 			name: "unknown type", server: `{"enabled":true,"type":"slack","command":"npx"}`,
@@ -193,26 +193,26 @@ func TestValidateServerTransport(t *testing.T) {
 		{
 			name: "unknown key with suggestion", server: `{"enabled":true,"comand":"npx"}`,
 			want: []string{
-				srv + `.comand: unknown key "comand" (did you mean "command"?) in /home/u/.plughost/config.json`,
+				srv + `.comand: unknown key "comand" (did you mean "command"?) in ` + testUserFile,
 				srv + `: neither "command" nor "url" is set; set "command" to run a local stdio server, or "url" to connect to a remote sse/http server`,
 			},
 		},
 		{
 			name: "nested unknown key", server: `{"enabled":true,"url":"https://x/y","oauth":{"clientid":"x"}}`,
-			want: []string{srv + `.oauth.clientid: unknown key "clientid" (did you mean "client_id"?) in /home/u/.plughost/config.json`},
+			want: []string{srv + `.oauth.clientid: unknown key "clientid" (did you mean "client_id"?) in ` + testUserFile},
 		},
 		{
 			name: "wrong types", server: `{"enabled":true,"command":"c","args":"-y","deferred":"no","env":{"A":1},"timeouts":{"call_seconds":"60"}}`,
 			want: []string{
-				srv + `.args: expected an array of strings, got string "-y" in /home/u/.plughost/config.json; write a JSON array such as ["a", "b"]`,
-				srv + `.deferred: expected a boolean, got string "no" in /home/u/.plughost/config.json; write true or false, without quotes`,
-				srv + `.env.A: expected a string, got a number in /home/u/.plughost/config.json; write the value in double quotes, such as "text"`,
-				srv + `.timeouts.call_seconds: expected a number, got string "60" in /home/u/.plughost/config.json; write a number such as 30, without quotes`,
+				srv + `.args: expected an array of strings, got string "-y" in ` + testUserFile + `; write a JSON array such as ["a", "b"]`,
+				srv + `.deferred: expected a boolean, got string "no" in ` + testUserFile + `; write true or false, without quotes`,
+				srv + `.env.A: expected a string, got a number in ` + testUserFile + `; write the value in double quotes, such as "text"`,
+				srv + `.timeouts.call_seconds: expected a number, got string "60" in ` + testUserFile + `; write a number such as 30, without quotes`,
 			},
 		},
 		{
 			name: "server not an object", server: `"npx"`,
-			want: []string{srv + `: expected an object, got string "npx" in /home/u/.plughost/config.json; write a JSON object such as {"key": "value"}`},
+			want: []string{srv + `: expected an object, got string "npx" in ` + testUserFile + `; write a JSON object such as {"key": "value"}`},
 		},
 	})
 }
@@ -313,22 +313,22 @@ func TestValidateGlobal(t *testing.T) {
 		{
 			name: "unknown keys with suggestions", mcp: `{"discovry":{},"servers":{},"max_inline_text_char":300}`,
 			want: []string{
-				`tools.mcp.discovry: unknown key "discovry" (did you mean "discovery"?) in /home/u/.plughost/config.json`,
-				`tools.mcp.max_inline_text_char: unknown key "max_inline_text_char" (did you mean "max_inline_text_chars"?) in /home/u/.plughost/config.json`,
+				`tools.mcp.discovry: unknown key "discovry" (did you mean "discovery"?) in ` + testUserFile,
+				`tools.mcp.max_inline_text_char: unknown key "max_inline_text_char" (did you mean "max_inline_text_chars"?) in ` + testUserFile,
 			},
 		},
 		{
 			name: "wrong types", mcp: `{"enabled":1,"discovery":{"ttl":2.5,"max_search_results":"5"},"servers":[]}`,
 			want: []string{
-				`tools.mcp.discovery.max_search_results: expected an integer, got string "5" in /home/u/.plughost/config.json; write a whole number such as 5, without quotes`,
-				`tools.mcp.discovery.ttl: expected an integer, got number 2.5 in /home/u/.plughost/config.json; write a whole number such as 5, without quotes`,
-				`tools.mcp.enabled: expected a boolean, got number 1 in /home/u/.plughost/config.json; write true or false, without quotes`,
-				`tools.mcp.servers: expected an object, got an array in /home/u/.plughost/config.json; write a JSON object such as {"key": "value"}`,
+				`tools.mcp.discovery.max_search_results: expected an integer, got string "5" in ` + testUserFile + `; write a whole number such as 5, without quotes`,
+				`tools.mcp.discovery.ttl: expected an integer, got number 2.5 in ` + testUserFile + `; write a whole number such as 5, without quotes`,
+				`tools.mcp.enabled: expected a boolean, got number 1 in ` + testUserFile + `; write true or false, without quotes`,
+				`tools.mcp.servers: expected an object, got an array in ` + testUserFile + `; write a JSON object such as {"key": "value"}`,
 			},
 		},
 		{
 			name: "number out of range", mcp: `{"timeouts":{"call_seconds":1e999}}`,
-			want: []string{`tools.mcp.timeouts.call_seconds: number 1e999 is out of range in /home/u/.plughost/config.json; write a number such as 30, without quotes`},
+			want: []string{`tools.mcp.timeouts.call_seconds: number 1e999 is out of range in ` + testUserFile + `; write a number such as 30, without quotes`},
 		},
 	}
 	for _, tt := range tests {
@@ -351,8 +351,8 @@ func TestValidateGlobal(t *testing.T) {
 func TestUnknownTopLevelKeys(t *testing.T) {
 	ld := loadUser(t, `{"tool":{},"tools":{"mcp":{},"mpc":{}}}`)
 	want := []string{
-		`tool: unknown key "tool" (did you mean "tools"?) in /home/u/.plughost/config.json`,
-		`tools.mpc: unknown key "mpc" (did you mean "mcp"?) in /home/u/.plughost/config.json`,
+		`tool: unknown key "tool" (did you mean "tools"?) in ` + testUserFile,
+		`tools.mpc: unknown key "mpc" (did you mean "mcp"?) in ` + testUserFile,
 	}
 	if diff := cmp.Diff(want, messages(ld.Validate(ValidateOptions{}).Fatal)); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
