@@ -16,11 +16,11 @@ import (
 // ResultSpool lets whoever reads a server's messages take a tools/call
 // result larger than the message limit without holding it in memory: the
 // message is scanned as it is read (SpoolWriter), the text of its content
-// items is decoded straight into a 0600 file in Dir, and the message handed
-// on in its place is a small result of the same request holding the
-// beginning of that text and the file's path. A message over MaxBytes, or
-// one over the limit that is not a result, is still refused with
-// KindMessageTooLarge.
+// items is decoded straight into a file in Dir that only its owner may read
+// (mode 0600; on Windows an owner-only ACL), and the message handed on in
+// its place is a small result of the same request holding the beginning of
+// that text and the file's path. A message over MaxBytes, or one over the
+// limit that is not a result, is still refused with KindMessageTooLarge.
 //
 // The host's direct-pipes reader uses it itself (LineReader.SetSpool); it
 // also crosses the plugin boundary in the Open frame, so a transport that
@@ -91,6 +91,11 @@ func newSpooler(cfg *ResultSpool) (*spooler, error) {
 	}
 	f, err := os.CreateTemp(cfg.Dir, ".tmp-spool-*")
 	if err != nil {
+		return nil, err
+	}
+	if err := restrictToOwner(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
 		return nil, err
 	}
 	return &spooler{cfg: cfg, f: f, out: bufio.NewWriterSize(f, 256<<10)}, nil

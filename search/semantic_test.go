@@ -78,14 +78,14 @@ func TestWordVectorsFile(t *testing.T) {
 	if err := WriteWordVectors(io.Discard, []string{"a", "b"}, [][]float32{{1, 0}, {1}}); err == nil {
 		t.Error("WriteWordVectors accepted vectors of different dimensions")
 	}
-	if _, err := LoadWordVectors(t.TempDir() + "/missing.bin"); err == nil || !errors.Is(err, os.ErrNotExist) {
+	if _, err := LoadWordVectors(filepath.Join(t.TempDir(), "missing.bin")); err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("LoadWordVectors(missing) = %v, want a not-exist error", err)
 	}
 }
 
 func TestFindWordVectors(t *testing.T) {
 	dir := t.TempDir()
-	path := dir + "/" + WordVectorsFile
+	path := filepath.Join(dir, WordVectorsFile)
 	var buf bytes.Buffer
 	if err := WriteWordVectors(&buf, []string{"a"}, [][]float32{{1, 0}}); err != nil {
 		t.Fatal(err)
@@ -93,8 +93,9 @@ func TestFindWordVectors(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	paths := WordVectorsPaths(dir+"/plughost", []string{"HOME=/x", "PLUGHOST_WORDVEC=" + dir + "/nope.bin"})
-	if want := []string{dir + "/nope.bin", path, filepath.Join(dir, "..", "share", "plughost", WordVectorsFile)}; !slices.Equal(paths, want) {
+	nope := filepath.Join(dir, "nope.bin")
+	paths := WordVectorsPaths(filepath.Join(dir, "plughost"), []string{"HOME=/x", "PLUGHOST_WORDVEC=" + nope})
+	if want := []string{nope, path, filepath.Join(dir, "..", "share", "plughost", WordVectorsFile)}; !slices.Equal(paths, want) {
 		t.Fatalf("paths = %q, want %q", paths, want)
 	}
 	wv, got, err := FindWordVectors(paths)

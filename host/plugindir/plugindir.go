@@ -37,7 +37,7 @@ func quoteAll(dirs []string) []string {
 	}
 	out := make([]string, len(dirs))
 	for i, d := range dirs {
-		out[i] = fmt.Sprintf("%q", d)
+		out[i] = quotePath(d)
 	}
 	return out
 }

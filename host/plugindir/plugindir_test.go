@@ -17,16 +17,17 @@ func TestLocate(t *testing.T) {
 		}
 		return p
 	}
-	want := write(first, "mcp-transport-stdio", 0o755)
-	write(second, "mcp-transport-stdio", 0o755)
-	write(second, "mcp-transport-ws", 0o755)
+	want := write(first, "mcp-transport-stdio"+exeSuffix, 0o755)
+	write(second, "mcp-transport-stdio"+exeSuffix, 0o755)
+	write(second, "mcp-transport-ws"+exeSuffix, 0o755)
+	// Not runnable: no execute bit on Unix, no .exe suffix on Windows.
 	write(first, "mcp-transport-noexec", 0o644)
 	dirs := []string{first, second}
 
 	if got, err := Locate("stdio", dirs); err != nil || got != want {
 		t.Errorf("Locate(stdio) = %q, %v; want first dir %q", got, err, want)
 	}
-	if got, err := Locate("ws", dirs); err != nil || got != filepath.Join(second, "mcp-transport-ws") {
+	if got, err := Locate("ws", dirs); err != nil || got != filepath.Join(second, "mcp-transport-ws"+exeSuffix) {
 		t.Errorf("Locate(ws) = %q, %v", got, err)
 	}
 	for _, typ := range []string{"slack", "noexec", "../x", ""} {

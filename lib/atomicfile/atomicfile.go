@@ -16,8 +16,10 @@ import (
 func tempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
 
 // Write replaces path with data: a temporary file in the same directory,
-// mode 0600, fsynced, renamed over path (whatever mode path had), then the
-// directory fsynced to make the rename durable.
+// mode 0600 (on Windows an owner-only ACL), fsynced, renamed over path
+// (whatever mode path had; on Windows after waiting up to 2s for readers
+// that hold path open), then the directory fsynced to make the rename
+// durable.
 func Write(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, tempPattern(path))
@@ -42,7 +44,7 @@ func Write(path string, data []byte) (err error) {
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err = rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return syncDir(dir)
