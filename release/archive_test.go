@@ -137,7 +137,7 @@ func copyFiles(t *testing.T, root, stage string, f archiveFile) {
 		t.Fatal(err)
 	}
 	if len(matches) == 0 {
-		t.Logf("WARNING: archive file %q matches nothing in %s: the archive goes without it", f.Src, root)
+		t.Fatalf("archive file %q of .goreleaser.yaml matches nothing in %s", f.Src, root)
 	}
 	for _, m := range matches {
 		rel, err := filepath.Rel(root, m)
