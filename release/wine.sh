@@ -46,7 +46,7 @@ version=$("$wine" --version 2>/dev/null | head -n 1)
 
 tmp=$(mktemp -d)
 export WINEPREFIX="$tmp/prefix" WINEDEBUG=-all
-trap 'wineserver -k >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+trap '"$(dirname "$wine")/wineserver" -k >/dev/null 2>&1 || wineserver -k >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 "$wine" wineboot -i >/dev/null 2>&1 || true
 
 # Does a Go binary start? If not for want of bcryptprimitives.dll, build it.
