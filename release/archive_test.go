@@ -2,6 +2,7 @@ package release
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
@@ -32,7 +33,12 @@ type releaseConfig struct {
 	Archives []struct {
 		NameTemplate    string        `yaml:"name_template"`
 		WrapInDirectory bool          `yaml:"wrap_in_directory"`
-		Files           []archiveFile `yaml:"files"`
+		Formats         []string      `yaml:"formats"`
+		FormatOverrides []struct {
+			Goos    string   `yaml:"goos"`
+			Formats []string `yaml:"formats"`
+		} `yaml:"format_overrides"`
+		Files []archiveFile `yaml:"files"`
 	} `yaml:"archives"`
 }
 
@@ -58,13 +64,13 @@ type tmplData struct {
 	ProjectName, Version, Commit, CommitDate, Os, Arch string
 }
 
-// buildArchive makes this machine's archive of .goreleaser.yaml and its
+// buildArchive makes the goos/goarch archive of .goreleaser.yaml and its
 // SHA256SUMS without goreleaser, whose own build takes ten minutes cold:
-// the config's hooks, binaries (its ldflags, this machine's default build
-// settings, so the compiled packages are those make build and the tests
-// already compiled) and files, in its name template and directory layout.
-// make test-release runs goreleaser itself.
-func buildArchive(t *testing.T, root string) snapshot {
+// the config's hooks, binaries (its ldflags; for this machine's own target
+// its default build settings, so the compiled packages are those make
+// build and the tests already compiled) and files, in its name template,
+// format and directory layout. make test-release runs goreleaser itself.
+func buildArchive(t *testing.T, root, goos, goarch string) snapshot {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, ".goreleaser.yaml"))
 	if err != nil {
@@ -80,19 +86,27 @@ func buildArchive(t *testing.T, root string) snapshot {
 	commit := strings.TrimSpace(run(t, root, nil, "git", "rev-parse", "HEAD"))
 	data := tmplData{ProjectName: cfg.ProjectName, Version: "0.0.0-snapshot+" + commit[:7], Commit: commit,
 		CommitDate: strings.TrimSpace(run(t, root, nil, "git", "log", "-1", "--format=%cI")),
-		Os:         runtime.GOOS, Arch: runtime.GOARCH}
+		Os:         goos, Arch: goarch}
 	for _, h := range cfg.Before.Hooks {
 		run(t, root, nil, "sh", "-c", h)
 	}
 	a := cfg.Archives[0]
 	name := render(t, a.NameTemplate, data)
 	stage := filepath.Join(t.TempDir(), name)
+	var env []string
+	if goos != runtime.GOOS || goarch != runtime.GOARCH {
+		env = []string{"GOOS=" + goos, "GOARCH=" + goarch, "CGO_ENABLED=0"}
+	}
+	exe := ""
+	if goos == "windows" {
+		exe = ".exe" // as goreleaser names Windows binaries
+	}
 	for _, bd := range cfg.Builds {
 		ld := make([]string, len(bd.Ldflags))
 		for i, l := range bd.Ldflags {
 			ld[i] = render(t, l, data)
 		}
-		run(t, root, nil, "go", "build", "-ldflags", strings.Join(ld, " "), "-o", filepath.Join(stage, bd.Binary), bd.Main)
+		run(t, root, env, "go", "build", "-ldflags", strings.Join(ld, " "), "-o", filepath.Join(stage, bd.Binary+exe), bd.Main)
 	}
 	for _, f := range a.Files {
 		copyFiles(t, root, stage, f)
@@ -102,8 +116,23 @@ func buildArchive(t *testing.T, root string) snapshot {
 	if a.WrapInDirectory {
 		prefix = name + "/"
 	}
-	archive := name + ".tar.gz"
-	writeTarGz(t, filepath.Join(dist, archive), stage, prefix)
+	format := a.Formats
+	for _, o := range a.FormatOverrides {
+		if o.Goos == goos {
+			format = o.Formats
+		}
+	}
+	var archive string
+	switch strings.Join(format, ",") {
+	case "tar.gz":
+		archive = name + ".tar.gz"
+		writeTarGz(t, filepath.Join(dist, archive), stage, prefix)
+	case "zip":
+		archive = name + ".zip"
+		writeZip(t, filepath.Join(dist, archive), stage, prefix)
+	default:
+		t.Fatalf(".goreleaser.yaml: archive formats %v for %s; the test makes tar.gz or zip", format, goos)
+	}
 	sum, err := os.ReadFile(filepath.Join(dist, archive))
 	if err != nil {
 		t.Fatal(err)
@@ -199,6 +228,46 @@ func writeTarGz(t *testing.T, path, dir, prefix string) {
 	}
 	if err == nil {
 		err = gz.Close()
+	}
+	if err == nil {
+		err = os.WriteFile(path, buf.Bytes(), 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeZip writes the tree under dir to a .zip, each name under prefix.
+func writeZip(t *testing.T, path, dir, prefix string) {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		hdr, err := zip.FileInfoHeader(fi)
+		if err != nil {
+			return err
+		}
+		hdr.Name, hdr.Method = prefix+filepath.ToSlash(rel), zip.Deflate
+		w, err := zw.CreateHeader(hdr)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	})
+	if err == nil {
+		err = zw.Close()
 	}
 	if err == nil {
 		err = os.WriteFile(path, buf.Bytes(), 0o644)

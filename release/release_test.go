@@ -44,7 +44,7 @@ func buildSnapshot(t *testing.T) snapshot {
 	gr, cdx := os.Getenv("PLUGHOST_GORELEASER"), os.Getenv("PLUGHOST_CYCLONEDX")
 	if gr == "" || cdx == "" {
 		t.Log("goreleaser not given (make test-release builds it): this machine's archive is made from .goreleaser.yaml by the test; SBOMs, cask and Scoop manifest are left to make test-release")
-		return buildArchive(t, root)
+		return buildArchive(t, root, runtime.GOOS, runtime.GOARCH)
 	}
 	return goreleaserSnapshot(t, root, gr, cdx)
 }
@@ -158,7 +158,7 @@ func TestSnapshotRelease(t *testing.T) {
 		}
 	})
 	dir := unpack(t, filepath.Join(s.dist, "plughost_"+s.version+"_linux_"+goarch+".tar.gz"))
-	t.Run("layout", func(t *testing.T) { checkLayout(t, dir) })
+	t.Run("layout", func(t *testing.T) { checkLayout(t, dir, "") })
 	t.Run("clean machine", func(t *testing.T) { runFromArchive(t, dir, s) })
 	t.Run("install.sh", func(t *testing.T) { runInstallScript(t, s) })
 }
@@ -204,17 +204,18 @@ func unpack(t *testing.T, archive string) string {
 	return top
 }
 
-// checkLayout checks the files an archive must hold, executables marked so.
-func checkLayout(t *testing.T, dir string) {
-	for _, f := range []string{"plughost", "plugins/mcp-transport-stdio", "plugins/mcp-transport-sse",
-		"plugins/mcp-transport-http", "README.md", "completions/plughost.bash", "completions/_plughost",
+// checkLayout checks the files an archive must hold, executables marked so
+// (exe is their suffix: ".exe" on Windows, where no mode bit marks them).
+func checkLayout(t *testing.T, dir, exe string) {
+	for _, f := range []string{"plughost" + exe, "plugins/mcp-transport-stdio" + exe, "plugins/mcp-transport-sse" + exe,
+		"plugins/mcp-transport-http" + exe, "README.md", "completions/plughost.bash", "completions/_plughost",
 		"completions/plughost.fish", "completions/plughost.ps1", "manpages/plughost.1", "manpages/plughost-serve.1"} {
 		fi, err := os.Stat(filepath.Join(dir, f))
 		if err != nil {
 			t.Errorf("archive lacks %s", f)
 			continue
 		}
-		if exe := f == "plughost" || strings.HasPrefix(f, "plugins/"); exe && fi.Mode()&0o111 == 0 {
+		if isExe := f == "plughost" || strings.HasPrefix(f, "plugins/"); isExe && exe == "" && fi.Mode()&0o111 == 0 {
 			t.Errorf("%s is not executable (mode %v)", f, fi.Mode())
 		}
 	}
@@ -410,6 +411,9 @@ func runEnv(t *testing.T, dir string, env []string, name string, args ...string)
 	cmd.Dir, cmd.Env = dir, env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A process the command started that outlives it keeps its output
+	// open; after this long, Run gives up on it with exec.ErrWaitDelay.
+	cmd.WaitDelay = 15 * time.Second
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", name, strings.Join(args, " "), err, stdout.String(), stderr.String())
 	}

@@ -4,8 +4,10 @@
 //	-name NAME           server name reported in initialize (default "testserver")
 //	-tools N             also offer N no-op tools tool_0 … tool_{N-1} (scale tests)
 //	-hang-initialize     read stdin forever and never answer anything (timeout tests)
-//	-spawn-grandchild    start `sleep 1000` in the same process group at startup and
-//	                     report its pid as "grandchild" from the pid tool (group-kill tests)
+//	-spawn-grandchild    start a child that sleeps 1000 s (this binary with -sleep) in the
+//	                     same process group at startup and report its pid as
+//	                     "grandchild" from the pid tool (group-kill tests)
+//	-sleep D             sleep D and exit, serving nothing (the grandchild)
 //	-flood D             once the tools were listed, send notifications/tools/list_changed
 //	                     every D (e.g. 1ms), and offer the flood_stats tool (flood.go)
 //	-notify-flood        once the tools were listed, write list_changed, progress, log
@@ -72,6 +74,7 @@ type options struct {
 	extraTools      int
 	hangInitialize  bool
 	spawnGrandchild bool
+	sleep           time.Duration
 	serve           string // "", "sse", "sse-bridge" or "http": listen on addr instead of stdio
 	addr            string
 	flood           time.Duration
@@ -99,6 +102,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		os.Exit(2)
 	}
+	if opts.sleep > 0 {
+		time.Sleep(opts.sleep)
+		return
+	}
 	if err := run(context.Background(), opts, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "testserver:", err)
 		os.Exit(1)
@@ -111,7 +118,8 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.name, "name", "testserver", "server name reported in initialize")
 	fs.IntVar(&o.extraTools, "tools", 0, "number of extra no-op tools tool_0..tool_{N-1}")
 	fs.BoolVar(&o.hangInitialize, "hang-initialize", false, "read stdin but never answer")
-	fs.BoolVar(&o.spawnGrandchild, "spawn-grandchild", false, "start `sleep 1000` in the same process group")
+	fs.BoolVar(&o.spawnGrandchild, "spawn-grandchild", false, "start a child sleeping 1000 s in the same process group")
+	fs.DurationVar(&o.sleep, "sleep", 0, "sleep this long and exit, serving nothing (what -spawn-grandchild starts)")
 	fs.StringVar(&o.serve, "serve", "", "serve over HTTP instead of stdio: sse (legacy), sse-bridge (legacy, asking the client) or http (streamable)")
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "listen address with -serve")
 	fs.DurationVar(&o.flood, "flood", 0, "send notifications/tools/list_changed this often once listed (0: never)")
@@ -250,9 +258,14 @@ func waitForFile(ctx context.Context, path string) error {
 
 // spawnGrandchild starts a long sleep that shares our process group (no
 // Setpgid), the way npx leaves node running under the server. Its stdio is
-// /dev/null so it holds none of our pipes.
+// the null device so it holds none of our pipes. It is this binary with
+// -sleep, which runs on every system (Windows has no sleep command).
 func spawnGrandchild() (int, error) {
-	cmd := exec.Command("sleep", "1000")
+	self, err := os.Executable()
+	if err != nil {
+		return 0, fmt.Errorf("spawn grandchild: %w", err)
+	}
+	cmd := exec.Command(self, "-sleep", "1000s")
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("spawn grandchild: %w", err)
 	}
