@@ -420,7 +420,8 @@ func expandPaths(cfg *Config, home string) {
 	}
 }
 
-// ExpandHome replaces a leading "~" or "~/" of p with home. It returns p
+// ExpandHome replaces a leading "~" or "~/" of p with home, and on Windows,
+// where a backslash separates too, a leading ~\ as well. It returns p
 // unchanged if it has no such prefix or home is empty.
 func ExpandHome(p, home string) string {
 	if home == "" {
@@ -429,8 +430,8 @@ func ExpandHome(p, home string) string {
 	if p == "~" {
 		return home
 	}
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return filepath.Join(home, rest)
+	if len(p) >= 2 && p[0] == '~' && os.IsPathSeparator(p[1]) {
+		return filepath.Join(home, p[2:])
 	}
 	return p
 }
