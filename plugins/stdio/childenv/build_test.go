@@ -138,10 +138,12 @@ func TestMerge(t *testing.T) {
 			want:   []string{"path=/z"},
 		},
 		{
-			name:   "windows allowlist is case-insensitive",
-			goos:   "windows",
-			parent: []string{"Path=C:\\bin", "SystemRoot=C:\\Windows", "ComSpec=cmd.exe", "SystemDrive=C:", "APPDATA=a", "AWS_SECRET_ACCESS_KEY=s", "=C:=C:\\dir", "xdg_data_home=d"},
-			want:   []string{"APPDATA=a", "ComSpec=cmd.exe", "Path=C:\\bin", "SystemDrive=C:", "SystemRoot=C:\\Windows", "xdg_data_home=d"},
+			name: "windows allowlist is case-insensitive",
+			goos: "windows",
+			parent: []string{"Path=C:\\bin", "SystemRoot=C:\\Windows", "ComSpec=cmd.exe", "SystemDrive=C:", "APPDATA=a", "AWS_SECRET_ACCESS_KEY=s", "=C:=C:\\dir", "xdg_data_home=d",
+				"USERNAME=u", "HOMEPATH=\\Users\\u", "ProgramFiles=C:\\Program Files", "GITHUB_TOKEN=t"},
+			want: []string{"APPDATA=a", "ComSpec=cmd.exe", "HOMEPATH=\\Users\\u", "Path=C:\\bin", "ProgramFiles=C:\\Program Files", "SystemDrive=C:", "SystemRoot=C:\\Windows",
+				"USERNAME=u", "xdg_data_home=d"},
 		},
 		{
 			name:   "windows env override replaces differently cased key",
