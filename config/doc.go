@@ -5,7 +5,8 @@
 // pasted as they are. Load merges these layers, lowest first:
 //
 //  1. the defaults embedded in the binary (koanf.d/NN-*.json, name order);
-//  2. the system layers, /etc/plughost/koanf.d/*.json (name order);
+//  2. the system layers, /etc/plughost/koanf.d/*.json (name order), on
+//     Windows %ProgramData%\plughost\koanf.d\*.json (DefaultSystemDir);
 //  3. the user file: --config, else $PLUGHOST_CONFIG, else
 //     ~/.plughost/config.json (a missing default file is fine, a missing
 //     explicit one is an error);

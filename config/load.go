@@ -17,9 +17,6 @@ import (
 	koanfd "github.com/plughost/plughost/koanf.d"
 )
 
-// DefaultSystemDir holds system-wide layers, applied above the embedded ones.
-const DefaultSystemDir = "/etc/plughost/koanf.d"
-
 // delim is koanf's key delimiter. Server names may contain dots, so the
 // delimiter is a control character no sensible key contains; the loader
 // never addresses keys by delimited path anyway, it merges whole maps.
@@ -37,7 +34,8 @@ type LoadOptions struct {
 	// than an error (for commands that create the file).
 	AllowMissing bool
 	// SystemDir holds *.json layers applied in name order; "" means
-	// DefaultSystemDir. A missing directory is fine.
+	// DefaultSystemDir(Environ): /etc/plughost/koanf.d, on Windows
+	// %ProgramData%\plughost\koanf.d. A missing directory is fine.
 	SystemDir string
 	// Defaults are the lowest layers (NN-*.json at the root); nil means the
 	// layers embedded in the binary.
@@ -123,7 +121,7 @@ func Load(opts LoadOptions) (*Loaded, error) {
 	out := &Loaded{}
 	steps := []func() error{
 		func() error { return ld.defaults(opts.Defaults) },
-		func() error { return ld.systemDir(orDefault(opts.SystemDir, DefaultSystemDir)) },
+		func() error { return ld.systemDir(orDefault(opts.SystemDir, DefaultSystemDir(opts.Environ))) },
 		func() error { return ld.userFile(opts, home, out) },
 		func() error { ld.environment(opts.Environ); return nil },
 		func() error { ld.sets(opts.Sets); return nil },
@@ -420,7 +418,8 @@ func expandPaths(cfg *Config, home string) {
 	}
 }
 
-// ExpandHome replaces a leading "~" or "~/" of p with home. It returns p
+// ExpandHome replaces a leading "~" or "~/" of p with home, and on Windows,
+// where a backslash separates too, a leading ~\ as well. It returns p
 // unchanged if it has no such prefix or home is empty.
 func ExpandHome(p, home string) string {
 	if home == "" {
@@ -429,8 +428,8 @@ func ExpandHome(p, home string) string {
 	if p == "~" {
 		return home
 	}
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return filepath.Join(home, rest)
+	if len(p) >= 2 && p[0] == '~' && os.IsPathSeparator(p[1]) {
+		return filepath.Join(home, p[2:])
 	}
 	return p
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -482,6 +484,14 @@ func TestHomeExpansion(t *testing.T) {
 	}
 	if got := ExpandHome("~/y", ""); got != "~/y" {
 		t.Errorf("ExpandHome with no home = %q", got)
+	}
+	// A backslash separates only on Windows; elsewhere it is part of a name.
+	want = []string{`~\y`, `~\`}
+	if runtime.GOOS == "windows" {
+		want = []string{filepath.Join(testHome, "y"), testHome}
+	}
+	if got := []string{ExpandHome(`~\y`, testHome), ExpandHome(`~\`, testHome)}; !slices.Equal(got, want) {
+		t.Errorf("ExpandHome(~\\y), ExpandHome(~\\) = %q, want %q", got, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -70,5 +71,34 @@ func TestEnvironFilters(t *testing.T) {
 	want := []string{"PATH=/bin", "HOME=/h", "XDG_DATA_HOME=/x", "AWS_SECRET_ACCESS_KEY=k", "PATHX=1", "USER=u"}
 	if diff := cmp.Diff(want, PluginEnviron(env)); diff != "" {
 		t.Errorf("PluginEnviron (-want +got):\n%s", diff)
+	}
+}
+
+// On Windows a server also inherits the process variables a program needs
+// there, spelled in any case, and still no secret; elsewhere they are
+// ordinary variables, and names are case-sensitive.
+func TestIsBaseEnvKeyOn(t *testing.T) {
+	windowsOnly := []string{"SystemRoot", "windir", "ComSpec", "PATHEXT", "TEMP", "TMP", "USERPROFILE",
+		"HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA", "ProgramData", "ProgramFiles",
+		"SystemDrive", "USERNAME", "PROCESSOR_ARCHITECTURE", "Path", "xdg_data_home"}
+	never := []string{"AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "PATHX", "ProgramFiles(x86)", "USERDOMAIN", "=C:"}
+	for _, key := range windowsOnly {
+		if !IsBaseEnvKeyOn("windows", key) || IsBaseEnvKeyOn("linux", key) || IsBaseEnvKeyOn("darwin", key) {
+			t.Errorf("%s: windows %v, linux %v, darwin %v; want it inherited on windows alone", key,
+				IsBaseEnvKeyOn("windows", key), IsBaseEnvKeyOn("linux", key), IsBaseEnvKeyOn("darwin", key))
+		}
+	}
+	for _, key := range never {
+		if IsBaseEnvKeyOn("windows", key) || IsBaseEnvKeyOn("linux", key) {
+			t.Errorf("%s is inherited by default", key)
+		}
+	}
+	for _, key := range []string{"PATH", "HOME", "USER", "XDG_CONFIG_HOME"} {
+		if !IsBaseEnvKeyOn("windows", key) || !IsBaseEnvKeyOn("linux", key) {
+			t.Errorf("%s is not inherited everywhere", key)
+		}
+	}
+	if IsBaseEnvKey("SystemRoot") != (runtime.GOOS == "windows") {
+		t.Errorf("IsBaseEnvKey(SystemRoot) = %v on %s", IsBaseEnvKey("SystemRoot"), runtime.GOOS)
 	}
 }

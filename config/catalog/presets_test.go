@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -36,10 +37,17 @@ func TestBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A path argument's leading ~ is the user's home, in this system's
+	// syntax; ~\ is one only on Windows, where a backslash separates.
 	fs, _ := c.Find("filesystem")
-	s, err := fs.Build(catalog.Input{Arguments: map[string]catalog.Value{"directories": {"/a\n~/b", "/c"}}, Home: "/home/u"})
-	if err != nil || strings.Join(s.Args, " ") != "-y @modelcontextprotocol/server-filesystem /a /home/u/b /c" {
-		t.Errorf("filesystem: %q, %v", s.Args, err)
+	s, err := fs.Build(catalog.Input{Arguments: map[string]catalog.Value{"directories": {testDirA + "\n~/b\n~\\d", testDirC}}, Home: testHome})
+	backslashed := `~\d`
+	if runtime.GOOS == "windows" {
+		backslashed = filepath.Join(testHome, "d")
+	}
+	want := []string{"-y", "@modelcontextprotocol/server-filesystem", testDirA, filepath.Join(testHome, "b"), backslashed, testDirC}
+	if err != nil || !slices.Equal(s.Args, want) {
+		t.Errorf("filesystem: %q, %v; want %q", s.Args, err, want)
 	}
 	gh, _ := c.Find("github")
 	s, err = gh.Build(catalog.Input{Credentials: map[string]string{"Authorization": "tok"}})

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+
+	"github.com/plughost/plughost/pluginapi"
 )
 
 // Build returns the environment ("KEY=value" entries sorted by key) of a
@@ -51,7 +53,7 @@ func merge(goos string, parent []string, file, env map[string]string, inheritEnv
 	vars := make(map[string]entry)
 	for _, kv := range parent {
 		k, v, ok := splitEntry(kv)
-		if !ok || (!inheritEnv && !inheritedByDefault(goos, k)) {
+		if !ok || (!inheritEnv && !pluginapi.IsBaseEnvKeyOn(goos, k)) {
 			continue
 		}
 		vars[fold(k)] = entry{k, v}
@@ -91,23 +93,4 @@ func splitEntry(kv string) (key, value string, ok bool) {
 func keyOf(kv string) string {
 	k, _, _ := splitEntry(kv)
 	return k
-}
-
-// inheritedByDefault reports whether key passes the default allowlist on goos.
-func inheritedByDefault(goos, key string) bool {
-	if goos == "windows" {
-		key = strings.ToUpper(key)
-	}
-	if strings.HasPrefix(key, "XDG_") {
-		return true
-	}
-	switch key {
-	case "PATH", "HOME", "USER", "LANG", "LC_ALL", "TERM", "SHELL", "TMPDIR":
-		return true
-	case "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR", "TEMP", "TMP", "USERPROFILE",
-		"APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "SYSTEMDRIVE":
-		// The basic variables a Windows process needs to work at all.
-		return goos == "windows"
-	}
-	return false
 }

@@ -1,8 +1,12 @@
 package childenv
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,17 +34,26 @@ var parentEnv = []string{
 	"malformed",
 }
 
-var defaultInherited = []string{
-	"HOME=/home/u",
-	"LANG=C.UTF-8",
-	"LC_ALL=C",
-	"PATH=/usr/bin:/bin",
-	"SHELL=/bin/sh",
-	"TERM=xterm",
-	"TMPDIR=/tmp",
-	"USER=u",
-	"XDG_CONFIG_HOME=/home/u/.config",
-	"XDG_RUNTIME_DIR=/run/user/1",
+// defaultInherited is what a server inherits of parentEnv by default on
+// goos: on Windows SystemRoot too, without which a Windows program cannot
+// even load its DLLs.
+func defaultInherited(goos string) []string {
+	out := []string{
+		"HOME=/home/u",
+		"LANG=C.UTF-8",
+		"LC_ALL=C",
+		"PATH=/usr/bin:/bin",
+		"SHELL=/bin/sh",
+		"TERM=xterm",
+		"TMPDIR=/tmp",
+		"USER=u",
+		"XDG_CONFIG_HOME=/home/u/.config",
+		"XDG_RUNTIME_DIR=/run/user/1",
+	}
+	if goos == "windows" {
+		out = slices.Insert(out, slices.Index(out, "TERM=xterm"), `SystemRoot=C:\Windows`)
+	}
+	return out
 }
 
 func TestMerge(t *testing.T) {
@@ -57,7 +70,13 @@ func TestMerge(t *testing.T) {
 			name:   "default allowlist and XDG_ only",
 			goos:   "linux",
 			parent: parentEnv,
-			want:   defaultInherited,
+			want:   defaultInherited("linux"),
+		},
+		{
+			name:   "windows default allowlist adds the process variables",
+			goos:   "windows",
+			parent: parentEnv,
+			want:   defaultInherited("windows"),
 		},
 		{
 			name:    "inherit_env passes everything",
@@ -119,10 +138,12 @@ func TestMerge(t *testing.T) {
 			want:   []string{"path=/z"},
 		},
 		{
-			name:   "windows allowlist is case-insensitive",
-			goos:   "windows",
-			parent: []string{"Path=C:\\bin", "SystemRoot=C:\\Windows", "ComSpec=cmd.exe", "SystemDrive=C:", "APPDATA=a", "AWS_SECRET_ACCESS_KEY=s", "=C:=C:\\dir", "xdg_data_home=d"},
-			want:   []string{"APPDATA=a", "ComSpec=cmd.exe", "Path=C:\\bin", "SystemDrive=C:", "SystemRoot=C:\\Windows", "xdg_data_home=d"},
+			name: "windows allowlist is case-insensitive",
+			goos: "windows",
+			parent: []string{"Path=C:\\bin", "SystemRoot=C:\\Windows", "ComSpec=cmd.exe", "SystemDrive=C:", "APPDATA=a", "AWS_SECRET_ACCESS_KEY=s", "=C:=C:\\dir", "xdg_data_home=d",
+				"USERNAME=u", "HOMEPATH=\\Users\\u", "ProgramFiles=C:\\Program Files", "GITHUB_TOKEN=t"},
+			want: []string{"APPDATA=a", "ComSpec=cmd.exe", "HOMEPATH=\\Users\\u", "Path=C:\\bin", "ProgramFiles=C:\\Program Files", "SystemDrive=C:", "SystemRoot=C:\\Windows",
+				"USERNAME=u", "xdg_data_home=d"},
 		},
 		{
 			name:   "windows env override replaces differently cased key",
@@ -152,7 +173,7 @@ func TestBuildDoesNotPassSecretsByDefault(t *testing.T) {
 			t.Errorf("secret passed by default: %s", keyOf(kv))
 		}
 	}
-	if diff := cmp.Diff(defaultInherited, got); diff != "" {
+	if diff := cmp.Diff(defaultInherited(runtime.GOOS), got); diff != "" {
 		t.Errorf("Build() mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -163,6 +184,14 @@ func TestBuildEnvFile(t *testing.T) {
 	bad := filepath.Join(dir, "bad.env")
 	writeFile(t, good, "# tokens\nexport TOKEN=\"from file\"\nHOME=/file-home\nOVERRIDDEN=file\n")
 	writeFile(t, bad, "OK=1\nno equals sign hunter2\n")
+	// The system's own words for a missing file differ ("no such file or
+	// directory", "The system cannot find the file specified."): take them
+	// from os.Open, and check the error is fs.ErrNotExist besides.
+	missing := filepath.Join(dir, "missing.env")
+	_, openErr := os.Open(missing)
+	if !errors.Is(openErr, fs.ErrNotExist) {
+		t.Fatalf("open %s: %v, want it not to exist", missing, openErr)
+	}
 
 	tests := []struct {
 		name    string
@@ -170,6 +199,7 @@ func TestBuildEnvFile(t *testing.T) {
 		env     map[string]string
 		want    []string
 		wantErr string
+		wantIs  error
 	}{
 		{
 			name:    "file adds, env overrides",
@@ -179,8 +209,9 @@ func TestBuildEnvFile(t *testing.T) {
 		},
 		{
 			name:    "missing file",
-			envFile: filepath.Join(dir, "missing.env"),
-			wantErr: "env_file: open " + filepath.Join(dir, "missing.env") + ": no such file or directory (fix the path or remove env_file)",
+			envFile: missing,
+			wantErr: "env_file: " + openErr.Error() + " (fix the path or remove env_file)",
+			wantIs:  fs.ErrNotExist,
 		},
 		{
 			name:    "bad line",
@@ -193,6 +224,9 @@ func TestBuildEnvFile(t *testing.T) {
 			got, err := Build([]string{"PATH=/bin", "HOME=/h"}, tt.envFile, tt.env, false)
 			if diff := cmp.Diff(tt.wantErr, errString(err)); diff != "" {
 				t.Fatalf("error mismatch (-want +got):\n%s", diff)
+			}
+			if tt.wantIs != nil && !errors.Is(err, tt.wantIs) {
+				t.Fatalf("error %v is not %v", err, tt.wantIs)
 			}
 			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("Build() mismatch (-want +got):\n%s", diff)
