@@ -17,7 +17,7 @@ import (
 )
 
 // Private checks that only the owner of the file at path may read it:
-// mode 0600 on Unix; on Windows an ACL that ownerfile.Exposed finds
+// a regular file of mode 0600 on Unix; on Windows an ACL that ownerfile.Exposed finds
 // nothing wrong with, which under wine is logged as skipped.
 func Private(t testing.TB, path string) {
 	t.Helper()
@@ -26,8 +26,8 @@ func Private(t testing.TB, path string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m := fi.Mode().Perm(); m != 0o600 {
-			t.Errorf("%s mode %v, want 0600", path, m)
+		if m := fi.Mode(); m != 0o600 {
+			t.Errorf("%s mode %v, want a regular file of mode 0600", path, m)
 		}
 		return
 	}
