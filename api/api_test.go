@@ -17,6 +17,7 @@ import (
 
 	"github.com/plughost/plughost/api"
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/internal/ownertest"
 	"github.com/plughost/plughost/internal/testbin"
 	"github.com/plughost/plughost/manage"
 )
@@ -261,9 +262,7 @@ func TestClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(api.RuntimeFile(home, f.file)); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("runtime file: %v %v", fi, err)
-	}
+	ownertest.Private(t, api.RuntimeFile(home, f.file))
 	found, ok := api.Find(home, f.file)
 	if !ok || found != rt {
 		t.Fatalf("Find = %+v, %v", found, ok)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/plughost/plughost/lib/atomicfile"
 	"github.com/plughost/plughost/lib/ownerfile"
 )
 
@@ -37,9 +38,10 @@ func RuntimeFile(home, configFile string) string {
 	return filepath.Join(home, ".plughost", "run", "serve-"+hex.EncodeToString(sum[:8])+".json")
 }
 
-// Publish writes rt to its runtime file (mode 0600, in a 0700 directory,
-// atomically) and returns a function that removes it again, unless another
-// serve has replaced it meanwhile.
+// Publish writes rt to its runtime file (mode 0600, on Windows an
+// owner-only ACL, in a 0700 directory, atomically: atomicfile.Write) and
+// returns a function that removes it again, unless another serve has
+// replaced it meanwhile.
 func Publish(home string, rt Runtime) (remove func(), err error) {
 	path := RuntimeFile(home, rt.ConfigFile)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -49,21 +51,7 @@ func Publish(home string, rt Runtime) (remove func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime file: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".serve-*.tmp")
-	if err != nil {
-		return nil, fmt.Errorf("runtime file: %w", err)
-	}
-	rerr := ownerfile.Restrict(tmp)
-	var werr error
-	if rerr == nil {
-		_, werr = tmp.Write(append(b, '\n'))
-	}
-	if err := errors.Join(rerr, werr, tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return nil, fmt.Errorf("runtime file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(path, append(b, '\n')); err != nil {
 		return nil, fmt.Errorf("runtime file: %w", err)
 	}
 	return func() {

@@ -5,6 +5,8 @@ package config
 import (
 	"os"
 	"testing"
+
+	"github.com/plughost/plughost/internal/ownertest"
 )
 
 // Absolute paths as the tests write them on this system; the Windows
@@ -35,4 +37,4 @@ func setAccess(t *testing.T, path string, mode os.FileMode) {
 }
 
 // wantFix is the command a warning about an exposed file at path gives.
-func wantFix(path string) string { return "chmod 600 " + path }
+func wantFix(path string) string { return ownertest.Fix(path) }

@@ -4,8 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"golang.org/x/sys/windows"
-
+	"github.com/plughost/plughost/internal/ownertest"
 	"github.com/plughost/plughost/lib/ownerfile"
 )
 
@@ -44,31 +43,8 @@ func setAccess(t *testing.T, path string, mode os.FileMode) {
 		}
 		return
 	}
-	everyone, err := windows.CreateWellKnownSid(windows.WinWorldSid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	acl, err := windows.ACLFromEntries([]windows.EXPLICIT_ACCESS{{
-		AccessPermissions: windows.GENERIC_READ,
-		AccessMode:        windows.GRANT_ACCESS,
-		Inheritance:       windows.NO_INHERITANCE,
-		Trustee: windows.TRUSTEE{
-			TrusteeForm:  windows.TRUSTEE_IS_SID,
-			TrusteeType:  windows.TRUSTEE_IS_WELL_KNOWN_GROUP,
-			TrusteeValue: windows.TrusteeValueFromSID(everyone),
-		},
-	}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Not protected: the entries inherited from the parent, which give the
-	// owner access, stay.
-	if err := windows.SetNamedSecurityInfo(path, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION, nil, nil, acl, nil); err != nil {
-		t.Fatal(err)
-	}
+	ownertest.Expose(t, path)
 }
 
 // wantFix is the command a warning about an exposed file at path gives.
-func wantFix(path string) string {
-	return `icacls "` + path + `" /inheritance:r /grant:r "%USERNAME%:F"`
-}
+func wantFix(path string) string { return ownertest.Fix(path) }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/plughost/plughost/config"
 	"github.com/plughost/plughost/host"
+	"github.com/plughost/plughost/internal/ownertest"
 	"github.com/plughost/plughost/lib/secret"
 	"github.com/plughost/plughost/manage"
 )
@@ -62,9 +63,7 @@ func TestAddServerFirstEnables(t *testing.T) {
 			t.Errorf("file lacks %s:\n%s", want, got)
 		}
 	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
-		t.Errorf("file mode %v", fi.Mode().Perm())
-	}
+	ownertest.Private(t, path)
 	// The second server does not touch tools.mcp.enabled.
 	res, err = m.AddServer("fs", config.Server{Enabled: true, Command: "sh"}, manage.AddOptions{})
 	if err != nil || res.EnabledMCP || res.Created || res.Backup != path+".bak" {

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/plughost/plughost/internal/wine"
-	"github.com/plughost/plughost/lib/ownerfile"
+	"github.com/plughost/plughost/internal/ownertest"
 )
 
 // A result over the message limit is decoded into a file while it is read
@@ -71,18 +69,7 @@ func TestLineReaderSpoolsLargeResult(t *testing.T) {
 	if string(got) != text+"\n"+second {
 		t.Errorf("spooled text differs: %d bytes, want %d", len(got), len(text)+1+len(second))
 	}
-	switch {
-	case runtime.GOOS != "windows":
-		if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
-			t.Errorf("spool file mode %v, want 0600", fi.Mode().Perm())
-		}
-	case wine.Running():
-		t.Log("SKIP the spool file's ACL check: wine derives a file's ACL from its Unix mode bits and keeps none set on it")
-	default:
-		if problem, _, err := ownerfile.Exposed(path); err != nil || problem != "" {
-			t.Errorf("spool file: Exposed = %q, %v; want only its owner to have access", problem, err)
-		}
-	}
+	ownertest.Private(t, path)
 	if line, err := r.ReadLine(); err != nil || !strings.Contains(string(line), "notifications/message") {
 		t.Fatalf("line after the spooled one: %q, %v", line, err)
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/plughost/plughost/internal/ownertest"
 	"github.com/plughost/plughost/internal/wine"
-	"github.com/plughost/plughost/lib/ownerfile"
 )
 
 func mode(t *testing.T, path string) os.FileMode {
@@ -20,26 +20,6 @@ func mode(t *testing.T, path string) os.FileMode {
 		t.Fatal(err)
 	}
 	return fi.Mode().Perm()
-}
-
-// ownerOnly checks that only the file's owner may read it: mode 0600 on
-// Unix; on Windows, where mode bits say nothing of that, an ACL that
-// ownerfile.Exposed finds nothing wrong with.
-func ownerOnly(t *testing.T, path string) {
-	t.Helper()
-	if runtime.GOOS != "windows" {
-		if m := mode(t, path); m != 0o600 {
-			t.Errorf("%s mode %v, want 0600", path, m)
-		}
-		return
-	}
-	if wine.Running() {
-		t.Logf("SKIP the ACL check of %s: wine derives a file's ACL from its Unix mode bits and keeps none set on it", path)
-		return
-	}
-	if problem, _, err := ownerfile.Exposed(path); err != nil || problem != "" {
-		t.Errorf("%s: Exposed = %q, %v; want only its owner to have access", path, problem, err)
-	}
 }
 
 func content(t *testing.T, path string) string {
@@ -66,7 +46,7 @@ func TestWriteNewFile(t *testing.T) {
 	if got := content(t, path); got != "{}\n" {
 		t.Errorf("content = %q", got)
 	}
-	ownerOnly(t, path)
+	ownertest.Private(t, path)
 	// On Windows the directory's ACL is inherited; the file's own protected
 	// ACL is what keeps it private there.
 	if m := mode(t, filepath.Dir(path)); runtime.GOOS != "windows" && m != 0o700 {
@@ -101,7 +81,7 @@ func TestWriteKeepsBackup(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	for _, p := range []string{path, f.BackupPath()} {
-		ownerOnly(t, p)
+		ownertest.Private(t, p)
 	}
 }
 

@@ -4,8 +4,9 @@
 // A Store owns one workspace directory. Payloads go to
 // <workspace>/.artifacts/mcp/ (results of MCP tools) or
 // <workspace>/.artifacts/tool/ (the generic spillover used when the first
-// write fails), in 0700 directories as 0600 files named after the sanitized
-// server and tool, the time and a random part. Each file is written to a
+// write fails), in 0700 directories as 0600 files (on Windows with an ACL
+// that grants their owner alone) named after the sanitized server and tool,
+// the time and a random part. Each file is written to a
 // temporary name and renamed, so a reader never sees half a file.
 //
 // A named gateway client has a store of its own (Store.ForClient): its

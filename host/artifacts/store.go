@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/plughost/plughost/host/naming"
+	"github.com/plughost/plughost/lib/ownerfile"
 	"github.com/plughost/plughost/pluginapi"
 )
 
@@ -102,6 +103,13 @@ func (s *Store) Save(ctx context.Context, kind, server, tool, payload string) (s
 	}
 	release := s.acquire(f.Name())
 	defer release()
+	// A payload may hold secrets: on Windows, where mode 0600 says nothing
+	// of access, the file would take its directory's ACL.
+	if err := ownerfile.Restrict(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", fmt.Errorf("create artifact in %s: %w", dir, err)
+	}
 	if err := writeAll(ctx, f, payload); err != nil {
 		f.Close()
 		os.Remove(f.Name())

@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/plughost/plughost/internal/ownertest"
 )
 
 // runLog starts l's writer; the returned func stops it and waits.
@@ -77,12 +80,10 @@ func TestRecordLine(t *testing.T) {
 	if got := len(lines(t, dir)); got != 2 {
 		t.Errorf("%d lines, want 2", got)
 	}
-	for _, p := range []struct {
-		path string
-		mode os.FileMode
-	}{{dir, 0o700 | os.ModeDir}, {filepath.Join(dir, currentName), 0o600}} {
-		if fi, err := os.Stat(p.path); err != nil || fi.Mode() != p.mode {
-			t.Errorf("%s: mode %v (%v), want %v", p.path, fi.Mode(), err, p.mode)
+	ownertest.Private(t, filepath.Join(dir, currentName))
+	if runtime.GOOS != "windows" { // a Windows directory keeps the ACL it inherits
+		if fi, err := os.Stat(dir); err != nil || fi.Mode() != 0o700|os.ModeDir {
+			t.Errorf("%s: mode %v (%v), want %v", dir, fi.Mode(), err, 0o700|os.ModeDir)
 		}
 	}
 	got := l.Recent(Filter{})

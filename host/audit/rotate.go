@@ -63,12 +63,12 @@ func (r *rotator) write(b []byte, now time.Time) error {
 func (r *rotator) path() string { return filepath.Join(r.dir, currentName) }
 
 // open opens (creating) the directory, mode 0700, and the current file,
-// mode 0600.
+// mode 0600 (on Windows an owner-only ACL).
 func (r *rotator) open() error {
 	if err := os.MkdirAll(r.dir, 0o700); err != nil {
 		return fmt.Errorf("audit log: create directory: %w", err)
 	}
-	f, err := os.OpenFile(r.path(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openAppend(r.path())
 	if err != nil {
 		return fmt.Errorf("audit log: open: %w", err)
 	}

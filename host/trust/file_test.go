@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/plughost/plughost/host/trust"
 	"github.com/plughost/plughost/host/trust/trusttest"
+	"github.com/plughost/plughost/internal/ownertest"
 )
 
 // pinnerEnv makes the test binary a pinner process (see runPinner).
@@ -113,9 +115,10 @@ func TestFilePinsFromManyProcesses(t *testing.T) {
 	}
 }
 
-// The file and its directory are private: created 0600 and 0700, a file
-// made readable by others is made private again by the next write, and
-// the lock file is private too.
+// The file and its directory are private: created 0600 and 0700 (on
+// Windows the files with an owner-only ACL, the directory with the one it
+// inherits), a file made readable by others is made private again by the
+// next write, and the lock file is private too.
 func TestFileIsPrivate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "new", ".plughost")
 	path := filepath.Join(dir, "pins.json")
@@ -124,32 +127,18 @@ func TestFileIsPrivate(t *testing.T) {
 	if err := s.Pin(ctx, "s", nil); err != nil {
 		t.Fatal(err)
 	}
-	mode := func(p string) os.FileMode {
-		t.Helper()
-		fi, err := os.Stat(p)
-		if err != nil {
-			t.Fatal(err)
+	if runtime.GOOS != "windows" { // a Windows directory keeps the ACL it inherits
+		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("directory created with mode %v (%v), want 700", fi.Mode().Perm(), err)
 		}
-		return fi.Mode().Perm()
 	}
-	if m := mode(dir); m != 0o700 {
-		t.Errorf("directory created with mode %o, want 700", m)
-	}
-	if m := mode(path); m != 0o600 {
-		t.Errorf("file created with mode %o, want 600", m)
-	}
-	if m := mode(path + ".lock"); m != 0o600 {
-		t.Errorf("lock file created with mode %o, want 600", m)
-	}
-	if err := os.Chmod(path, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ownertest.Private(t, path)
+	ownertest.Private(t, path+".lock")
+	ownertest.Expose(t, path)
 	if err := s.Pin(ctx, "t", nil); err != nil {
 		t.Fatal(err)
 	}
-	if m := mode(path); m != 0o600 {
-		t.Errorf("after a write, a file that was 644 has mode %o, want 600", m)
-	}
+	ownertest.Private(t, path) // after a write, a file others could read is the owner's alone again
 	if left, _ := filepath.Glob(filepath.Join(dir, ".pins.json.tmp-*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}

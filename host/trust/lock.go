@@ -2,9 +2,13 @@ package trust
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
+
+	"github.com/plughost/plughost/lib/ownerfile"
 )
 
 // lockWait bounds how long a writer waits for another one to release the
@@ -12,11 +16,11 @@ import (
 const lockWait = 10 * time.Second
 
 // lockFile takes the exclusive advisory lock on the lock file at path
-// (created 0600 if needed), waiting until ctx ends or lockWait has passed,
-// and returns the function that releases it. Every plughost writer of the
-// pins file takes it, in any process.
+// (created if needed, kept to its owner), waiting until ctx ends or
+// lockWait has passed, and returns the function that releases it. Every
+// plughost writer of the pins file takes it, in any process.
 func lockFile(ctx context.Context, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := openLock(path)
 	if err != nil {
 		return nil, fmt.Errorf("lock the pins file: %w", err)
 	}
@@ -46,4 +50,28 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		}
 		wait = min(2*wait, 20*time.Millisecond)
 	}
+}
+
+// openLock opens the lock file at path, creating it, if missing, mode 0600
+// (on Windows with an owner-only ACL: ownerfile.Restrict), so that no other
+// account may hold the lock.
+func openLock(path string) (*os.File, error) {
+	for range 3 { // once more if the file is removed in between
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_RDWR, 0o600)
+		if err == nil {
+			if err := ownerfile.Restrict(f); err != nil {
+				f.Close()
+				return nil, err
+			}
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		f, err = os.OpenFile(path, os.O_RDWR, 0)
+		if !errors.Is(err, fs.ErrNotExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("open %s: removed each time it was opened", path)
 }

@@ -9,6 +9,8 @@ import (
 )
 
 // New copies the file src to dst, which must not exist yet, with mode perm.
+// On Windows only perm's owner-write bit counts (without it the copy is
+// read-only): there a file runs by its name's extension, not a mode bit.
 func New(src, dst string, perm os.FileMode) error {
 	in, err := os.Open(src)
 	if err != nil {

@@ -3,37 +3,11 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
-	"github.com/plughost/plughost/internal/wine"
-	"github.com/plughost/plughost/lib/ownerfile"
+	"github.com/plughost/plughost/internal/ownertest"
 )
-
-// ownerOnly checks that only the file's owner may read it: mode 0600 on
-// Unix; on Windows, where mode bits say nothing of that, an ACL that
-// ownerfile.Exposed finds nothing wrong with.
-func ownerOnly(t *testing.T, path string) {
-	t.Helper()
-	if runtime.GOOS != "windows" {
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m := fi.Mode().Perm(); m != 0o600 {
-			t.Errorf("%s mode %v, want 0600", path, m)
-		}
-		return
-	}
-	if wine.Running() {
-		t.Logf("SKIP the ACL check of %s: wine derives a file's ACL from its Unix mode bits and keeps none set on it", path)
-		return
-	}
-	if problem, _, err := ownerfile.Exposed(path); err != nil || problem != "" {
-		t.Errorf("%s: Exposed = %q, %v; want only its owner to have access", path, problem, err)
-	}
-}
 
 func TestWriteReplacesWithMode0600AndLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
@@ -56,7 +30,7 @@ func TestWriteReplacesWithMode0600AndLeavesNothing(t *testing.T) {
 	if err != nil || string(got) != "new" {
 		t.Errorf("after Write: %q %v; want \"new\"", got, err)
 	}
-	ownerOnly(t, path)
+	ownertest.Private(t, path)
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("the directory holds %d files, want only f.json", len(entries))

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/plughost/plughost/lib/ownerfile"
+	"github.com/plughost/plughost/lib/atomicfile"
 	"github.com/plughost/plughost/lib/secret"
 )
 
@@ -29,7 +29,8 @@ type Store interface {
 }
 
 // FileStore keeps one JSON file per server in Dir (mode 0700), each written
-// with mode 0600 through a temporary file, fsync and rename.
+// with mode 0600 (on Windows an owner-only ACL) through a temporary file,
+// fsync and rename (atomicfile.Write).
 type FileStore struct {
 	// Dir holds the files, e.g. ~/.plughost/oauth.
 	Dir string
@@ -87,7 +88,9 @@ func (f FileStore) Load(_ context.Context, server string) (*Grant, error) {
 	return gf.grant(), nil
 }
 
-// Save writes the server's grant file atomically with mode 0600.
+// Save writes the server's grant file atomically with mode 0600 (on
+// Windows an owner-only ACL), waiting up to 2s there for a reader that has
+// the old file open.
 func (f FileStore) Save(_ context.Context, server string, g *Grant) error {
 	if f.Dir == "" {
 		return errNoDir
@@ -99,35 +102,9 @@ func (f FileStore) Save(_ context.Context, server string, g *Grant) error {
 	if err := os.MkdirAll(f.Dir, 0o700); err != nil {
 		return fmt.Errorf("create the token directory: %w", err)
 	}
-	path := f.Path(server)
-	tmp, err := os.CreateTemp(f.Dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write the token file %s: %w", path, err)
+	if err := atomicfile.Write(f.Path(server), data); err != nil {
+		return fmt.Errorf("save the login of %q: %w", server, err)
 	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := ownerfile.Restrict(tmp); err != nil {
-		return fmt.Errorf("write the token file %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write the token file %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write the token file %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write the token file %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write the token file %s: %w", path, err)
-	}
-	done = true
-	syncDir(f.Dir)
 	return nil
 }
 

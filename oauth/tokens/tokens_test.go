@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/plughost/plughost/internal/fakeclock"
+	"github.com/plughost/plughost/internal/ownertest"
 	"github.com/plughost/plughost/internal/testoauth"
 	"github.com/plughost/plughost/oauth"
 	"github.com/plughost/plughost/oauth/tokens"
@@ -97,8 +99,9 @@ func TestLoginAndAuthorization(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ownertest.Private(t, fs.Path("remote"))
 	dir, _ := os.Stat(fs.Dir)
-	if info.Mode().Perm() != 0o600 || dir.Mode().Perm() != 0o700 {
+	if runtime.GOOS != "windows" && (info.Mode().Perm() != 0o600 || dir.Mode().Perm() != 0o700) { // a Windows directory keeps the ACL it inherits
 		t.Errorf("token file mode %v, dir %v; want 0600 and 0700", info.Mode().Perm(), dir.Mode().Perm())
 	}
 	if filepath.Base(path) != "remote.json" {
@@ -454,24 +457,35 @@ func TestFileStore(t *testing.T) {
 	if _, err := fs.Load(ctx, "damaged"); err == nil || !strings.Contains(err.Error(), "damaged") || !strings.Contains(err.Error(), "plughost mcp login damaged") {
 		t.Errorf("damaged file: %v", err)
 	}
-	// A write that cannot complete leaves the old file and no temp file.
-	if err := os.Chmod(fs.Dir, 0o500); err != nil {
+	// A write that cannot complete leaves the old file and no temp file: on
+	// Unix into a read-only directory. Windows ignores a directory's
+	// read-only attribute, but refuses to replace a file another handle
+	// holds open without FILE_SHARE_DELETE (as os.Open does) for longer
+	// than Save waits.
+	blocked, unblock := "a read-only dir", func() { os.Chmod(fs.Dir, 0o700) }
+	if runtime.GOOS == "windows" {
+		r, err := os.Open(fs.Path("plain"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocked, unblock = "a file held open", func() { r.Close() }
+	} else if err := os.Chmod(fs.Dir, 0o500); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Chmod(fs.Dir, 0o700)
+	defer unblock()
 	if os.Geteuid() != 0 { // root ignores directory permissions
 		if err := fs.Save(ctx, "plain", &tokens.Grant{ServerURL: "https://y"}); err == nil {
-			t.Errorf("save into a read-only dir succeeded")
+			t.Errorf("save into %s succeeded", blocked)
 		}
 		back, _ := fs.Load(ctx, "plain")
 		if back == nil || back.ServerURL != "https://x/mcp" {
 			t.Errorf("the old grant is gone after a failed save: %+v", back)
 		}
 	}
-	os.Chmod(fs.Dir, 0o700)
+	unblock()
 	entries, _ := os.ReadDir(fs.Dir)
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".tmp") {
+		if strings.HasPrefix(e.Name(), ".") { // a temporary file: Path writes '.' as %2E
 			t.Errorf("temporary file %s left behind", e.Name())
 		}
 	}
