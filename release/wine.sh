@@ -30,6 +30,8 @@ github.com/plughost/plughost/plugins/stdio                builds test binaries w
 github.com/plughost/plughost/internal/crossvet            runs the go command on the source tree
 github.com/plughost/plughost/internal/repocheck           runs the go command on the source tree
 github.com/plughost/plughost/internal/listenurl           starts sh
+github.com/plughost/plughost/internal/notices             runs the go command to list the linked modules
+github.com/plughost/plughost/internal/reliability         drives servers with Unix signals and process groups; its files build only on Linux
 '
 if [ $# -eq 0 ]; then
 	# shellcheck disable=SC2046 # one package per word
