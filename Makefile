@@ -152,7 +152,7 @@ test-cross: $(CROSSVET)
 $(CROSSVET): go.mod internal/crossvet/main.go
 	$(GO) build -o $@ ./internal/crossvet
 
-## test-wine: every package's tests but six that need go or sh (release/wine.sh lists
+## test-wine: every package's tests but eight that need go, sh or Linux (release/wine.sh lists
 ## them) as windows/amd64 binaries under Debian's wine64, -short (make wine installs it;
 ## without it they SKIP, loudly)
 test-wine: wine
