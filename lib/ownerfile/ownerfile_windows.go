@@ -17,11 +17,55 @@ const unixModes = false
 // control and nobody else anything, protected from the ACLs of its parent
 // directories. Call it on a file just created, before writing to it. It sets
 // the ACL by name: f's own handle, opened to read and write, lacks the
-// WRITE_DAC right that changing an ACL needs.
+// WRITE_DAC right that changing an ACL needs. A file that another process
+// may rename meanwhile is better created with SecurityAttributes.
 func Restrict(f *os.File) error {
-	user, err := currentUser()
+	acl, err := ownerACL()
 	if err != nil {
 		return fmt.Errorf("restrict %s to its owner: %w", f.Name(), err)
+	}
+	err = windows.SetNamedSecurityInfo(f.Name(), windows.SE_FILE_OBJECT,
+		windows.DACL_SECURITY_INFORMATION|windows.PROTECTED_DACL_SECURITY_INFORMATION, nil, nil, acl, nil)
+	if err != nil {
+		return fmt.Errorf("restrict %s to its owner: set the ACL: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// SecurityAttributes returns what windows.CreateFile takes to create a file
+// with the ACL Restrict sets, in the same step: the file never has its
+// folder's ACL, and there is no name to set it by afterwards that another
+// process could have renamed in between.
+func SecurityAttributes() (*windows.SecurityAttributes, error) {
+	acl, err := ownerACL()
+	if err != nil {
+		return nil, err
+	}
+	sd, err := windows.NewSecurityDescriptor()
+	if err != nil {
+		return nil, fmt.Errorf("owner-only security descriptor: %w", err)
+	}
+	if err := sd.SetDACL(acl, true, false); err != nil {
+		return nil, fmt.Errorf("owner-only security descriptor: %w", err)
+	}
+	if err := sd.SetControl(windows.SE_DACL_PROTECTED, windows.SE_DACL_PROTECTED); err != nil {
+		return nil, fmt.Errorf("owner-only security descriptor: %w", err)
+	}
+	self, err := sd.ToSelfRelative() // one block, its parts at offsets, not pointers
+	if err != nil {
+		return nil, fmt.Errorf("owner-only security descriptor: %w", err)
+	}
+	sa := &windows.SecurityAttributes{SecurityDescriptor: self}
+	sa.Length = uint32(unsafe.Sizeof(*sa))
+	return sa, nil
+}
+
+// ownerACL is an ACL granting the current user full control and nobody
+// else anything.
+func ownerACL() (*windows.ACL, error) {
+	user, err := currentUser()
+	if err != nil {
+		return nil, err
 	}
 	acl, err := windows.ACLFromEntries([]windows.EXPLICIT_ACCESS{{
 		AccessPermissions: windows.GENERIC_ALL,
@@ -34,14 +78,9 @@ func Restrict(f *os.File) error {
 		},
 	}}, nil)
 	if err != nil {
-		return fmt.Errorf("restrict %s to its owner: build the ACL: %w", f.Name(), err)
+		return nil, fmt.Errorf("build the owner-only ACL: %w", err)
 	}
-	err = windows.SetNamedSecurityInfo(f.Name(), windows.SE_FILE_OBJECT,
-		windows.DACL_SECURITY_INFORMATION|windows.PROTECTED_DACL_SECURITY_INFORMATION, nil, nil, acl, nil)
-	if err != nil {
-		return fmt.Errorf("restrict %s to its owner: set the ACL: %w", f.Name(), err)
-	}
-	return nil
+	return acl, nil
 }
 
 // Exposed says which other account the file's ACL lets in ("grants access
