@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,11 +36,11 @@ func lines(t *testing.T, dir string) []Record {
 	names, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	var out []Record
 	for _, n := range names {
-		f, err := os.Open(n)
+		b, err := os.ReadFile(n) // nothing left open on Fatal: Windows could not remove it
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc := bufio.NewScanner(f)
+		sc := bufio.NewScanner(bytes.NewReader(b))
 		for sc.Scan() {
 			var r Record
 			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
@@ -47,7 +48,6 @@ func lines(t *testing.T, dir string) []Record {
 			}
 			out = append(out, r)
 		}
-		f.Close()
 	}
 	return out
 }

@@ -34,7 +34,8 @@ type rotator struct {
 
 // write appends b (whole lines) with one write: a process killed meanwhile
 // leaves the file with or without all of b, never part of a line, as the
-// file is opened O_APPEND and a write to a regular file is not split.
+// file is opened O_APPEND (on Windows to append only, each write under a
+// lock) and a write to a regular file is not split.
 func (r *rotator) write(b []byte, now time.Time) error {
 	if r.f == nil {
 		if err := r.open(); err != nil {
@@ -51,7 +52,7 @@ func (r *rotator) write(b []byte, now time.Time) error {
 			return err
 		}
 	}
-	n, err := r.f.Write(b)
+	n, err := appendLocked(r.f, b)
 	r.size += int64(n)
 	if err != nil {
 		r.close()
