@@ -31,9 +31,9 @@ type releaseConfig struct {
 		Ldflags []string `yaml:"ldflags"`
 	} `yaml:"builds"`
 	Archives []struct {
-		NameTemplate    string        `yaml:"name_template"`
-		WrapInDirectory bool          `yaml:"wrap_in_directory"`
-		Formats         []string      `yaml:"formats"`
+		NameTemplate    string   `yaml:"name_template"`
+		WrapInDirectory bool     `yaml:"wrap_in_directory"`
+		Formats         []string `yaml:"formats"`
 		FormatOverrides []struct {
 			Goos    string   `yaml:"goos"`
 			Formats []string `yaml:"formats"`
