@@ -241,6 +241,25 @@ func TestEmptyFile(t *testing.T) {
 	}
 }
 
+// Once its channel has closed, a watch has let go of the file's directory:
+// the directory can be removed (on Windows it cannot while watched), as a
+// test's TempDir is after the host that watched it closed.
+func TestFileChangesReleaseDirectory(t *testing.T) {
+	home := t.TempDir()
+	for range 5 {
+		ctx, cancel := context.WithCancel(context.Background())
+		ch := openFile(t, filepath.Join(home, ".plughost", "pins.json")).Changes(ctx)
+		cancel()
+		for range ch {
+		}
+		// Removing the folder above: a directory still open is only
+		// marked for deletion, and its parent is then not empty.
+		if err := os.RemoveAll(home); err != nil {
+			t.Fatalf("remove the folder of the watched directory once Changes closed: %v", err)
+		}
+	}
+}
+
 // A watch delivers exactly the servers whose record changed, whoever
 // changed the file — a hand edit too — and waits out a file that is not
 // valid: once fixed, it is compared with the last valid version.

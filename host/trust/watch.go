@@ -25,13 +25,32 @@ const pollEvery = 2 * time.Second
 // it in place), delivers nothing until it is fixed (Load reports it
 // meanwhile); a removed file delivers every server it held. Where
 // notification is not available, or the directory went away, the file is
-// re-read every 2 s instead.
+// re-read every 2 s instead. The channel closes once the watch of the
+// directory has ended.
 func (f *FileStore) Changes(ctx context.Context) <-chan string {
 	q := coalesce.New[string]()
-	out := make(chan string)
-	go q.Deliver(ctx, out)
 	w := f.notifier() // before returning: a change made from now on is seen
-	go f.watch(ctx, w, q)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		f.watch(ctx, w, q)
+	}()
+	delivered := make(chan string)
+	go q.Deliver(ctx, delivered)
+	// out closes only once the watch has let go of the directory: until
+	// then Windows cannot remove it, and a host that closed must leave
+	// its folders removable.
+	out := make(chan string)
+	go func() {
+		defer close(out)
+		for server := range delivered {
+			select {
+			case out <- server:
+			case <-ctx.Done():
+			}
+		}
+		<-watched
+	}()
 	return out
 }
 
