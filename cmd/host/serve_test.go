@@ -59,8 +59,9 @@ func TestServeShutdownLeavesNoProcess(t *testing.T) {
 				names = append(names, p.Name)
 			}
 			slices.Sort(names)
-			// The two stdio servers share one plugin process (direct pipes).
-			want := []string{"mcp-transport-stdio", "sleep", "testserver", "testserver"}
+			// The two stdio servers share one plugin process (direct pipes);
+			// two's child is the test server again, sleeping.
+			want := []string{"mcp-transport-stdio", "testserver", "testserver", "testserver"}
 			if diff := cmp.Diff(want, names); diff != "" {
 				t.Fatalf("descendants of serve (-want +got):\n%s", diff)
 			}
