@@ -263,17 +263,7 @@ func runFromArchive(t *testing.T, dir string, s snapshot) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	serve := exec.CommandContext(ctx, ph, "serve", "--listen", "127.0.0.1:0")
-	serve.Dir, serve.Env = home, env
-	stderr, err := serve.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
-	url := waitServing(t, stderr)
+	_, url := startServe(ctx, t, home, env, ph)
 	resp, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/healthz")
 	if err != nil {
 		t.Fatal(err)
@@ -306,6 +296,24 @@ func runFromArchive(t *testing.T, dir string, s snapshot) {
 			break
 		}
 	}
+}
+
+// startServe starts `serve --listen 127.0.0.1:0` with the command line
+// argv (plughost, or wine and plughost.exe) in dir with env, stopped when
+// the test ends, and returns it once it says where it serves.
+func startServe(ctx context.Context, t *testing.T, dir string, env []string, argv ...string) (serve *exec.Cmd, url string) {
+	t.Helper()
+	serve = exec.CommandContext(ctx, argv[0], append(argv[1:], "serve", "--listen", "127.0.0.1:0")...)
+	serve.Dir, serve.Env = dir, env
+	stderr, err := serve.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
+	return serve, waitServing(t, stderr)
 }
 
 // waitServing reads serve's stderr until it says where it serves.

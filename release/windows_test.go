@@ -51,17 +51,7 @@ func TestWindowsArchiveUnderWine(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	serve := exec.CommandContext(ctx, wine, ph, "serve", "--listen", "127.0.0.1:0")
-	serve.Dir, serve.Env = dir, env
-	stderr, err := serve.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = serve.Process.Kill(); _ = serve.Wait() }()
-	url := waitServing(t, stderr)
+	serve, url := startServe(ctx, t, dir, env, wine, ph)
 	token := gatewayToken(t, env)
 	// The demo server connects a moment after serve says where it serves.
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Second) {
