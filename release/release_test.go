@@ -273,27 +273,31 @@ func runFromArchive(t *testing.T, dir string, s snapshot) {
 		t.Errorf("/healthz: %s", resp.Status)
 	}
 	// The demo server connects a moment after serve says where it serves.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Second) {
-		out = runClean(t, home, env, ph, "tools")
-		if strings.Contains(out, "mcp_demo_calculate") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("plughost tools with the demo config lacks mcp_demo_calculate:\n%s", out)
-			break
-		}
-	}
+	tools := func() string { return runClean(t, home, env, ph, "tools") }
+	waitTools(t, "plughost tools with the demo config lists mcp_demo_calculate", tools, func(out string) bool {
+		return strings.Contains(out, "mcp_demo_calculate")
+	})
 
 	runClean(t, home, env, ph, "mcp", "add", "archived", "--", ph, "demo-server")
 	// serve reloads the changed config and starts the new server.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Second) {
-		out = runClean(t, home, env, ph, "tools")
-		if strings.Contains(out, "mcp_archived_echo") {
-			break
+	waitTools(t, "plughost tools after mcp add lists mcp_archived_echo", tools, func(out string) bool {
+		return strings.Contains(out, "mcp_archived_echo")
+	})
+}
+
+// waitTools runs tools (plughost tools) every second until ready accepts
+// its output, and fails the test saying what it awaited when a minute
+// passes first: a server connects a moment after serve starts, or
+// reloads the config that added it.
+func waitTools(t *testing.T, awaited string, tools func() string, ready func(out string) bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Second) {
+		out := tools()
+		if ready(out) {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Errorf("plughost tools after mcp add lacks mcp_archived_echo:\n%s", out)
-			break
+			t.Fatalf("waited a minute for: %s; the last output:\n%s", awaited, out)
 		}
 	}
 }

@@ -54,30 +54,19 @@ func TestWindowsArchiveUnderWine(t *testing.T) {
 	serve, url := startServe(ctx, t, dir, env, wine, ph)
 	token := gatewayToken(t, env)
 	// The demo server connects a moment after serve says where it serves.
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Second) {
-		out = runClean(t, dir, env, wine, ph, "tools")
-		if strings.Contains(out, "mcp_demo_calculate") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("plughost.exe tools with the demo config lacks mcp_demo_calculate:\n%s", out)
-		}
-	}
+	tools := func() string { return runClean(t, dir, env, wine, ph, "tools") }
+	waitTools(t, "plughost.exe tools with the demo config lists mcp_demo_calculate", tools, func(out string) bool {
+		return strings.Contains(out, "mcp_demo_calculate")
+	})
 	if got := callTool(t, url, token, "mcp_demo_calculate", map[string]any{"expression": "6*7"}); got != "42" {
 		t.Errorf("mcp_demo_calculate 6*7 through serve = %q, want 42", got)
 	}
 
 	// A server given as a Windows path; serve reloads the changed config.
 	runClean(t, dir, env, wine, ph, "mcp", "add", "archived", "--", windowsPath(ph), "demo-server")
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Second) {
-		out = runClean(t, dir, env, wine, ph, "tools")
-		if strings.Contains(out, "mcp_archived_echo") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("plughost.exe tools after mcp add lacks mcp_archived_echo:\n%s", out)
-		}
-	}
+	waitTools(t, "plughost.exe tools after mcp add lists mcp_archived_echo", tools, func(out string) bool {
+		return strings.Contains(out, "mcp_archived_echo")
+	})
 
 	// A server that starts a child which never reads stdin, as npx leaves
 	// node running: only the Job object ends that child.
@@ -85,15 +74,9 @@ func TestWindowsArchiveUnderWine(t *testing.T) {
 	ts := filepath.Join(tsDir, "testserver.exe")
 	run(t, root, []string{"GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0"}, "go", "build", "-o", ts, "./internal/testserver")
 	runClean(t, dir, env, wine, ph, "mcp", "add", "parent", "--", windowsPath(ts), "-spawn-grandchild")
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Second) {
-		out = runClean(t, dir, env, wine, ph, "tools")
-		if strings.Contains(out, "mcp_parent_echo") && len(processesUnder(t, tsDir)) == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("plughost.exe tools lacks mcp_parent_echo, or its server's child did not start (%q):\n%s", processesUnder(t, tsDir), out)
-		}
-	}
+	waitTools(t, "plughost.exe tools lists mcp_parent_echo, and its server's child started", tools, func(out string) bool {
+		return strings.Contains(out, "mcp_parent_echo") && len(processesUnder(t, tsDir)) == 2
+	})
 
 	// Killed without a chance to clean up, serve leaves no process behind.
 	// The config now holds the added servers alone, in place of the demo;
