@@ -70,7 +70,8 @@ type tmplData struct {
 // its default build settings, so the compiled packages are those make
 // build and the tests already compiled) and files, in its name template,
 // format and directory layout. make test-release runs goreleaser itself.
-func buildArchive(t *testing.T, root, goos, goarch string) snapshot {
+// buildEnv is added to the builds' environment.
+func buildArchive(t *testing.T, root, goos, goarch string, buildEnv ...string) snapshot {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, ".goreleaser.yaml"))
 	if err != nil {
@@ -93,9 +94,9 @@ func buildArchive(t *testing.T, root, goos, goarch string) snapshot {
 	a := cfg.Archives[0]
 	name := render(t, a.NameTemplate, data)
 	stage := filepath.Join(t.TempDir(), name)
-	var env []string
+	env := buildEnv
 	if goos != runtime.GOOS || goarch != runtime.GOARCH {
-		env = []string{"GOOS=" + goos, "GOARCH=" + goarch, "CGO_ENABLED=0"}
+		env = append(env, "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
 	}
 	exe := ""
 	if goos == "windows" {

@@ -30,12 +30,15 @@ func TestWindowsArchiveUnderWine(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 		t.Skipf("SKIP: wine runs windows/amd64 binaries on linux/amd64 (this is %s/%s)", runtime.GOOS, runtime.GOARCH)
 	}
-	wine, env := winePrefix(t)
+	wine, env, overlay := winePrefix(t)
+	// Built with the overlay wine 8 needs for os.RemoveAll, as the Windows
+	// test binaries are, sharing the packages compiled for them.
+	goflags := "GOFLAGS=-overlay=" + overlay
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := buildArchive(t, root, "windows", "amd64")
+	s := buildArchive(t, root, "windows", "amd64", goflags)
 	name := "plughost_" + s.version + "_windows_amd64"
 	checkSums(t, s)
 	dir := unzip(t, filepath.Join(s.dist, name+".zip"), name)
@@ -72,7 +75,7 @@ func TestWindowsArchiveUnderWine(t *testing.T) {
 	// node running: only the Job object ends that child.
 	tsDir := t.TempDir()
 	ts := filepath.Join(tsDir, "testserver.exe")
-	run(t, root, []string{"GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0"}, "go", "build", "-o", ts, "./internal/testserver")
+	run(t, root, []string{"GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0", goflags}, "go", "build", "-o", ts, "./internal/testserver")
 	runClean(t, dir, env, wine, ph, "mcp", "add", "parent", "--", windowsPath(ts), "-spawn-grandchild")
 	waitTools(t, "plughost.exe tools lists mcp_parent_echo, and its server's child started", tools, func(out string) bool {
 		return strings.Contains(out, "mcp_parent_echo") && len(processesUnder(t, tsDir)) == 2
@@ -101,23 +104,29 @@ func TestWindowsArchiveUnderWine(t *testing.T) {
 }
 
 // winePrefix makes a wine prefix in which Go binaries start (release/wine/
-// prefix.sh) and returns wine's loader and the environment to run it with:
-// a fresh Windows profile, and a PATH without Go. It skips the test, loudly,
-// where wine cannot run them.
-func winePrefix(t *testing.T) (wine string, env []string) {
+// prefix.sh) and returns wine's loader, the environment to run it with (a
+// fresh Windows profile, and a PATH without Go) and the go build -overlay
+// that Windows binaries run under it are built with. It skips the test,
+// loudly, where wine cannot run them.
+func winePrefix(t *testing.T) (wine string, env []string, overlay string) {
 	t.Helper()
 	dir := t.TempDir()
 	out, err := exec.Command("sh", "wine/prefix.sh", dir).Output()
 	if err != nil {
 		t.Fatalf("wine/prefix.sh: %v\n%s", err, errOutput(err))
 	}
-	line := strings.TrimSpace(string(out))
-	if reason, ok := strings.CutPrefix(line, "skip="); ok {
+	printed := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			printed[k] = v
+		}
+	}
+	if reason, ok := printed["skip"]; ok {
 		t.Skipf("SKIP the Windows archive: %s", reason)
 	}
-	wine, ok := strings.CutPrefix(line, "wine=")
-	if !ok {
-		t.Fatalf("wine/prefix.sh printed %q; want wine=PATH or skip=REASON", line)
+	wine, overlay = printed["wine"], printed["overlay"]
+	if wine == "" || overlay == "" {
+		t.Fatalf("wine/prefix.sh printed %q; want wine=PATH and overlay=PATH, or skip=REASON", out)
 	}
 	prefix := filepath.Join(dir, "prefix")
 	t.Cleanup(func() {
@@ -126,7 +135,7 @@ func winePrefix(t *testing.T) (wine string, env []string) {
 		_ = kill.Run() // none runs when every process ended
 	})
 	home := t.TempDir()
-	return wine, []string{"HOME=" + home, "PATH=/usr/bin:/bin", "LANG=C.UTF-8", "WINEPREFIX=" + prefix, "WINEDEBUG=-all"}
+	return wine, []string{"HOME=" + home, "PATH=/usr/bin:/bin", "LANG=C.UTF-8", "WINEPREFIX=" + prefix, "WINEDEBUG=-all"}, overlay
 }
 
 // errOutput is what a failed command wrote to stderr.

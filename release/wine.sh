@@ -3,6 +3,14 @@
 #
 #	sh release/wine.sh ./config/... ./lib/...   # the packages named
 #	sh release/wine.sh                          # every package wine can run
+#	sh release/wine.sh --os-specific            # those with Windows code
+#
+# --os-specific (make test) takes the packages whose files differ between
+# Windows and Linux (a _windows.go file, a build constraint) and those whose
+# tests check that files are kept to their owner (they import
+# internal/ownertest or internal/wine), found with go list, so a new
+# Windows file joins the set by itself. The whole set (make test-wine) takes
+# about three times as long.
 #
 # go test builds each test binary for Windows and starts it with
 # `go test -exec wine` in its package's folder, with -short, in a wine
@@ -15,6 +23,7 @@
 #     os.RemoveAll fall back from FileDispositionInformationEx when wine
 #     answers STATUS_NOT_IMPLEMENTED (as it does for Windows before 10
 #     1607), without which every t.TempDir cleanup fails.
+# release/wine/prefix.sh makes both.
 # Without wine, or without mingw-w64 where the DLL is needed, it prints a
 # WARNING line and exits 0: the packages SKIP, loudly. make wine installs
 # both with apt. It exits 1 when a package fails.
@@ -33,28 +42,30 @@ github.com/plughost/plughost/internal/listenurl           starts sh
 github.com/plughost/plughost/internal/notices             runs the go command to list the linked modules
 github.com/plughost/plughost/internal/reliability         drives servers with Unix signals and process groups; its files build only on Linux
 '
-if [ $# -eq 0 ]; then
-	# shellcheck disable=SC2046 # one package per word
-	set -- $(go list ./... | grep -v -x -F "$(echo "$EXCLUDE" | awk 'NF { print $1 }')")
-fi
-
 tmp=$(mktemp -d)
 trap 'WINEPREFIX="$tmp/prefix" wineserver -k >/dev/null 2>&1; rm -rf "$tmp"' EXIT
+excluded=$(echo "$EXCLUDE" | awk 'NF { print $1 }')
+if [ $# -eq 1 ] && [ "$1" = --os-specific ]; then
+	files='{{.ImportPath}} {{.GoFiles}} {{.TestGoFiles}} {{.XTestGoFiles}}'
+	GOOS=windows go list -f "$files" ./... >"$tmp/windows" || exit 1
+	GOOS=linux go list -f "$files" ./... >"$tmp/linux" || exit 1
+	go list -f '{{.ImportPath}} {{.TestImports}} {{.XTestImports}}' ./... >"$tmp/imports" || exit 1
+	# shellcheck disable=SC2046 # one package per word
+	set -- $( { sort "$tmp/windows" "$tmp/linux" | uniq -u | awk '{ print $1 }'
+		grep -E 'internal/(ownertest|wine)[] ]' "$tmp/imports" | awk '{ print $1 }'
+	} | sort -u | grep -v -x -F "$excluded")
+elif [ $# -eq 0 ]; then
+	# shellcheck disable=SC2046 # one package per word
+	set -- $(go list ./... | grep -v -x -F "$excluded")
+fi
+
 got=$(sh release/wine/prefix.sh "$tmp") || exit 1
 case $got in
 skip=*) echo "WARNING: ${got#skip=}: SKIPPING the Windows test binaries of $# package patterns"; exit 0 ;;
 esac
-wine=${got#wine=}
+wine=$(echo "$got" | sed -n 's/^wine=//p')
+overlay=$(echo "$got" | sed -n 's/^overlay=//p')
 export WINEPREFIX="$tmp/prefix" WINEDEBUG=-all
 
-# The RemoveAll fallback: one more status in the switch that already falls
-# back for systems without FileDispositionInformationEx.
-at="$(go env GOROOT)/src/internal/syscall/windows/at_windows.go"
-if ! grep -q '^	case STATUS_INVALID_INFO_CLASS,' "$at"; then
-	echo "FAIL: $at no longer has the fallback switch this script extends for wine (Go $(go env GOVERSION)): update release/wine.sh"; exit 1
-fi
-sed 's/^	case STATUS_INVALID_INFO_CLASS,/	case STATUS_INVALID_INFO_CLASS, NTStatus(0xC0000002), \/\/ STATUS_NOT_IMPLEMENTED: wine before 9/' "$at" >"$tmp/at_windows.go"
-printf '{"Replace":{"%s":"%s"}}\n' "$at" "$tmp/at_windows.go" >"$tmp/overlay.json"
-
 echo "wine: $("$wine" --version 2>/dev/null | head -n 1); $# package patterns"
-GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -exec "$wine" -overlay "$tmp/overlay.json" -short -count=1 -timeout 5m "$@"
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -exec "$wine" -overlay "$overlay" -short -count=1 -timeout 5m "$@"
