@@ -119,13 +119,14 @@ $(WORDVEC):
 ## whole suite with the race detector (release/ included: this machine's release
 ## archive made from .goreleaser.yaml, unpacked and run with a fresh HOME and no Go
 ## on PATH), the tests of the nested deploy module (its own go.mod: go test ./...
-## stops there), then the packages' tests as Windows binaries under wine (test-wine)
+## stops there), then the tests of the packages with Windows code of their own as
+## Windows binaries under wine (release/wine.sh --os-specific; test-wine runs all)
 test: build testdeps wordvec lint test-cross
 	PLUGHOST_NPM_DIR=$(abspath $(NPM_DIR)) PLUGHOST_WORDVEC=$(abspath $(WORDVEC)) \
 	PLUGHOST_CONFORMANCE_DIR=$(abspath $(CONFORMANCE_DIR)) \
 		$(GO) test -race -count=1 -timeout 12m ./...
 	cd deploy && $(GO) test -race -count=1 ./...
-	sh release/wine.sh
+	sh release/wine.sh --os-specific
 
 # goreleaser and cyclonedx-gomod, pinned in the tools module (tools/go.mod) so
 # their hundreds of dependencies stay out of plughost's go.mod.
