@@ -3,6 +3,7 @@ package config
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -38,15 +39,25 @@ func configVars(environ []string) []envVar {
 	return vars
 }
 
-// lookupEnv returns the value of name in environ (the last one wins).
+// lookupEnv returns the value of name in environ (the last one wins). On
+// Windows, whose variable names ignore case, Path is PATH.
 func lookupEnv(environ []string, name string) string {
 	value := ""
 	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+		if k, v, ok := strings.Cut(kv, "="); ok && (k == name || runtime.GOOS == "windows" && strings.EqualFold(k, name)) {
 			value = v
 		}
 	}
 	return value
+}
+
+// homeOf returns the user's home directory that environ names: HOME, on
+// Windows USERPROFILE, as os.UserHomeDir reads them.
+func homeOf(environ []string) string {
+	if runtime.GOOS == "windows" {
+		return lookupEnv(environ, "USERPROFILE")
+	}
+	return lookupEnv(environ, "HOME")
 }
 
 // envKeys maps the segments of a variable name to config keys. Schema keys

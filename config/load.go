@@ -46,7 +46,8 @@ type LoadOptions struct {
 	// Sets are the --set items, "path=value", applied last in order (see the
 	// package documentation for the syntax).
 	Sets []string
-	// Home is the user's home directory; "" means HOME from Environ. It
+	// Home is the user's home directory; "" means HOME from Environ
+	// (USERPROFILE on Windows). It
 	// locates the default user file and expands a leading ~ in paths.
 	Home string
 }
@@ -115,7 +116,7 @@ func reportsExtra(s Server) bool {
 func Load(opts LoadOptions) (*Loaded, error) {
 	home := opts.Home
 	if home == "" {
-		home = lookupEnv(opts.Environ, "HOME")
+		home = homeOf(opts.Environ)
 	}
 	ld := &loader{schema: schema(), k: koanf.NewWithConf(koanf.Conf{Delim: delim})}
 	out := &Loaded{}
@@ -261,7 +262,7 @@ func userFilePath(opts LoadOptions, home string) (string, bool) {
 func UserFilePath(opts LoadOptions) (path string, explicit bool) {
 	home := opts.Home
 	if home == "" {
-		home = lookupEnv(opts.Environ, "HOME")
+		home = homeOf(opts.Environ)
 	}
 	path, explicit = userFilePath(opts, home)
 	if abs, err := filepath.Abs(path); err == nil && path != "" {

@@ -157,7 +157,7 @@ func TestUserFileResolution(t *testing.T) {
 		{"explicit wins", explicit, []string{"PLUGHOST_CONFIG=" + fromEnv}, explicit, 7},
 		{"PLUGHOST_CONFIG", "", []string{"PLUGHOST_CONFIG=" + fromEnv}, fromEnv, 8},
 		{"default", "", nil, e.user, 9},
-		{"HOME from environ", "", []string{"HOME=" + e.home}, e.user, 9},
+		{"HOME from environ", "", []string{testHomeVar + "=" + e.home}, e.user, 9},
 		{"explicit with ~", "~/explicit.json", nil, explicit, 7},
 	}
 	for _, tt := range tests {

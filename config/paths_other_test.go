@@ -12,6 +12,8 @@ import (
 // Absolute paths as the tests write them on this system; the Windows
 // values, with a drive, are in paths_windows_test.go.
 const (
+	// testHomeVar is the variable that names the user's home.
+	testHomeVar = "HOME"
 	// testHome is the home directory of loadUser.
 	testHome = "/home/u"
 	// testUserFile is the user file loadUser names in its messages.

@@ -11,6 +11,8 @@ import (
 // Absolute paths as the tests write them on Windows, where one has a drive;
 // the Unix values are in paths_other_test.go.
 const (
+	// testHomeVar is the variable that names the user's home.
+	testHomeVar = "USERPROFILE"
 	// testHome is the home directory of loadUser.
 	testHome = `C:\home\u`
 	// testUserFile is the user file loadUser names in its messages.

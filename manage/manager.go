@@ -14,7 +14,8 @@ type Options struct {
 	UserFile string
 	// Environ is the environment the layers are read from (os.Environ()).
 	Environ []string
-	// Home is the user's home directory ("" means HOME from Environ).
+	// Home is the user's home directory ("" means HOME from Environ,
+	// USERPROFILE on Windows).
 	Home string
 	// Sets are --set items, applied over every layer when loading. Edits
 	// check the user file against the layers without them.
