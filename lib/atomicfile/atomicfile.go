@@ -6,6 +6,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -72,4 +73,15 @@ func RemoveLeftovers(path string) {
 	for _, name := range left {
 		_ = os.Remove(name) // best effort: a leftover we cannot remove harms nothing
 	}
+}
+
+// ReadFile reads the whole of path, a file that Write replaces, opened with
+// Open.
+func ReadFile(path string) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -1,8 +1,10 @@
 package atomicfile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +64,46 @@ func TestWriteWhileAReaderHasTheFileOpen(t *testing.T) {
 	}
 	if got, err := os.ReadFile(path); err != nil || string(got) != "new" {
 		t.Errorf("after Write: %q %v; want \"new\"", got, err)
+	}
+}
+
+// A reader that opens the file with ReadFile while another goroutine keeps
+// replacing it always reads one whole version, never an error: on Windows
+// it shares the file for deletion, so that a rename under way does not
+// make its open fail. It pauses between reads, as readers of a config do:
+// a Windows rename waits for the file to be closed.
+func TestReadFileWhileWritesReplaceIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.json")
+	if err := Write(path, []byte("version 0")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for i := 1; i <= 200 && err == nil; i++ {
+			err = Write(path, []byte(fmt.Sprint("version ", i)))
+		}
+		done <- err
+	}()
+	for reads := 0; ; reads++ {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Write while readers read: %v", err)
+			}
+			if reads == 0 {
+				t.Fatal("no read happened while the writes ran")
+			}
+			return
+		default:
+		}
+		b, err := ReadFile(path)
+		if err != nil {
+			t.Fatalf("ReadFile while Write replaces the file, read %d: %v", reads, err)
+		}
+		if !strings.HasPrefix(string(b), "version ") {
+			t.Fatalf("read %d: %q, not one whole version", reads, b)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
