@@ -3,7 +3,8 @@ package config
 import (
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/plughost/plughost/lib/atomicfile"
 )
 
 // MaxFileBytes bounds each config file Load reads — the user file (or the
@@ -19,7 +20,7 @@ const MaxFileBytes = 16 << 20
 // readFile reads a config file of at most MaxFileBytes. A larger one is
 // not read: it is reported (tooLarge) and readFile returns nil data.
 func (ld *loader) readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := atomicfile.Open(path) // plughost mcp add may be replacing it
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func read(path string) (*File, error) {
 }
 
 func readFile(path string) ([]byte, bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, nil

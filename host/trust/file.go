@@ -126,7 +126,7 @@ func (f *FileStore) read() (map[string]Record, error) {
 
 // readBytes returns the file's content; nil when it is missing.
 func (f *FileStore) readBytes() ([]byte, error) {
-	data, err := os.ReadFile(f.path)
+	data, err := atomicfile.ReadFile(f.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
