@@ -73,7 +73,7 @@ func Find(home, configFile string) (Runtime, bool) {
 }
 
 func read(path string) (Runtime, error) {
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path)
 	if err != nil {
 		return Runtime{}, err
 	}

@@ -69,7 +69,7 @@ func (f FileStore) Load(_ context.Context, server string) (*Grant, error) {
 		return nil, errNoDir
 	}
 	path := f.Path(server)
-	file, err := os.Open(path)
+	file, err := atomicfile.Open(path) // a refresh elsewhere may be replacing it
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
