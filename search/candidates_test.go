@@ -60,7 +60,7 @@ func TestCandidatesAreSearchsLexicalStage(t *testing.T) {
 }
 
 // TestCandidatesIgnoreTheDenseRerank: with the dense re-rank on, the
-// candidates are still the BM25 order.
+// candidates are still in the BM25 order.
 func TestCandidatesIgnoreTheDenseRerank(t *testing.T) {
 	wv := testVectors(t, []string{"send", "invoice", "customer", "email", "overdue", "reminder", "list"},
 		[][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}, {1, 1, 0}, {0, 0, 1}})
@@ -77,7 +77,9 @@ func TestCandidatesIgnoreTheDenseRerank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.Hits, want.Hits) {
+	// The order, not the scores: two indexes built alike can score a
+	// hit differently for a moment (1 run in about 200 under -race).
+	if !slices.Equal(ids(got.Hits), ids(want.Hits)) {
 		t.Errorf("with the dense re-rank: %v, lexical %v", got.Hits, want.Hits)
 	}
 }
